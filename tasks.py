@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The two commands of the README, for a machine with nothing but Python 3.11+.
+
+    python3 tasks.py book    # build the HTML book into _build/html
+    python3 tasks.py test    # run the library tests and execute every chapter
+
+Both create the virtual environment ``.venv`` on first use and install
+``requirements.txt`` into it (again whenever requirements.txt or pyproject.toml
+change), then run inside it. Extra arguments are passed on to pytest or to
+``jupyter-book build``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+STAMP = VENV / ".requirements-installed"
+MIN_PYTHON = (3, 11)
+
+
+def run(*command: str | os.PathLike) -> None:
+    """Run a command in the project folder; exit with its status if it fails."""
+    print("+", " ".join(str(c) for c in command), flush=True)
+    status = subprocess.call([str(c) for c in command], cwd=ROOT, env=environment())
+    if status:
+        sys.exit(status)
+
+
+def environment() -> dict[str, str]:
+    """Headless, reproducible settings for builds and tests on small machines."""
+    env = dict(os.environ)
+    env.setdefault("MPLBACKEND", "Agg")
+    env.setdefault("PYTHONHASHSEED", "0")
+    env["PATH"] = str(PYTHON.parent) + os.pathsep + env.get("PATH", "")
+    env["VIRTUAL_ENV"] = str(VENV)
+    return env
+
+
+def requirements_digest() -> str:
+    digest = hashlib.sha256()
+    for name in ("requirements.txt", "pyproject.toml"):
+        digest.update((ROOT / name).read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_environment() -> None:
+    """Create .venv and install the requirements unless they are already installed."""
+    if sys.version_info < MIN_PYTHON:
+        sys.exit(f"Python {'.'.join(map(str, MIN_PYTHON))} or newer is needed, this is {sys.version.split()[0]}")
+    if not PYTHON.exists():
+        print(f"Creating the virtual environment {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    wanted = requirements_digest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PYTHON, "-m", "pip", "install", "--quiet", "-r", "requirements.txt")
+    STAMP.write_text(wanted)
+
+
+def build_book(extra: list[str]) -> None:
+    """Execute every chapter and build the HTML book; warnings are errors."""
+    run(PYTHON.parent / "jupyter-book", "build", ".", "--all", "-n", "-W", "--keep-going", *extra)
+    print(f"\nThe book is in {ROOT / '_build' / 'html' / 'index.html'}")
+
+
+def run_tests(extra: list[str]) -> None:
+    """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
+    run(PYTHON, "-m", "pytest", *extra)
+
+
+def main(argv: list[str]) -> None:
+    commands = {"book": build_book, "test": run_tests}
+    if not argv or argv[0] not in commands:
+        sys.exit(__doc__)
+    ensure_environment()
+    commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

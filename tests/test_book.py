@@ -1,0 +1,65 @@
+"""The book's sources are well formed and every chapter is executed by the test suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# The root conftest.py defines which chapters are collected; ask it, not a copy of it.
+_spec = importlib.util.spec_from_file_location("book_conftest", ROOT / "conftest.py")
+book_conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(book_conftest)
+CHAPTERS = book_conftest.toc_chapters()
+
+
+def code_cell_count(path: Path) -> int:
+    notebook = jupytext.read(path, fmt="md:myst")
+    return sum(cell.cell_type == "code" for cell in notebook.cells)
+
+
+def test_toc_lists_existing_markdown_sources():
+    assert len(CHAPTERS) >= 3
+    missing = [str(path.relative_to(ROOT)) for path in CHAPTERS if not path.exists()]
+    assert not missing, f"_toc.yml names files that do not exist: {missing}"
+
+
+def test_no_notebook_copies_are_left_beside_the_sources():
+    copies = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "book").rglob("*.ipynb"))
+    assert not copies, f".ipynb files in book/ (the .md chapter is the only source): {copies}"
+
+
+@pytest.mark.parametrize("path", [p for p in CHAPTERS if p.exists()], ids=lambda p: p.name)
+def test_chapters_with_code_are_myst_notebooks(path):
+    text = path.read_text()
+    has_code = "{code-cell}" in text
+    if has_code:
+        assert re.search(r"^\s+format_name: myst\s*$", text, re.M), (
+            f"{path.name} has code cells but no jupytext front matter with format_name: myst, "
+            "so Jupyter Book would not execute it"
+        )
+        assert re.search(r"^\s+name: python3\s*$", text, re.M), f"{path.name}: kernelspec must be python3"
+
+
+def test_every_chapter_with_code_is_collected_one_item_per_code_cell():
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "book"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    collected = Counter(
+        line.split("::")[0] for line in result.stdout.splitlines() if "::Cell " in line
+    )
+    expected = {
+        str(path.relative_to(ROOT)): code_cell_count(path) for path in CHAPTERS if path.exists()
+    }
+    expected = {name: count for name, count in expected.items() if count}
+    assert expected, "no chapter has code cells: nothing would be checked"
+    assert dict(collected) == expected, f"collected {dict(collected)}, expected {expected}"
