@@ -56,8 +56,12 @@ nbval_plugin.nbformat.read = _read_notebook
 
 
 def pytest_collect_file(file_path: Path, parent):
-    """Collect the chapters of ``_toc.yml`` as nbval notebooks, one item per code cell."""
-    if file_path.suffix == ".md" and file_path.resolve() in set(toc_chapters()):
+    """Collect as nbval notebooks, one item per code cell, the chapters of ``_toc.yml``
+    and any ``.md`` chapter named on the command line (a draft not yet in the book)."""
+    if file_path.suffix != ".md":
+        return None
+    named = {Path(arg.split("::")[0]).resolve() for arg in parent.config.args}
+    if file_path.resolve() in set(toc_chapters()) | named:
         return nbval_plugin.IPyNbFile.from_parent(parent, path=file_path)
     return None
 
