@@ -26,10 +26,11 @@ STAMP = VENV / ".requirements-installed"
 MIN_PYTHON = (3, 11)
 
 
-def run(*command: str | os.PathLike) -> None:
-    """Run a command in the project folder; exit with its status if it fails."""
+def run(*command: str | os.PathLike, **settings: str) -> None:
+    """Run a command in the project folder with extra environment `settings`;
+    exit with its status if it fails."""
     print("+", " ".join(str(c) for c in command), flush=True)
-    status = subprocess.call([str(c) for c in command], cwd=ROOT, env=environment())
+    status = subprocess.call([str(c) for c in command], cwd=ROOT, env=environment() | settings)
     if status:
         sys.exit(status)
 
@@ -37,7 +38,6 @@ def run(*command: str | os.PathLike) -> None:
 def environment() -> dict[str, str]:
     """Headless, reproducible settings for builds and tests on small machines."""
     env = dict(os.environ)
-    env.setdefault("MPLBACKEND", "Agg")
     env.setdefault("PYTHONHASHSEED", "0")
     env["PATH"] = str(PYTHON.parent) + os.pathsep + env.get("PATH", "")
     env["VIRTUAL_ENV"] = str(VENV)
@@ -68,13 +68,16 @@ def ensure_environment() -> None:
 
 def build_book(extra: list[str]) -> None:
     """Execute every chapter and build the HTML book; warnings are errors."""
-    run(PYTHON.parent / "jupyter-book", "build", ".", "--all", "-n", "-W", "--keep-going", *extra)
+    # The inline backend, not Agg: under Agg plt.show() displays nothing and every
+    # figure would silently vanish from the HTML.
+    run(PYTHON.parent / "jupyter-book", "build", ".", "--all", "-n", "-W", "--keep-going", *extra,
+        MPLBACKEND="module://matplotlib_inline.backend_inline")
     print(f"\nThe book is in {ROOT / '_build' / 'html' / 'index.html'}")
 
 
 def run_tests(extra: list[str]) -> None:
     """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
-    run(PYTHON, "-m", "pytest", *extra)
+    run(PYTHON, "-m", "pytest", *extra, MPLBACKEND="Agg")
 
 
 def main(argv: list[str]) -> None:
