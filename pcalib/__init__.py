@@ -6,8 +6,49 @@ Public names are re-exported here; modules mirror the book's chapters.
 # Chapter "Centering"
 from .centering import center, centering_matrix
 
+# Chapter "Covariance"
+from .covariance import covariance, standardize, total_variance
+
+# Chapters "Maximum variance", "SVD and PCA", "Minimum reconstruction error"
+from .pca import PCAResult, choose_k, pca_eig, pca_gram, pca_svd, reconstruction_error
+
+# Chapters "Eckart-Young", "PCA at scale"
+from .lowrank import low_rank_approx, randomized_svd, truncated_svd
+
+# Chapter "Probabilistic PCA"
+from .ppca import PPCA
+
+# The estimator
+from .estimator import PCA, NotFittedError
+
+# Chapter "Principal coordinates"
+from .pcoa import PCoAResult, double_center, pcoa
+
+# Submodules: figures (matplotlib imported lazily) and shipped data sets
+from . import datasets, plot
+
 __all__ = [
     "center",
     "centering_matrix",
+    "covariance",
+    "total_variance",
+    "standardize",
+    "PCAResult",
+    "pca_eig",
+    "pca_svd",
+    "pca_gram",
+    "choose_k",
+    "reconstruction_error",
+    "truncated_svd",
+    "low_rank_approx",
+    "randomized_svd",
+    "PPCA",
+    "PCA",
+    "NotFittedError",
+    "PCoAResult",
+    "double_center",
+    "pcoa",
+    "datasets",
+    "plot",
 ]
 __version__ = "0.1.0"

@@ -1,0 +1,171 @@
+"""Side-by-side timings and accuracy of pcalib against its peers.
+
+Run ``python -m tests.benchmarks`` (full sizes, a few minutes on 2 cores) or
+``python -m tests.benchmarks --quick``. Not collected by pytest (no ``test_``
+prefix). Timings are medians over a few repeats, run alternately in one
+process; ratio = ours / peer (below 1 means pcalib is faster). Accuracy is
+measured against an exact LAPACK SVD (or eigendecomposition) of the same
+centered data:
+
+* ``comp``: max |difference| of sign-aligned components (rows of V^T);
+* ``eig``: max relative error of the top-k eigenvalues / squared singular values;
+* ``sin``: sine of the largest principal angle between the k-dim subspaces.
+
+To see the numpy/scipy OpenBLAS thread-switching effect (DESIGN, "Performance
+trap"), run it again with ``OPENBLAS_THREAD_TIMEOUT=1`` in the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import scipy.linalg
+
+import pcalib
+
+K = 10
+
+
+def make_data(n: int, p: int, seed: int, offset: float = 0.0) -> np.ndarray:
+    """Seeded data with a decaying 20-dimensional signal plus isotropic noise."""
+    rng = np.random.default_rng(seed)
+    r = 20
+    scales = 10.0 * 0.8 ** np.arange(r)
+    X = (rng.standard_normal((n, r)) * scales) @ rng.standard_normal((r, p)) / np.sqrt(p)
+    X += rng.standard_normal((n, p))
+    if offset:
+        X += offset
+    return X
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def reference_svd(X: np.ndarray, center: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Top-K right singular vectors (sign-aligned later) and all singular values, exact."""
+    A = X - X.mean(axis=0) if center else X
+    _, s, Vt = scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesdd")
+    return Vt[:K], s
+
+
+def comp_err(V: np.ndarray, Vref: np.ndarray) -> float:
+    signs = np.sign(np.sum(V * Vref, axis=1))
+    return float(np.max(np.abs(V * signs[:, None] - Vref)))
+
+
+def sin_theta(V: np.ndarray, Vref: np.ndarray) -> float:
+    return float(np.linalg.norm(V - (V @ Vref.T) @ Vref, 2))
+
+
+def rel_err(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b) / np.abs(b)))
+
+
+def row(name: str, t_ours: float, t_peer: float, acc_ours: str, acc_peer: str) -> str:
+    return f"{name:<34} {t_ours:8.3f} {t_peer:8.3f} {t_ours / t_peer:6.2f}   {acc_ours:<30} {acc_peer}"
+
+
+def bench_pca(shapes: list[tuple[int, int, float]], repeats: int) -> list[str]:
+    from sklearn.decomposition import PCA as SkPCA
+
+    lines = []
+    for n, p, offset in shapes:
+        X = make_data(n, p, seed=n + p, offset=offset)
+        Vref, s = reference_svd(X)
+        ev_ref = s[:K] ** 2 / (n - 1)
+        ours, peer = pcalib.PCA(K), SkPCA(K, random_state=0)
+        t_o, t_p = [], []
+        for _ in range(repeats):  # alternate, so both see the same machine load
+            t_o.append(median_time(lambda: ours.fit(X), 1))
+            t_p.append(median_time(lambda: peer.fit(X), 1))
+        acc = [
+            f"comp {comp_err(est.components_, Vref):.1e} eig {rel_err(est.explained_variance_, ev_ref):.1e}"
+            for est in (ours, peer)
+        ]
+        label = f"PCA({K}).fit {n}x{p}" + (f" +{offset:.0e}" if offset else "")
+        lines.append(row(label, statistics.median(t_o), statistics.median(t_p), *acc))
+        lines[-1] += f"   [ours: {ours.solver_}, sklearn: {peer._fit_svd_solver}]"
+    return lines
+
+
+def bench_randomized(n: int, p: int, repeats: int) -> list[str]:
+    from sklearn.utils.extmath import randomized_svd as sk_rsvd
+
+    X = make_data(n, p, seed=7)
+    A = X - X.mean(axis=0)
+    Vref, s = reference_svd(A, center=False)
+    res = {}
+    t_o, t_p = [], []
+    for _ in range(repeats):
+        t_o.append(median_time(lambda: res.__setitem__("o", pcalib.randomized_svd(A, K, random_state=0)), 1))
+        t_p.append(median_time(lambda: res.__setitem__("p", sk_rsvd(A, K, random_state=0)), 1))
+    acc = [
+        f"sin {sin_theta(res[key][2], Vref):.1e} sv {rel_err(res[key][1], s[:K]):.1e}" for key in ("o", "p")
+    ]
+    return [row(f"randomized_svd k={K} {n}x{p}", statistics.median(t_o), statistics.median(t_p), *acc)]
+
+
+def bench_pcoa(n: int, repeats: int) -> list[str]:
+    pcoa = getattr(pcalib, "pcoa", None)
+    if pcoa is None:
+        return [f"pcoa {n}x{n}: skipped, pcalib.pcoa is not available yet"]
+    from scipy.spatial.distance import pdist, squareform
+    from skbio import DistanceMatrix
+    from skbio.stats.ordination import pcoa as sk_pcoa
+
+    Y = make_data(n, 50, seed=11)
+    D = squareform(pdist(Y))
+    dm = DistanceMatrix(D, validate=False)
+    B = -0.5 * (D**2)
+    B -= B.mean(axis=0)
+    B -= B.mean(axis=1)[:, None]
+    w = scipy.linalg.eigh(B, eigvals_only=True)[::-1][:K]
+    lines = []
+    res = {}
+    for method in ("eigh", "fsvd"):
+        t_o, t_p = [], []
+        for _ in range(repeats):
+            t_o.append(median_time(lambda: res.__setitem__("o", pcoa(D, K)), 1))
+            t_p.append(
+                median_time(lambda: res.__setitem__("p", sk_pcoa(dm, method=method, dimensions=K)), 1)
+            )
+        ours = rel_err(np.asarray(res["o"].eigenvalues)[:K], w)
+        peer = rel_err(np.asarray(res["p"].eigvals)[:K], w)
+        lines.append(
+            row(f"pcoa k={K} {n}x{n} vs skbio {method}", statistics.median(t_o), statistics.median(t_p),
+                f"eig {ours:.1e}", f"eig {peer:.1e}")
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    args = parser.parse_args(argv)
+    if args.quick:
+        shapes = [(20000, 50, 0.0), (4000, 400, 0.0), (4000, 800, 0.0), (800, 8000, 0.0), (4000, 400, 1e6)]
+        repeats, rsvd_shape, pcoa_n = 3, (4000, 800), 800
+    else:
+        shapes = [(100000, 50, 0.0), (20000, 1000, 0.0), (20000, 2000, 0.0), (2000, 20000, 0.0), (20000, 1000, 1e6)]
+        repeats, rsvd_shape, pcoa_n = 5, (20000, 2000), 3000
+    print(f"{'case':<34} {'ours s':>8} {'peer s':>8} {'ratio':>6}   {'ours accuracy':<30} peer accuracy")
+    for line in bench_pca(shapes, repeats):
+        print(line, flush=True)
+    for line in bench_randomized(*rsvd_shape, repeats):
+        print(line, flush=True)
+    for line in bench_pcoa(pcoa_n, max(3, repeats - 2)):
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

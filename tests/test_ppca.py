@@ -1,0 +1,209 @@
+"""Tests of pcalib.ppca: closed form vs EM, likelihood vs scipy, sigma2 -> 0 limit.
+
+References: numpy.linalg.eigh of the 1/n covariance written out here,
+scipy.stats.multivariate_normal.
+"""
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+from pcalib import PPCA, NotFittedError
+from pcalib.ppca import _gaussian_log_likelihood
+
+
+def ppca_data(n=300, p=6, k=2, noise=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((p, k)) * np.array([4.0, 2.5, 1.5, 1.0][:k])
+    X = rng.standard_normal((n, k)) @ W.T + noise * rng.standard_normal((n, p)) + rng.uniform(-5, 5, p)
+    return X
+
+
+def test_closed_form_matches_formula_from_numpy_eigh():
+    X = ppca_data()
+    n, p = X.shape
+    k = 2
+    S = np.cov(X, rowvar=False, ddof=0)
+    lam, U = np.linalg.eigh(S)
+    lam, U = lam[::-1], U[:, ::-1]
+    sigma2 = lam[k:].mean()
+    W_ref = U[:, :k] * np.sqrt(lam[:k] - sigma2)
+    model = PPCA(k).fit(X)
+    assert model.sigma2_ == pytest.approx(sigma2, rel=1e-12)
+    np.testing.assert_allclose(np.abs(model.W_), np.abs(W_ref), atol=1e-10)
+    idx = np.argmax(np.abs(model.W_), axis=0)
+    assert np.all(model.W_[idx, np.arange(k)] > 0)
+    np.testing.assert_allclose(model.mean_, X.mean(axis=0))
+    assert model.n_iter_ == 0 and model.loglik_history_.shape == (1,)
+
+
+def test_log_likelihood_matches_scipy():
+    X = ppca_data(seed=1)
+    model = PPCA(2).fit(X)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(X.shape[1])
+    ref = multivariate_normal(mean=model.mean_, cov=C).logpdf(X)
+    np.testing.assert_allclose(model.score_samples(X), ref, rtol=1e-10)
+    assert model.score(X) == pytest.approx(ref.mean(), rel=1e-10)
+    assert model.loglik_history_[-1] == pytest.approx(ref.sum(), rel=1e-10)
+
+
+def test_gaussian_log_likelihood_with_zero_noise():
+    rng = np.random.default_rng(2)
+    W = rng.standard_normal((3, 3))
+    X = rng.standard_normal((5, 3))
+    mu = np.array([1.0, -1.0, 0.5])
+    ref = multivariate_normal(mean=mu, cov=W @ W.T).logpdf(X)
+    np.testing.assert_allclose(_gaussian_log_likelihood(X, mu, W, 0.0), ref, rtol=1e-10)
+
+
+def test_gaussian_log_likelihood_singular_covariance_rejected():
+    W = np.ones((3, 1))
+    with pytest.raises(ValueError, match="the model covariance W W\\^T is singular"):
+        _gaussian_log_likelihood(np.zeros((2, 3)), np.zeros(3), W, 0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_em_converges_to_the_closed_form(seed):
+    X = ppca_data(seed=seed)
+    closed = PPCA(2).fit(X)
+    em = PPCA(2, method="em", random_state=seed).fit(X)
+    assert em.loglik_history_[-1] == pytest.approx(closed.loglik_history_[0], rel=1e-9)
+    assert em.score(X) == pytest.approx(closed.score(X), rel=1e-9)
+    assert em.sigma2_ == pytest.approx(closed.sigma2_, rel=1e-4)
+    np.testing.assert_allclose(em.W_, closed.W_, atol=1e-3 * np.abs(closed.W_).max())
+    assert em.n_iter_ > 1
+    # EM never decreases the likelihood
+    assert np.all(np.diff(em.loglik_history_) >= -1e-9 * np.abs(em.loglik_history_[-1]))
+
+
+def test_sigma2_to_zero_gives_pca_subspace():
+    rng = np.random.default_rng(3)
+    n, p, k = 500, 5, 2
+    Z = rng.standard_normal((n, k)) * [3.0, 1.0]
+    B = np.linalg.qr(rng.standard_normal((p, k)))[0]
+    for noise, tol in [(1e-1, 1e-1), (1e-3, 1e-3), (1e-6, 1e-6)]:
+        X = Z @ B.T + noise * rng.standard_normal((n, p))
+        model = PPCA(k).fit(X)
+        Xc = X - X.mean(axis=0)
+        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+        lam = s**2 / n
+        # W -> V_k Lambda_k^(1/2) as sigma2 -> 0
+        np.testing.assert_allclose(np.abs(model.W_), np.abs(Vt[:k].T * np.sqrt(lam[:k])), atol=tol * 10)
+        Q = np.linalg.qr(model.W_)[0]
+        assert np.linalg.norm(Vt[:k].T - Q @ (Q.T @ Vt[:k].T), 2) < tol
+        assert model.sigma2_ == pytest.approx(noise**2, rel=0.3)
+
+
+def test_transform_is_posterior_mean_and_inverse():
+    X = ppca_data(seed=4)
+    model = PPCA(2).fit(X)
+    W, s2, mu = model.W_, model.sigma2_, model.mean_
+    M = W.T @ W + s2 * np.eye(2)
+    Z = model.transform(X)
+    np.testing.assert_allclose(Z, np.linalg.solve(M, W.T @ (X - mu).T).T, rtol=1e-10)
+    np.testing.assert_allclose(model.inverse_transform(Z), Z @ W.T + mu, rtol=1e-12)
+
+
+def test_sample_has_the_model_moments():
+    X = ppca_data(seed=5)
+    model = PPCA(2).fit(X)
+    Y = model.sample(40000, random_state=0)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(X.shape[1])
+    np.testing.assert_allclose(Y.mean(axis=0), model.mean_, atol=0.1)
+    np.testing.assert_allclose(np.cov(Y, rowvar=False), C, atol=0.05 * np.abs(C).max())
+    np.testing.assert_array_equal(model.sample(5, random_state=1), model.sample(5, random_state=1))
+
+
+def test_inputs_untouched_and_repeatable():
+    X = ppca_data(seed=6)
+    X0 = X.copy()
+    a = PPCA(2).fit(X)
+    b = PPCA(2).fit(X)
+    np.testing.assert_array_equal(a.W_, b.W_)
+    a.transform(X)
+    a.score_samples(X)
+    np.testing.assert_array_equal(X, X0)
+    e1 = PPCA(2, method="em", random_state=0).fit(X)
+    e2 = PPCA(2, method="em", random_state=0).fit(X)
+    np.testing.assert_array_equal(e1.W_, e2.W_)
+
+
+def test_em_warns_when_not_converged():
+    X = ppca_data(seed=7)
+    with pytest.warns(UserWarning, match="PPCA EM did not converge in max_iter=2"):
+        PPCA(2, method="em", max_iter=2, random_state=0).fit(X)
+
+
+# -- one test per bad input ----------------------------------------------------
+
+
+def test_transform_before_fit_rejected():
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        PPCA(2).transform(np.ones((3, 4)))
+
+
+def test_unknown_method_rejected():
+    with pytest.raises(ValueError, match='method must be "closed_form" or "em"'):
+        PPCA(2, method="mcmc").fit(ppca_data())
+
+
+def test_n_components_equal_to_features_rejected():
+    with pytest.raises(ValueError, match="n_components must be smaller than the number of features"):
+        PPCA(6).fit(ppca_data())
+
+
+def test_n_components_zero_rejected():
+    with pytest.raises(ValueError, match="n_components must be between 1 and"):
+        PPCA(0).fit(ppca_data())
+
+
+def test_n_components_not_integer_rejected():
+    with pytest.raises(TypeError, match="n_components must be an integer"):
+        PPCA(1.5).fit(ppca_data())
+
+
+def test_bad_max_iter_rejected():
+    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+        PPCA(2, method="em", max_iter=0).fit(ppca_data())
+
+
+def test_bad_tol_rejected():
+    with pytest.raises(ValueError, match="tol must be a positive number"):
+        PPCA(2, method="em", tol=-1.0).fit(ppca_data())
+
+
+def test_zero_noise_rejected():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((20, 2)) @ rng.standard_normal((2, 5))  # rank 2
+    with pytest.raises(ValueError, match="the noise variance estimate is 0"):
+        PPCA(2).fit(X)
+
+
+def test_wrong_feature_count_rejected():
+    model = PPCA(2).fit(ppca_data())
+    with pytest.raises(ValueError, match="X has 5 features, but PPCA was fitted with 6"):
+        model.score_samples(np.ones((3, 5)))
+
+
+def test_wrong_latent_dimension_rejected():
+    model = PPCA(2).fit(ppca_data())
+    with pytest.raises(ValueError, match="Z has 3 columns, expected n_components = 2"):
+        model.inverse_transform(np.ones((3, 3)))
+
+
+def test_bad_sample_size_rejected():
+    model = PPCA(2).fit(ppca_data())
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        model.sample(0)
+
+
+def test_nan_rejected():
+    X = ppca_data()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):
+        PPCA(2).fit(X)
+
+
+def test_one_sample_rejected():
+    with pytest.raises(ValueError, match="X needs at least 2 samples"):
+        PPCA(1).fit(np.ones((1, 4)))
