@@ -1,0 +1,242 @@
+r"""Small real data sets shipped with pcalib, loaded offline.
+
+Each loader reads a file in ``pcalib/datasets/data/`` (installed with the package)
+and returns NumPy arrays. Sources and licences are in each docstring.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "Cities",
+    "Dataset",
+    "great_circle_distances",
+    "load_cities",
+    "load_digits",
+    "load_image",
+    "load_iris",
+]
+
+_DATA = resources.files(__package__) / "data"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A labelled data set.
+
+    Attributes
+    ----------
+    data : ndarray of shape (n, p)
+        One sample per row.
+    target : ndarray of shape (n,), int
+        Class index of each sample.
+    target_names : list of str
+        Name of each class: sample i belongs to ``target_names[target[i]]``.
+    feature_names : list of str
+        Name of each column of `data`.
+    """
+
+    data: np.ndarray
+    target: np.ndarray
+    target_names: list[str]
+    feature_names: list[str]
+
+
+@dataclass(frozen=True)
+class Cities:
+    """Names and positions of cities.
+
+    Attributes
+    ----------
+    names : list of str
+    latitude : ndarray of shape (n,)
+        Decimal degrees, north positive.
+    longitude : ndarray of shape (n,)
+        Decimal degrees, east positive.
+    """
+
+    names: list[str]
+    latitude: np.ndarray
+    longitude: np.ndarray
+
+
+def load_iris() -> Dataset:
+    """Fisher's iris data: 150 flowers, 4 measurements in cm, 3 species.
+
+    Columns: sepal length, sepal width, petal length, petal width. Species
+    ``setosa``, ``versicolor``, ``virginica``, 50 flowers each, in that order.
+    The values are those of R's ``datasets::iris`` (column means 5.843333,
+    3.057333, 3.758000, 1.199333).
+
+    Returns
+    -------
+    Dataset
+        `data` (150, 4) float64, `target` (150,) in {0, 1, 2}, `target_names`,
+        `feature_names`.
+
+    Notes
+    -----
+    Source: E. Anderson (1935), *The irises of the Gaspé Peninsula*, Bulletin of the
+    American Iris Society 59, 2-5; R. A. Fisher (1936), *The use of multiple
+    measurements in taxonomic problems*, Annals of Eugenics 7, 179-188. The file was
+    derived from scikit-learn's copy (``sklearn/datasets/data/iris.csv``), which
+    matches Fisher's table and R (the UCI copy has two misprinted values).
+    Licence: public domain (a 1936 publication of measurements); the UCI Machine
+    Learning Repository distributes it under CC BY 4.0.
+    """
+    with (_DATA / "iris.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    data = np.array([[float(v) for v in row[:4]] for row in body])
+    species = [row[4] for row in body]
+    target_names = list(dict.fromkeys(species))
+    target = np.array([target_names.index(s) for s in species])
+    return Dataset(data, target, target_names, header[:4])
+
+
+def load_digits() -> Dataset:
+    """Handwritten digits: 1797 images of 8 x 8 pixels, grey levels 0 to 16.
+
+    Each row of `data` is an image flattened row by row (``data[i].reshape(8, 8)``);
+    `target` is the digit shown.
+
+    Returns
+    -------
+    Dataset
+        `data` (1797, 64) float64 with integer values 0..16, `target` (1797,) in
+        0..9, `target_names` ``["0", ..., "9"]``, `feature_names`
+        ``["pixel_0_0", ..., "pixel_7_7"]``.
+
+    Notes
+    -----
+    Source: the test part of the UCI *Optical Recognition of Handwritten Digits*
+    data set (E. Alpaydin and C. Kaynak, 1998; 32 x 32 bitmaps counted over 4 x 4
+    blocks), as shipped by scikit-learn (``sklearn/datasets/data/digits.csv.gz``,
+    copied unchanged). Licence: CC BY 4.0 (UCI Machine Learning Repository,
+    https://doi.org/10.24432/C50P49).
+    """
+    with gzip.open(_DATA / "digits.csv.gz", "rt") as f:
+        table = np.loadtxt(f, delimiter=",")
+    features = [f"pixel_{i}_{j}" for i in range(8) for j in range(8)]
+    return Dataset(table[:, :64], table[:, 64].astype(int), [str(d) for d in range(10)], features)
+
+
+def load_cities() -> Cities:
+    """33 world cities with their latitude and longitude.
+
+    Ten European capitals (Lisbon, Madrid, Paris, London, Berlin, Rome, Vienna,
+    Stockholm, Athens, Warsaw) and cities on every inhabited continent, for
+    distance tables whose map is known (:func:`great_circle_distances`).
+
+    Returns
+    -------
+    Cities
+        `names` (list of 33 str, ASCII spellings), `latitude` and `longitude`
+        (33,) in decimal degrees, north and east positive.
+
+    Notes
+    -----
+    Source: the city-centre coordinates given in each city's Wikipedia article
+    (GeoHack), rounded to 4 decimals (about 10 m). Geographic coordinates are facts,
+    not copyrightable; the table is released with pcalib under its MIT licence.
+    """
+    with (_DATA / "cities.csv").open(encoding="utf-8", newline="") as f:
+        body = list(csv.reader(f))[1:]
+    names = [row[0] for row in body]
+    latitude = np.array([float(row[1]) for row in body])
+    longitude = np.array([float(row[2]) for row in body])
+    return Cities(names, latitude, longitude)
+
+
+def load_image() -> np.ndarray:
+    """A grayscale photograph of Grace Hopper, 300 x 256 pixels, values in [0, 1].
+
+    Returns
+    -------
+    ndarray of shape (300, 256), float64
+        Brightness, 0 black and 1 white.
+
+    Notes
+    -----
+    Source: the official portrait of Commodore Grace M. Hopper, US Navy, 1984 (photo
+    by James S. Davis), as shipped with Matplotlib
+    (``matplotlib.cbook.get_sample_data("grace_hopper.jpg")``, 600 x 512 RGB).
+    Licence: public domain (work of the US federal government). Conversion: luma
+    ``0.299 R + 0.587 G + 0.114 B``, then the mean of each 2 x 2 block, rounded to
+    uint8 and stored compressed (``grace_hopper_gray.npz``); the loader divides by
+    255.
+    """
+    with np.load(_DATA / "grace_hopper_gray.npz") as f:
+        return f["image"] / 255.0
+
+
+def _as_degrees(values: ArrayLike, name: str, limit: float) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers in degrees, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of degrees, got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
+    if np.any(np.abs(arr) > limit):
+        raise ValueError(f"{name} must be in [-{limit:g}, {limit:g}] degrees, got values up to {np.abs(arr).max():g}")
+    return arr
+
+
+def great_circle_distances(lat: ArrayLike, lon: ArrayLike, radius: float = 6371.0) -> np.ndarray:
+    r"""Great-circle distances between points on a sphere (haversine formula).
+
+    .. math::
+
+        d_{ij} = 2R \arcsin\sqrt{\sin^2\frac{\varphi_j - \varphi_i}{2}
+                 + \cos\varphi_i \cos\varphi_j \sin^2\frac{\lambda_j - \lambda_i}{2}}
+
+    with latitudes :math:`\varphi` and longitudes :math:`\lambda` in radians.
+
+    Parameters
+    ----------
+    lat, lon : array_like of shape (n,)
+        Latitudes in [-90, 90] and longitudes in [-360, 360], in decimal degrees.
+    radius : float, default 6371.0
+        Radius R of the sphere; the default is the Earth's mean radius in km, so the
+        distances are in km.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Symmetric, zero diagonal, entries in :math:`[0, \pi R]`.
+
+    Raises
+    ------
+    TypeError
+        If `lat` or `lon` is not numeric.
+    ValueError
+        If they are not 1-D of the same length, not finite or out of range, or if
+        `radius` is not a positive finite number.
+
+    Examples
+    --------
+    >>> d = great_circle_distances([0.0, 0.0], [0.0, 90.0], radius=1.0)
+    >>> bool(np.isclose(d[0, 1], np.pi / 2))
+    True
+    """
+    phi = np.radians(_as_degrees(lat, "lat", 90.0))
+    lam = np.radians(_as_degrees(lon, "lon", 360.0))
+    if phi.shape != lam.shape:
+        raise ValueError(f"lat and lon must have the same length, got {phi.size} and {lam.size}")
+    if not (isinstance(radius, (int, float, np.floating, np.integer)) and np.isfinite(radius) and radius > 0):
+        raise ValueError(f"radius must be a positive finite number, got {radius!r}")
+    h = (np.sin((phi[None, :] - phi[:, None]) / 2) ** 2
+         + np.cos(phi)[:, None] * np.cos(phi)[None, :] * np.sin((lam[None, :] - lam[:, None]) / 2) ** 2)
+    D = 2 * radius * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0)))
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0.0)
+    return D

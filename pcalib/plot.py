@@ -1,0 +1,273 @@
+r"""Figures of the book: scree plot, cumulative variance, biplot, projection.
+
+Matplotlib is imported inside each function, so ``import pcalib`` does not need it.
+Each function draws on the given ``ax`` (or on a new figure's axes) and returns it.
+Results of :func:`pcalib.pca_svd` and friends, or of :class:`pcalib.PCA` (fitted),
+can be passed instead of arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import as_data_matrix
+
+__all__ = ["biplot", "cumulative_variance", "projection", "scree"]
+
+
+def _field(obj: Any, name: str) -> Any:
+    """`obj.name` or `obj.name_` (fitted estimator) if present, else ``None``."""
+    for attr in (name, name + "_"):
+        if hasattr(obj, attr):
+            return getattr(obj, attr)
+    return None
+
+
+def _values(obj: Any, field: str, name: str) -> np.ndarray:
+    """A non-empty finite 1-D array, taken from `obj.field` if `obj` is a result."""
+    found = _field(obj, field)
+    values = found if found is not None else obj
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D array of numbers or a result with `{field}`, got a string")
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a 1-D array of numbers or a result with `{field}`, "
+            f"got {type(values).__name__}"
+        ) from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
+    return arr
+
+
+def _axes(ax: Any) -> Any:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwargs: Any) -> Any:
+    r"""Scree plot: the eigenvalue :math:`\lambda_j` against the component number j.
+
+    Parameters
+    ----------
+    explained_variance : array_like of shape (k,) or a PCA result
+        The eigenvalues, or an object with ``explained_variance`` (or, with
+        ``ratio=True``, ``explained_variance_ratio``; a trailing underscore as in a
+        fitted estimator is accepted).
+    ax : matplotlib Axes, optional
+        Axes to draw on; a new figure if omitted.
+    ratio : bool, default False
+        Plot :math:`\lambda_j / \sum_i \lambda_i` taken from the result's
+        ``explained_variance_ratio`` (arrays are used as given).
+    **kwargs
+        Passed to ``ax.plot`` (default style: a line with dots).
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    field = "explained_variance_ratio" if ratio else "explained_variance"
+    values = _values(explained_variance, field, "explained_variance")
+    ax = _axes(ax)
+    j = np.arange(1, values.size + 1)
+    ax.plot(j, values, **{"marker": "o", **kwargs})
+    ax.set_xlabel("component $j$")
+    ax.set_ylabel("explained variance ratio" if ratio else r"eigenvalue $\lambda_j$")
+    ax.set_title("Scree plot")
+    return ax
+
+
+def cumulative_variance(ratio: Any, ax: Any = None, threshold: float | None = None) -> Any:
+    r"""Cumulative explained-variance ratio :math:`\sum_{i \le k} \lambda_i / \sum_i \lambda_i`.
+
+    Parameters
+    ----------
+    ratio : array_like of shape (k,) or a PCA result
+        Explained-variance ratios, or an object with ``explained_variance_ratio``.
+    ax : matplotlib Axes, optional
+    threshold : float in (0, 1], optional
+        Draw the threshold as a horizontal line and mark the smallest k that reaches
+        it (as :func:`pcalib.choose_k`) with a vertical line, if some k reaches it.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    values = _values(ratio, "explained_variance_ratio", "ratio")
+    if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
+        raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
+    ax = _axes(ax)
+    cumulative = np.cumsum(values)
+    k = np.arange(1, values.size + 1)
+    ax.plot(k, cumulative, marker="o")
+    if threshold is not None:
+        ax.axhline(threshold, color="0.5", linestyle="--", label=f"threshold {threshold:g}")
+        reached = np.flatnonzero(cumulative >= threshold - 1e-12)
+        if reached.size:
+            ax.axvline(reached[0] + 1, color="0.5", linestyle=":", label=f"k = {reached[0] + 1}")
+        ax.legend()
+    ax.set_xlabel("number of components $k$")
+    ax.set_ylabel("cumulative explained variance ratio")
+    ax.set_ylim(0, max(1.05, cumulative.max() * 1.05))
+    ax.set_title("Cumulative explained variance")
+    return ax
+
+
+def biplot(
+    scores: Any,
+    components: ArrayLike | None = None,
+    ax: Any = None,
+    feature_names: list[str] | None = None,
+    *,
+    labels: ArrayLike | None = None,
+) -> Any:
+    r"""Biplot of the first two components: scores as points, loadings as arrows.
+
+    The arrow of feature j ends at :math:`c\,(v_{1j}, v_{2j})`, where
+    :math:`v_1, v_2` are the first two principal axes and the factor c makes the
+    longest arrow reach 80% of the largest absolute score, so that both are legible.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n, >=2) or a PCA result
+        Scores :math:`X_c V`, or an object with ``scores`` and ``components``.
+    components : array_like of shape (>=2, p), optional
+        Principal axes as rows; taken from `scores` if it is a result.
+    ax : matplotlib Axes, optional
+    feature_names : list of p str, optional
+        Arrow labels; default ``x1, ..., xp``.
+    labels : array_like of shape (n,), optional
+        Group of each point (for example a class index), used as the colour.
+
+    Returns
+    -------
+    matplotlib Axes
+        One scatter collection with n points and p arrows (annotations).
+    """
+    if components is None:
+        components = _field(scores, "components")
+        if components is None:
+            raise TypeError("components is required unless scores is a result with `components`")
+    found = _field(scores, "scores")
+    T = as_data_matrix(found if found is not None else scores, "scores")
+    V = as_data_matrix(components, "components")
+    if T.shape[1] < 2 or V.shape[0] < 2:
+        raise ValueError(
+            f"a biplot needs two components: scores has {T.shape[1]} column(s), "
+            f"components has {V.shape[0]} row(s)"
+        )
+    p = V.shape[1]
+    names = [f"x{j + 1}" for j in range(p)] if feature_names is None else list(feature_names)
+    if len(names) != p:
+        raise ValueError(f"feature_names must have {p} names (one per feature), got {len(names)}")
+    colours = None
+    if labels is not None:
+        colours = np.asarray(labels)
+        if colours.shape != (T.shape[0],):
+            raise ValueError(f"labels must have shape ({T.shape[0]},), got {colours.shape}")
+    ax = _axes(ax)
+    ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
+    loadings = V[:2].T
+    longest = np.linalg.norm(loadings, axis=1).max()
+    c = 0.8 * np.abs(T[:, :2]).max() / longest if longest > 0 else 1.0
+    for name, (x, y) in zip(names, c * loadings):
+        ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
+        ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
+    ax.axhline(0, color="0.8", lw=0.8)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set_xlabel("PC1")
+    ax.set_ylabel("PC2")
+    ax.set_title("Biplot")
+    return ax
+
+
+def projection(
+    X: ArrayLike,
+    components: Any = None,
+    ax: Any = None,
+    mean: ArrayLike | None = None,
+    *,
+    explained_variance: ArrayLike | None = None,
+    project: bool = False,
+) -> Any:
+    r"""2-D data with its principal axes, optionally projected on the first axis.
+
+    Axis j is drawn from the mean :math:`\bar x` to
+    :math:`\bar x + 2\sqrt{\lambda_j}\, v_j` (two standard deviations along it). With
+    ``project=True`` each point is joined to its orthogonal projection
+    :math:`\bar x + v_1 v_1^\top (x_i - \bar x)` on the first axis.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, 2)
+        The data.
+    components : array_like of shape (k, 2), k in {1, 2}, or a PCA result
+        Principal axes as rows (unit vectors), or an object with ``components``,
+        ``explained_variance`` and ``mean``.
+    ax : matplotlib Axes, optional
+    mean : array_like of shape (2,), optional
+        Centre of the axes; default: from the result, else the column means of X.
+    explained_variance : array_like of shape (k,), optional
+        Eigenvalues :math:`\lambda_j` scaling the arrows; default: from the result,
+        else the variances of the scores :math:`(x_i - \bar x)^\top v_j` (ddof=1).
+    project : bool, default False
+        Draw the projections on the first axis.
+
+    Returns
+    -------
+    matplotlib Axes
+        One scatter collection of the n points (and one of the n projections), and
+        one arrow annotation per axis.
+    """
+    data = as_data_matrix(X, "X")
+    if data.shape[1] != 2:
+        raise ValueError(f"X must have 2 columns (2-D data), got shape {data.shape}")
+    if components is None:
+        raise TypeError("components is required: principal axes as rows, or a PCA result")
+    result = _field(components, "components")
+    if result is not None:
+        mean = _field(components, "mean") if mean is None else mean
+        if explained_variance is None:
+            explained_variance = _field(components, "explained_variance")
+        components = result
+    V = as_data_matrix(components, "components")
+    if V.shape[1] != 2 or V.shape[0] > 2:
+        raise ValueError(f"components must have shape (1, 2) or (2, 2), got {V.shape}")
+    centre = data.mean(axis=0) if mean is None else np.asarray(mean, dtype=float)
+    if centre.shape != (2,):
+        raise ValueError(f"mean must have shape (2,), got {centre.shape}")
+    if explained_variance is None:
+        lam = ((data - centre) @ V.T).var(axis=0, ddof=1) if data.shape[0] > 1 else np.zeros(V.shape[0])
+    else:
+        lam = np.asarray(explained_variance, dtype=float)[: V.shape[0]]
+        if lam.shape != (V.shape[0],) or np.any(lam < 0) or not np.all(np.isfinite(lam)):
+            raise ValueError(
+                f"explained_variance must hold {V.shape[0]} non-negative finite values, got {lam!r}"
+            )
+    ax = _axes(ax)
+    ax.scatter(data[:, 0], data[:, 1], s=12, alpha=0.7, label="data")
+    if project:
+        v1 = V[0] / np.linalg.norm(V[0])
+        proj = centre + np.outer((data - centre) @ v1, v1)
+        for x, y in zip(data, proj):
+            ax.plot([x[0], y[0]], [x[1], y[1]], color="0.7", lw=0.8)
+        ax.scatter(proj[:, 0], proj[:, 1], s=12, marker="x", color="tab:green", label="projection on PC1")
+    for j, (v, l) in enumerate(zip(V, lam)):
+        tip = centre + 2 * np.sqrt(l) * v
+        ax.annotate("", xy=tip, xytext=centre, arrowprops={"arrowstyle": "->", "color": "tab:red", "lw": 2})
+        ax.text(*tip, f" PC{j + 1}", color="tab:red")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_title("Data and principal axes")
+    ax.legend()
+    return ax
