@@ -1,0 +1,218 @@
+"""Tests of the results of the chapter "SVD and PCA" (book/07_svd_and_pca.md).
+
+Cross-checks against NumPy's and SciPy's SVD and symmetric eigensolvers written out
+here, and against scikit-learn's PCA; never against pcalib itself.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.decomposition import PCA as SklearnPCA
+
+import pcalib
+
+theorem = pytest.mark.theorem
+ROUTES = (pcalib.pca_eig, pcalib.pca_svd, pcalib.pca_gram)
+
+
+def orthogonal(size, rng):
+    Q, R = np.linalg.qr(rng.standard_normal((size, size)))
+    return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
+
+
+@st.composite
+def data_matrices(draw, min_rows=2, max_rows=12, max_cols=8):
+    """Seeded data of random shape (n < p and n > p), with offsets up to 1e4."""
+    n = draw(st.integers(min_rows, max_rows))
+    p = draw(st.integers(1, max_cols))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    offset = 10.0 ** draw(st.integers(0, 4))
+    X = rng.standard_normal((n, p)) * rng.uniform(0.1, 5, size=p) + offset * rng.standard_normal(p)
+    return X
+
+
+@st.composite
+def separated_data(draw, max_rows=12, max_cols=8):
+    """Centered-data spectra with distinct, well separated, non-zero singular values.
+
+    X = 1 c^T + U diag(sigma) V^T with U orthonormal and orthogonal to 1, so the
+    singular values of Xc are exactly sigma (ratio 0.6 between neighbours).
+    """
+    n = draw(st.integers(3, max_rows))
+    p = draw(st.integers(1, max_cols))
+    q = min(n - 1, p)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    Z = rng.standard_normal((n, q))
+    Z -= Z.mean(axis=0)
+    U, _ = np.linalg.qr(Z)
+    V = orthogonal(p, rng)[:, :q]
+    sigma = 5 * 0.6 ** np.arange(q)
+    return (U * sigma) @ V.T + rng.standard_normal(p), sigma
+
+
+def top_eig(M):
+    w, V = scipy.linalg.eigh(M)
+    return w[::-1], V[:, ::-1]
+
+
+# -- the link between the SVD and PCA ------------------------------------------------
+
+@theorem("thm-svdpca-link")
+@given(data_matrices())
+def test_eigenvalues_are_squared_singular_values_over_n_minus_1(X):
+    n, p = X.shape
+    q = min(n, p)
+    Xc = X - X.mean(axis=0)
+    sigma = np.linalg.svd(Xc, compute_uv=False)
+    lam, _ = top_eig(np.cov(X, rowvar=False).reshape(p, p))
+    scale = max(lam[0], 1e-300)
+    np.testing.assert_allclose(lam[:q], sigma**2 / (n - 1), atol=1e-10 * scale * p)
+    np.testing.assert_allclose(lam[q:], 0.0, atol=1e-10 * scale * p)       # p > n: zeros
+    result = pcalib.pca_svd(X)
+    np.testing.assert_allclose(result.explained_variance, lam[:q], atol=1e-10 * scale * p)
+
+
+@theorem("thm-svdpca-link")
+@given(data_matrices())
+def test_right_singular_vectors_are_eigenvectors_and_scores_are_u_sigma(X):
+    n, p = X.shape
+    Xc = X - X.mean(axis=0)
+    U, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+    S = np.cov(X, rowvar=False).reshape(p, p)
+    scale = max(sigma[0] ** 2 / (n - 1), 1e-300)
+    np.testing.assert_allclose(S @ Vt.T, Vt.T * sigma**2 / (n - 1), atol=1e-10 * scale * p)
+    T = Xc @ Vt.T
+    np.testing.assert_allclose(T, U * sigma, atol=1e-10 * max(sigma[0], 1e-300))
+    np.testing.assert_allclose(T.mean(axis=0), 0.0, atol=1e-10 * max(sigma[0], 1e-300))
+    np.testing.assert_allclose(T.T @ T / (n - 1), np.diag(sigma**2 / (n - 1)), atol=1e-10 * scale * p)
+
+
+@theorem("thm-svdpca-link")
+@given(separated_data())
+def test_pcalib_and_scikit_learn_agree_with_the_theorem(data):
+    X, sigma = data
+    n = X.shape[0]
+    q = sigma.size
+    result = pcalib.pca_svd(X, k=q)
+    sk = SklearnPCA(n_components=q, svd_solver="full").fit(X)
+    np.testing.assert_allclose(result.explained_variance, sigma**2 / (n - 1), rtol=1e-10)
+    np.testing.assert_allclose(sk.explained_variance_, sigma**2 / (n - 1), rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(result.components * sk.components_, axis=1)), 1.0, atol=1e-10)
+    np.testing.assert_allclose(np.var(result.scores, axis=0, ddof=1), sigma**2 / (n - 1), rtol=1e-10)
+
+
+# -- the dual route ------------------------------------------------------------------
+
+@theorem("prop-svdpca-gram")
+@given(data_matrices())
+def test_gram_eigenvalues_are_squared_singular_values(X):
+    n, p = X.shape
+    q = min(n, p)
+    Xc = X - X.mean(axis=0)
+    sigma = np.linalg.svd(Xc, compute_uv=False)
+    mu, _ = top_eig(Xc @ Xc.T)
+    scale = max(sigma[0] ** 2, 1e-300)
+    np.testing.assert_allclose(mu[:q], sigma**2, atol=1e-10 * scale * n)
+    np.testing.assert_allclose(mu[q:], 0.0, atol=1e-10 * scale * n)
+
+
+@theorem("prop-svdpca-gram")
+@given(separated_data())
+def test_axes_recovered_from_the_gram_matrix(data):
+    X, sigma = data
+    n, p = X.shape
+    q = sigma.size
+    Xc = X - X.mean(axis=0)
+    mu, U_g = top_eig(Xc @ Xc.T)
+    V_dual = Xc.T @ U_g[:, :q] / np.sqrt(mu[:q])                   # v = Xc^T u / sqrt(mu)
+    np.testing.assert_allclose(V_dual.T @ V_dual, np.eye(q), atol=1e-9)
+    S = Xc.T @ Xc / (n - 1)
+    np.testing.assert_allclose(S @ V_dual, V_dual * mu[:q] / (n - 1), atol=1e-9 * sigma[0] ** 2)
+    np.testing.assert_allclose(Xc @ V_dual, U_g[:, :q] * np.sqrt(mu[:q]), atol=1e-9 * sigma[0])
+    _, _, Vt = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesvd")
+    np.testing.assert_allclose(np.abs(np.sum(V_dual * Vt[:q].T, axis=0)), 1.0, atol=1e-9)
+    gram = pcalib.pca_gram(X, k=q)
+    np.testing.assert_allclose(np.abs(np.sum(gram.components.T * V_dual, axis=0)), 1.0, atol=1e-9)
+    np.testing.assert_allclose(np.abs(gram.scores), np.abs(U_g[:, :q] * np.sqrt(mu[:q])), atol=1e-9 * sigma[0])
+
+
+# -- conditioning --------------------------------------------------------------------
+
+@theorem("prop-svdpca-condition-squared")
+@given(st.integers(2, 30), st.integers(2, 6), st.floats(0, 4), st.integers(0, 2**32 - 1))
+def test_cross_product_squares_the_condition_number(extra_rows, p, log_kappa, seed):
+    rng = np.random.default_rng(seed)
+    n = p + extra_rows
+    kappa = 10.0**log_kappa
+    sigma = np.logspace(0, -log_kappa, p)
+    A = (orthogonal(n, rng)[:, :p] * sigma) @ orthogonal(p, rng).T
+    np.testing.assert_allclose(np.linalg.cond(A), kappa, rtol=1e-8)
+    np.testing.assert_allclose(np.linalg.cond(A.T @ A), np.linalg.cond(A) ** 2, rtol=1e-6)
+    w = scipy.linalg.eigvalsh(A.T @ A)                              # an independent solver
+    np.testing.assert_allclose(w[-1] / w[0], kappa**2, rtol=1e-6)
+
+
+@theorem("prop-svdpca-condition-squared")
+def test_lauchli_example_covariance_routes_lose_the_small_eigenvalue():
+    eps = 1e-8
+    X = np.array([[1, 1], [-1, -1], [eps, 0], [-eps, 0], [0, eps], [0, -eps]])
+    exact = 2 * eps**2 / 5
+    assert np.allclose(X.T @ X, [[2.0, 2.0], [2.0, 2.0]], rtol=0, atol=0)   # 2 + 2 eps^2 rounds to 2
+    s = scipy.linalg.svdvals(X)                                             # SciPy's SVD keeps it
+    np.testing.assert_allclose(s[1] ** 2 / 5, exact, rtol=1e-6)
+    np.testing.assert_allclose(pcalib.pca_svd(X).explained_variance[1], exact, rtol=1e-6)
+    lost = np.linalg.eigvalsh(X.T @ X)[0] / 5                               # NumPy, covariance route
+    assert abs(lost - exact) >= 0.5 * exact
+
+
+# -- signs ---------------------------------------------------------------------------
+
+@theorem("prop-svdpca-sign-ambiguity")
+@given(data_matrices(), st.integers(0, 2**32 - 1))
+def test_flipping_pairs_of_singular_vectors_keeps_an_svd(X, seed):
+    Xc = X - X.mean(axis=0)
+    U, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+    d = np.random.default_rng(seed).choice([-1.0, 1.0], size=sigma.size)
+    tol = 1e-12 * max(sigma[0], 1e-300) * max(X.shape)
+    np.testing.assert_allclose((U * d * sigma) @ (Vt * d[:, None]), Xc, atol=tol)
+    np.testing.assert_allclose((U * d).T @ (U * d), np.eye(sigma.size), atol=1e-10)
+    np.testing.assert_allclose(Xc @ (Vt.T * d), (U * sigma) * d, atol=tol)
+
+
+@theorem("prop-svdpca-sign-ambiguity")
+@given(separated_data())
+def test_with_distinct_singular_values_the_svd_is_unique_up_to_signs(data):
+    X, sigma = data
+    q = sigma.size
+    Xc = X - X.mean(axis=0)
+    U1, s1, Vt1 = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesdd")
+    U2, s2, Vt2 = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesvd")
+    _, V3 = top_eig(Xc.T @ Xc)
+    d = np.sum(Vt1[:q] * Vt2[:q], axis=1)
+    np.testing.assert_allclose(np.abs(d), 1.0, atol=1e-10)                  # v~_j = d_j v_j
+    np.testing.assert_allclose(U2[:, :q], U1[:, :q] * d, atol=1e-9)          # u~_j = d_j u_j
+    np.testing.assert_allclose(np.abs(np.sum(Vt1[:q].T * V3[:, :q], axis=0)), 1.0, atol=1e-9)
+
+
+@theorem("prop-svdpca-sign-ambiguity")
+@given(separated_data())
+@settings(max_examples=40)
+def test_every_route_applies_the_same_sign_convention(data):
+    X, sigma = data
+    q = sigma.size
+    _, _, Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    axes = Vt[:q]
+    pivots = axes[np.arange(q), np.argmax(np.abs(axes), axis=1)]
+    expected = axes * np.where(pivots < 0, -1.0, 1.0)[:, None]             # the convention, written out
+    # Skip axes whose two largest |entries| nearly tie: there round-off decides the sign.
+    sorted_abs = np.sort(np.abs(axes), axis=1)
+    clear = sorted_abs[:, -1] - (sorted_abs[:, -2] if axes.shape[1] > 1 else 0.0) > 1e-6
+    for route in ROUTES:
+        result = route(X, k=q)
+        np.testing.assert_allclose(result.components[clear], expected[clear], atol=1e-8)
+        largest = result.components[np.arange(q), np.argmax(np.abs(result.components), axis=1)]
+        assert np.all(largest > 0)
+        np.testing.assert_allclose(result.scores, (X - X.mean(axis=0)) @ result.components.T,
+                                   atol=1e-8 * sigma[0])

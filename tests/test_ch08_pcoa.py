@@ -1,0 +1,224 @@
+"""Tests of the results of the chapter "Principal coordinates" (book/08_pcoa.md).
+
+Independent routes: distances from scipy.spatial.distance, the centering matrix and
+eigendecompositions written out with NumPy, the SVD of the centered data, and
+scikit-bio's and scikit-learn's implementations.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import pdist, squareform
+
+import pcalib
+
+theorem = pytest.mark.theorem
+
+
+@st.composite
+def point_clouds(draw, max_n=25, max_p=6):
+    """n x p data with distinct scales per column and an arbitrary offset."""
+    n = draw(st.integers(2, max_n))
+    p = draw(st.integers(1, max_p))
+    seed = draw(st.integers(0, 2**32 - 1))
+    offset = draw(st.sampled_from([0.0, 1.0, 1e3]))
+    rng = np.random.default_rng(seed)
+    scales = rng.uniform(0.2, 5.0, size=p)
+    return rng.normal(size=(n, p)) * scales + offset * rng.normal(size=p)
+
+
+@st.composite
+def dissimilarities(draw, max_n=20):
+    """Symmetric, zero-diagonal, non-negative matrices: generally not Euclidean."""
+    n = draw(st.integers(3, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["uniform", "braycurtis", "cityblock"]))
+    if kind == "uniform":
+        A = rng.uniform(0.1, 2.0, size=(n, n))
+        D = np.triu(A, 1) + np.triu(A, 1).T
+    else:
+        counts = rng.poisson(rng.uniform(0.5, 20.0, size=(n, 6))) + (np.arange(6) == 0)  # no empty sample
+        D = squareform(pdist(counts.astype(float), metric=kind))
+    return D
+
+
+def explicit_gram(D):
+    """-1/2 H D^(2) H with H formed explicitly."""
+    n = D.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    return -0.5 * H @ (D**2) @ H
+
+
+# -- thm-pcoa-gram-from-distances -----------------------------------------------------------
+
+@theorem("thm-pcoa-gram-from-distances")
+@given(point_clouds())
+def test_double_centered_squared_distances_are_the_centered_gram_matrix(X):
+    D = squareform(pdist(X))
+    Xc = X - X.mean(axis=0)
+    B_data = Xc @ Xc.T
+    scale = max(np.abs(B_data).max(), 1.0) + np.abs(X).max() ** 2 * 1e-6
+    np.testing.assert_allclose(-0.5 * pcalib.double_center(D**2), B_data, atol=1e-9 * scale)
+    np.testing.assert_allclose(explicit_gram(D), B_data, atol=1e-9 * scale)
+
+
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_double_center_equals_H_M_H(n, seed):
+    M = np.random.default_rng(seed).normal(size=(n, n)) * 10
+    H = np.eye(n) - np.ones((n, n)) / n
+    np.testing.assert_allclose(pcalib.double_center(M), H @ M @ H, atol=1e-12 * max(1.0, np.abs(M).max()))
+
+
+# -- lem-pcoa-trace ---------------------------------------------------------------------------
+
+@theorem("lem-pcoa-trace")
+@given(dissimilarities())
+def test_sum_of_eigenvalues_is_fixed_by_the_distances(D):
+    n = D.shape[0]
+    eigenvalues = pcalib.pcoa(D).eigenvalues
+    assert eigenvalues.shape == (n,)
+    np.testing.assert_allclose(eigenvalues.sum(), (D**2).sum() / (2 * n), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(eigenvalues.sum(), np.trace(explicit_gram(D)), rtol=1e-9, atol=1e-12)
+
+
+@theorem("lem-pcoa-trace")
+@given(point_clouds())
+def test_sum_of_eigenvalues_is_n_minus_1_times_total_variance(X):
+    n = X.shape[0]
+    D = squareform(pdist(X))
+    expected = (n - 1) * np.var(X, axis=0, ddof=1).sum() if n > 1 else 0.0
+    np.testing.assert_allclose(pcalib.pcoa(D).eigenvalues.sum(), expected, rtol=1e-8, atol=1e-9 * (np.abs(X).max() ** 2 + 1))
+
+
+# -- thm-pcoa-equals-pca -------------------------------------------------------------------------
+
+def well_separated(s, k, rel=1e-3):
+    """sigma_1 > ... > sigma_k > sigma_{k+1} with relative gaps."""
+    s = np.append(s, 0.0)
+    return np.all(s[:k] - s[1 : k + 1] > rel * s[0]) and s[0] > 0
+
+
+@theorem("thm-pcoa-equals-pca")
+@settings(max_examples=40)
+@given(point_clouds(max_n=20, max_p=5), st.integers(1, 4))
+def test_principal_coordinates_are_the_pca_scores_up_to_column_signs(X, k):
+    n, p = X.shape
+    Xc = X - X.mean(axis=0)
+    U, s, _ = np.linalg.svd(Xc, full_matrices=False)
+    k = min(k, min(n, p))
+    if not well_separated(s, k):
+        return
+    D = squareform(pdist(X))
+    result = pcalib.pcoa(D, k=k, full_spectrum=True)
+    scores = U[:, :k] * s[:k]                                  # T = Xc V_k = U_k Sigma_k
+    signs = np.where(np.sum(result.coordinates * scores, axis=0) < 0, -1.0, 1.0)
+    np.testing.assert_allclose(result.coordinates, scores * signs, atol=1e-7 * s[0])
+    m = min(n, p)
+    np.testing.assert_allclose(result.eigenvalues[:m], s**2, atol=1e-9 * s[0] ** 2)
+    np.testing.assert_allclose(result.eigenvalues[m:], 0.0, atol=1e-9 * s[0] ** 2)
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False).reshape(p, p))[::-1]
+    np.testing.assert_allclose(result.eigenvalues[:m], (n - 1) * lam[:m], atol=1e-8 * s[0] ** 2)
+
+
+@theorem("thm-pcoa-equals-pca")
+def test_principal_coordinates_agree_with_scikit_bio_and_scikit_learn():
+    skbio = pytest.importorskip("skbio")
+    from sklearn.decomposition import PCA as SklearnPCA
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 5)) * [4.0, 3.0, 2.0, 1.0, 0.5]
+    D = squareform(pdist(X))
+    ours = pcalib.pcoa(D, k=3)
+    theirs = skbio.stats.ordination.pcoa(skbio.DistanceMatrix(D), dimensions=3)
+    sk_scores = SklearnPCA(n_components=3).fit_transform(X)
+    for reference in (theirs.samples.to_numpy(), sk_scores):
+        signs = np.where(np.sum(ours.coordinates * reference, axis=0) < 0, -1.0, 1.0)
+        np.testing.assert_allclose(ours.coordinates, reference * signs, atol=1e-8)
+    np.testing.assert_allclose(ours.eigenvalues[:3], theirs.eigvals.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(ours.proportion_explained, theirs.proportion_explained.to_numpy(), rtol=1e-10)
+
+
+# -- lem-pcoa-distances-from-gram -----------------------------------------------------------------
+
+@theorem("lem-pcoa-distances-from-gram")
+@given(dissimilarities())
+def test_squared_distances_are_recovered_from_B(D):
+    B = -0.5 * pcalib.double_center(D**2)
+    diag = np.diag(B)
+    np.testing.assert_allclose(diag[:, None] + diag[None, :] - 2 * B, D**2, atol=1e-10 * max(1.0, (D**2).max()))
+
+
+# -- prop-pcoa-euclidean-iff-psd ------------------------------------------------------------------
+
+@theorem("prop-pcoa-euclidean-iff-psd")
+@given(point_clouds(max_n=20, max_p=4))
+def test_euclidean_distances_give_psd_B_and_are_reproduced(X):
+    D = squareform(pdist(X))
+    result = pcalib.pcoa(D)
+    top = max(result.eigenvalues[0], 1e-300)
+    assert result.eigenvalues.min() >= -1e-9 * top - 1e-12 * np.abs(X).max() ** 2
+    r = int(np.sum(result.eigenvalues > 1e-9 * top))
+    if r == 0:
+        np.testing.assert_allclose(D, 0.0, atol=1e-6 * (np.abs(X).max() + 1))
+        return
+    assert r == np.linalg.matrix_rank(X - X.mean(axis=0), tol=1e-7 * np.sqrt(top))
+    Y = pcalib.pcoa(D, k=r).coordinates
+    np.testing.assert_allclose(squareform(pdist(Y)), D, atol=1e-6 * (D.max() + 1))
+
+
+@theorem("prop-pcoa-euclidean-iff-psd")
+@pytest.mark.parametrize(
+    "D",
+    [
+        # a star: hub at 1 from three leaves, leaves at 2 from each other (metric, not Euclidean)
+        np.array([[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]], dtype=float),
+        # violates the triangle inequality
+        np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]], dtype=float),
+    ],
+    ids=["star-metric", "no-triangle-inequality"],
+)
+def test_known_non_euclidean_distances_give_a_negative_eigenvalue(D):
+    eigenvalues = pcalib.pcoa(D).eigenvalues
+    np.testing.assert_allclose(np.sort(eigenvalues), np.linalg.eigvalsh(explicit_gram(D)), atol=1e-12)
+    assert eigenvalues.min() < -1e-3
+
+
+@theorem("prop-pcoa-euclidean-iff-psd")
+def test_three_points_on_a_line_by_hand():
+    D = np.array([[0, 1, 3], [1, 0, 2], [3, 2, 0]], dtype=float)
+    result = pcalib.pcoa(D, k=1, full_spectrum=True)
+    np.testing.assert_allclose(result.eigenvalues, [14 / 3, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(np.abs(result.coordinates[:, 0]), np.abs([-4 / 3, -1 / 3, 5 / 3]), atol=1e-12)
+
+
+# -- cor-pcoa-negative-eigenvalues ----------------------------------------------------------------
+
+@theorem("cor-pcoa-negative-eigenvalues")
+@given(dissimilarities())
+def test_positive_axes_overestimate_and_negative_axes_correct(D):
+    mu, Q = np.linalg.eigh(explicit_gram(D))
+    cutoff = 1e-10 * np.abs(mu).max()
+    Y_minus = Q[:, mu < -cutoff] * np.sqrt(-mu[mu < -cutoff])
+    result = pcalib.pcoa(D)
+    r = int(np.sum(result.eigenvalues > cutoff))
+    Y_plus = pcalib.pcoa(D, k=r).coordinates
+    D2_plus = squareform(pdist(Y_plus, "sqeuclidean"))
+    D2_minus = squareform(pdist(Y_minus, "sqeuclidean")) if Y_minus.shape[1] else np.zeros_like(D)
+    tol = 1e-9 * max(1.0, (D**2).max())
+    np.testing.assert_allclose(D2_plus - D2_minus, D**2, atol=tol)
+    assert np.all(D2_plus >= D**2 - tol)
+
+
+# -- reporting: the proportion explained does not depend on k --------------------------------------
+
+@given(dissimilarities())
+def test_proportion_explained_is_relative_to_all_eigenvalues_whatever_k(D):
+    full = pcalib.pcoa(D)
+    positive = int(np.sum(full.eigenvalues > 1e-10 * np.abs(full.eigenvalues).max()))
+    total = (D**2).sum() / (2 * D.shape[0])
+    for k in range(1, positive + 1):
+        result = pcalib.pcoa(D, k=k)
+        np.testing.assert_allclose(result.proportion_explained, full.eigenvalues[:k] / total, rtol=1e-9)
+        np.testing.assert_allclose(result.eigenvalues, full.eigenvalues[:k], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(result.total_inertia, total, rtol=1e-9)
