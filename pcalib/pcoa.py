@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._eigen import krylov_top
 from ._signs import axis_signs
 from ._validation import as_square_matrix, output_dtype
 
@@ -175,47 +176,8 @@ def _gram_from_distances(D: np.ndarray) -> np.ndarray:
 
 
 def _krylov_top(B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float] | None:
-    r"""k largest eigenpairs of symmetric B by block Krylov iteration with Rayleigh-Ritz.
-
-    The subspace :math:`[Q_0, B Q_0, B^2 Q_0, \dots]` (orthonormalized) grows one block
-    at a time until the k leading Ritz pairs have residuals
-    :math:`\|B v - \theta v\| \le \epsilon \max|\theta|`, which bounds each eigenvalue
-    error by :math:`\epsilon \max|\theta|` (and by its square over the gap).
-
-    Returns ``(values, vectors, smallest Ritz value)``, or ``None`` if the subspace would
-    grow past n/6 columns (a flat spectrum), in which case the dense solver is cheaper,
-    or stops growing before convergence.
-    """
-    n = B.shape[0]
-    block = min(max(2 * k, k + 10), n)
-    max_dim = n // 6
-    rng = np.random.default_rng(0)
-    K = np.empty((n, max_dim))
-    BK = np.empty((n, max_dim))
-    T = np.empty((max_dim, max_dim))  # T = K^T B K, grown one block at a time
-    Q, _ = np.linalg.qr(rng.standard_normal((n, block)))
-    m = 0
-    while m + Q.shape[1] <= max_dim:
-        new = slice(m, m + Q.shape[1])
-        K[:, new] = Q
-        BK[:, new] = B @ Q
-        m = new.stop
-        T[:m, new] = K[:, :m].T @ BK[:, new]
-        T[new, :m] = T[:m, new].T
-        theta, S = np.linalg.eigh(T[:m, :m])
-        theta, S = theta[::-1], S[:, ::-1]
-        Sk = S[:, :k]
-        residual = BK[:, :m] @ Sk - K[:, :m] @ (Sk * theta[:k])
-        if np.linalg.norm(residual, axis=0).max() <= _KRYLOV_RTOL * np.abs(theta).max():
-            return theta[:k], K[:, :m] @ Sk, float(theta[-1])
-        # Next block: B Q orthogonalized against the subspace (twice, for stability).
-        Y = BK[:, new] - K[:, :m] @ T[:m, new]
-        Y -= K[:, :m] @ (K[:, :m].T @ Y)
-        U, s, _ = np.linalg.svd(Y, full_matrices=False)
-        Q = U[:, s > 1e-8 * np.abs(theta).max()]
-        if Q.shape[1] == 0:  # invariant subspace yet not converged: leave it to eigh
-            break
-    return None
+    """The k leading eigenpairs of B by :func:`pcalib._eigen.krylov_top` at ``_KRYLOV_RTOL``."""
+    return krylov_top(B, k, rtol=_KRYLOV_RTOL, max_dim=B.shape[0] // 6)
 
 
 def _check_k(k: object, n: int) -> int:
@@ -282,7 +244,8 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
     - **Solver.** The full spectrum, or n <= 500, uses a dense symmetric eigensolver
       after an O(n^2) double centering. Otherwise a block Krylov method with
       Rayleigh-Ritz computes the k leading eigenpairs to a relative residual of
-      :math:`10^{-10}` (falling back to the dense solver on a flat spectrum).
+      :math:`10^{-10}` (falling back to the dense solver on a flat spectrum); the
+      solver is shared with the PCA routes (:mod:`pcalib._eigen`).
     - **Signs.** Each eigenvector :math:`u_j` is flipped so that its entry of largest
       absolute value is positive. PCA applies the convention to the p-dimensional
       axes :math:`v_j` instead, so for Euclidean distances of X the coordinates equal

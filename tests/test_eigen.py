@@ -1,0 +1,96 @@
+"""Tests of pcalib._eigen (shared partial eigensolver) and of the blocked covariance of the eig route.
+
+Every check compares with numpy.linalg.eigh / numpy.linalg.svd written out here.
+"""
+
+import numpy as np
+import pytest
+
+import pcalib
+import pcalib._eigen as eigen_module
+import pcalib.pca as pca_module
+from pcalib._eigen import krylov_top, top_eigh
+
+
+def spd_with_spectrum(values, seed=0):
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
+    return (Q * values) @ Q.T
+
+
+def decaying(m=600, seed=0):
+    values = np.r_[100.0 * 0.7 ** np.arange(15), np.linspace(0.5, 0.01, m - 15)]
+    return spd_with_spectrum(values, seed), np.sort(values)[::-1]
+
+
+def test_krylov_matches_numpy_eigh_and_reads_only_the_upper_triangle():
+    M, values = decaying()
+    upper = np.triu(M)
+    w, V, smallest = krylov_top(upper, 5)
+    w_ref, V_ref = np.linalg.eigh(M)
+    w_ref, V_ref = w_ref[::-1][:5], V_ref[:, ::-1][:, :5]
+    np.testing.assert_allclose(w, w_ref, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(V * V_ref, axis=0)), 1.0, atol=1e-12)
+    residual = M @ V - V * w
+    assert np.linalg.norm(residual, axis=0).max() <= 1e-10 * w_ref[0]
+    assert smallest >= values[-1] - 1e-12  # an upper bound on the smallest eigenvalue
+
+
+def test_krylov_gives_up_early_on_a_flat_spectrum():
+    values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
+    M = spd_with_spectrum(values, seed=1)
+    assert krylov_top(M, 8, predict=True) is None
+
+
+def test_top_eigh_uses_krylov_or_lapack_and_agrees_with_numpy(monkeypatch):
+    M, _ = decaying(seed=2)
+    w_ref, V_ref = np.linalg.eigh(M)
+    w_ref, V_ref = w_ref[::-1], V_ref[:, ::-1]
+    calls = []
+    monkeypatch.setattr(eigen_module, "krylov_top", lambda *a, **kw: calls.append(1) or krylov_top(*a, **kw))
+    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    for k in (3, 40, 600):  # Krylov; LAPACK evr (k > m/40); LAPACK evd (k = m)
+        w, V = top_eigh(M.copy(), k)
+        np.testing.assert_allclose(w, w_ref[:k], rtol=1e-10, atol=1e-12 * w_ref[0])
+        top = min(k, 10)
+        np.testing.assert_allclose(np.abs(np.sum(V[:, :top] * V_ref[:, :top], axis=0)), 1.0, atol=1e-10)
+    assert calls == [1]
+
+
+def test_top_eigh_falls_back_to_lapack_when_krylov_gives_up(monkeypatch):
+    values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
+    M = spd_with_spectrum(values, seed=3)
+    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    w, _ = top_eigh(M.copy(), 8)
+    np.testing.assert_allclose(w, np.sort(values)[::-1][:8], rtol=1e-12)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e8])
+def test_blocked_scatter_is_the_centered_cross_product(offset):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((10000, 8)) @ rng.standard_normal((8, 8))
+    X[:5000] += 3.0  # the first block's mean is not the overall mean
+    X += offset
+    assert len(pca_module._row_blocks(*X.shape)) > 1
+    C, mean, scale = pca_module._scatter(X, 1, False)
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(np.triu(C), np.triu(Xc.T @ Xc), rtol=1e-6 if offset else 1e-12,
+                               atol=1e-9 * np.abs(Xc.T @ Xc).max())
+    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(scale, np.ones(8))
+
+
+def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((6000, 300)) * np.r_[np.geomspace(10, 2, 10), np.ones(290)] + 1e6
+    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    pca = pcalib.PCA(5, solver="eig").fit(X)
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    signs = np.sign(np.sum(pca.components_ * Vt[:5], axis=1))
+    np.testing.assert_allclose(pca.components_ * signs[:, None], Vt[:5], atol=1e-8)
+    np.testing.assert_allclose(pca.singular_values_, s[:5], rtol=1e-10)
+    scores = pcalib.PCA(5, solver="eig", standardize=True).fit_transform(X)
+    Z = Xc / Xc.std(axis=0, ddof=1)
+    np.testing.assert_allclose(np.abs(scores), np.abs(Z @ np.linalg.svd(Z, full_matrices=False)[2][:5].T),
+                               atol=1e-8 * np.abs(scores).max())
