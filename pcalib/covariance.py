@@ -33,6 +33,27 @@ def _check_ddof(ddof: object, n_samples: int, name: str = "X") -> int:
     return int(ddof)
 
 
+def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
+    """Validate `X` (no copy for float input) and `ddof` against its number of samples."""
+    arr = as_data_matrix(X, name, copy=False)
+    return arr, _check_ddof(ddof, arr.shape[0], name)
+
+
+def _checked_scale(arr: np.ndarray, sum_squares: np.ndarray, ddof: int, name: str = "X") -> np.ndarray:
+    """Column standard deviations from the centered column sums of squares; refuse constant columns."""
+    sd = np.sqrt(sum_squares / (arr.shape[0] - ddof))
+    # A column is constant exactly when all its entries are equal; round-off
+    # in the mean can leave tiny nonzero centered values, so test the data.
+    constant = (arr.max(axis=0) == arr.min(axis=0)) | (sd == 0)
+    if np.any(constant):
+        cols = np.flatnonzero(constant).tolist()
+        raise ValueError(
+            f"{name} has zero variance in column(s) {cols}; "
+            "standardizing would divide by zero (drop the constant column(s))"
+        )
+    return sd
+
+
 def _centered(
     X: ArrayLike, ddof: int, *, scale: bool = False, name: str = "X"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.dtype]:
@@ -50,25 +71,23 @@ def _centered(
     ddof : int
     dtype : the output dtype (float32 for float32 input, else float64)
     """
-    arr = as_data_matrix(X, name, copy=False)
-    ddof = _check_ddof(ddof, arr.shape[0], name)
+    arr, ddof = _validated(X, ddof, name)
+    Xc, mean, sd = _center_array(arr, ddof, scale=scale, name=name)
+    return Xc, mean, sd, ddof, output_dtype(arr)
+
+
+def _center_array(
+    arr: np.ndarray, ddof: int, *, scale: bool = False, name: str = "X"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The centered (optionally scaled) float64 copy of a validated array, its mean and scale."""
     mean = arr.mean(axis=0, dtype=np.float64)
     Xc = np.empty(arr.shape, dtype=np.float64, order="C")
     np.subtract(arr, mean, out=Xc)
     sd = np.ones(arr.shape[1])
     if scale:
-        sd = np.sqrt(np.einsum("ij,ij->j", Xc, Xc) / (arr.shape[0] - ddof))
-        # A column is constant exactly when all its entries are equal; round-off
-        # in the mean can leave tiny nonzero centered values, so test the data.
-        constant = (arr.max(axis=0) == arr.min(axis=0)) | (sd == 0)
-        if np.any(constant):
-            cols = np.flatnonzero(constant).tolist()
-            raise ValueError(
-                f"{name} has zero variance in column(s) {cols}; "
-                "standardizing would divide by zero (drop the constant column(s))"
-            )
+        sd = _checked_scale(arr, np.einsum("ij,ij->j", Xc, Xc), ddof, name)
         Xc /= sd
-    return Xc, mean, sd, ddof, output_dtype(arr)
+    return Xc, mean, sd
 
 
 def covariance(X: ArrayLike, ddof: int = 1) -> np.ndarray:

@@ -16,9 +16,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix, check_n_components, output_dtype
-from .covariance import _centered
+from .covariance import _validated
 from .lowrank import _check_random_state
-from .pca import _decompose, choose_k
+from .pca import _decompose_data, choose_k
 from .ppca import _gaussian_log_likelihood
 
 __all__ = ["PCA", "NotFittedError"]
@@ -65,15 +65,17 @@ class PCA:
            k <= m / 10: an exact m x m eigensolve costs
            :math:`O(m^2 \max(n,p) + m^3)`, many seconds, while a few
            products with a thin block cost :math:`O(n p k)`. Accuracy caveat:
-           the result is approximate (subspace error decaying like
-           :math:`(\sigma_{k+11}/\sigma_k)^{15}`); pass ``solver="eig"`` /
+           the result is approximate (a block Krylov method with 7 steps, see
+           :func:`pcalib.randomized_svd`); pass ``solver="eig"`` /
            ``"gram"`` for exact axes.
         2. "svd" if :math:`n p m \le 2\cdot 10^7`: small problems, where the
            most accurate route costs only milliseconds.
         3. "eig" if n >= p, else "gram": form the smaller of
            :math:`X_c^\top X_c` and :math:`X_c X_c^\top` with one BLAS call
-           (``syrk``, half the flops of a general product) and solve only for
-           the k wanted eigenpairs: several times cheaper than the SVD, and
+           (``syrk``, half the flops of a general product; "eig" by blocks of
+           rows, without a centered copy of X) and solve only for the k wanted
+           eigenpairs (LAPACK ``syevr``, or a block Krylov method with a
+           residual test for order above 1200 and small k): several times cheaper than the SVD, and
            exact (centering comes first, so a large mean costs no accuracy,
            unlike scikit-learn's ``covariance_eigh``). The price is the
            squared condition number: eigenvalues are accurate to about
@@ -207,13 +209,15 @@ class PCA:
         return "eig" if n >= p else "gram"
 
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
-        Xc, mean, scale, ddof, dtype = _centered(X, self.ddof, scale=bool(self.standardize))
-        n, p = Xc.shape
+        arr, ddof = _validated(X, self.ddof)
+        dtype = output_dtype(arr)
+        n, p = arr.shape
         k, fraction = self._check_params(n, p)
         solver = self._choose_solver(n, p, k, fraction)
         rng = _check_random_state(self.random_state) if solver == "randomized" else None
-        components, s, total_ss, scores = _decompose(
-            Xc, k, solver, mean=mean, need_scores=need_scores, random_state=rng
+        components, s, total_ss, scores, mean, scale = _decompose_data(
+            arr, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
+            random_state=rng,
         )
         ratio = s**2 / total_ss
         if fraction:

@@ -28,9 +28,10 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
+from ._eigen import top_eigh
 from ._signs import axis_signs
-from ._validation import check_n_components
-from .covariance import _centered
+from ._validation import check_n_components, output_dtype
+from .covariance import _center_array, _centered, _checked_scale, _validated
 from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "choose_k", "reconstruction_error"]
@@ -68,29 +69,72 @@ class PCAResult:
     mean: np.ndarray
 
 
-def _top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its upper triangle.
-
-    A partial solve (LAPACK ``?syevr`` with an index range) when ``k < m``,
-    the full divide-and-conquer solver (``?syevd``) otherwise.
-    """
-    m = M.shape[0]
-    if k < m:
-        w, V = scipy.linalg.eigh(
-            M, lower=False, subset_by_index=[m - k, m - 1], driver="evr",
-            overwrite_a=True, check_finite=False,
-        )
-    else:
-        w, V = scipy.linalg.eigh(M, lower=False, driver="evd", overwrite_a=True, check_finite=False)
-    return w[::-1], V[:, ::-1]
-
-
-def _gram_upper(Xc: np.ndarray, dual: bool = False) -> np.ndarray:
-    """Upper triangle of ``Xc^T Xc`` (or ``Xc Xc^T`` if `dual`), in one BLAS call (``dsyrk``).
+def _gram_upper(Xc: np.ndarray) -> np.ndarray:
+    """Upper triangle of ``Xc Xc^T``, in one BLAS call (``dsyrk``).
 
     `Xc` is C-contiguous, so ``Xc.T`` is F-contiguous and reaches Fortran without a copy.
     """
-    return blas.dsyrk(1.0, Xc.T, trans=1 if dual else 0, lower=0)
+    return blas.dsyrk(1.0, Xc.T, trans=1, lower=0)
+
+
+def _row_blocks(n: int, p: int) -> list[slice]:
+    """Row blocks of the eig route: large enough for an efficient ``dsyrk`` update of the
+    p x p matrix, small enough (at most 4096 rows, about 2**21 entries) to stay a small
+    fraction of X."""
+    rows = max(256, min(4096, 2**21 // p))
+    return [slice(start, min(start + rows, n)) for start in range(0, n, rows)]
+
+
+def _scatter(
+    arr: np.ndarray, ddof: int, standardize: bool, name: str = "X"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Upper triangle of :math:`C = X_c^\top X_c` in one pass over X, without a centered copy.
+
+    The shifted-data algorithm (Chan, Golub and LeVeque 1983): each block of rows
+    is shifted by :math:`c`, the float64 mean of the first block, into a reusable
+    buffer :math:`B`, and added by ``dsyrk`` (:math:`A \mathrel{+}= B^\top B`) while
+    ``dgemv`` sums its columns (:math:`r \mathrel{+}= B^\top \mathbf 1`). Then
+    :math:`\bar x = c + r/n` and
+
+    .. math:: X_c^\top X_c = \sum_i (x_i - c)(x_i - c)^\top - \frac{r r^\top}{n}
+
+    exactly. The subtraction cancels only as much as :math:`c` differs from
+    :math:`\bar x` relative to the spread of each column, a factor of at most
+    :math:`1 + n / n_1` (:math:`n_1` rows in the first block), where forming
+    :math:`X^\top X - n \bar x \bar x^\top` loses a factor
+    :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). With
+    `standardize`, :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard
+    deviations (from the diagonal of C). Returns ``(C, mean, scale)``.
+    """
+    n, p = arr.shape
+    blocks = _row_blocks(n, p)
+    shift = arr[blocks[0]].mean(axis=0, dtype=np.float64)
+    buf = np.empty((blocks[0].stop, p))
+    ones = np.ones(blocks[0].stop)
+    C = np.zeros((p, p), order="F")
+    r = np.zeros(p)
+    for rows in blocks:
+        b = buf[: rows.stop - rows.start]
+        np.subtract(arr[rows], shift, out=b)
+        r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
+        C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=0, overwrite_c=1)
+    C -= np.outer(r, r / n)
+    mean = shift + r / n
+    sd = np.ones(p)
+    if standardize:
+        sd = _checked_scale(arr, np.diagonal(C).copy(), ddof, name)
+        C /= sd[:, None]
+        C /= sd
+    return C, mean, sd
+
+
+def _scores_by_row_blocks(arr: np.ndarray, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Scores :math:`((X - \bar x) / s) V`, one row block at a time (no centered copy)."""
+    n, p = arr.shape
+    scores = np.empty((n, V.shape[1]))
+    for rows in _row_blocks(n, p):
+        scores[rows] = blas.dgemm(1.0, (arr[rows] - mean) / scale, V)
+    return scores
 
 
 def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
@@ -121,19 +165,11 @@ def _decompose(
     ``total_ss`` is :math:`\\|X_c\\|_F^2`.
     """
     n, p = Xc.shape
-    if route == "eig":
-        C = _gram_upper(Xc)  # X_c^T X_c, upper triangle
-        total_ss = float(np.trace(C))
-        _check_total(total_ss, n, p, mean)
-        w, V = _top_eigh(C, k)
-        s = _sqrt_eigenvalues(w, n, p)
-        components = np.ascontiguousarray(V.T)
-        scores = blas.dgemm(1.0, Xc.T, V, trans_a=True) if need_scores else None
-    elif route == "gram":
-        G = _gram_upper(Xc, dual=True)  # X_c X_c^T (n x n)
+    if route == "gram":
+        G = _gram_upper(Xc)  # X_c X_c^T (n x n)
         total_ss = float(np.trace(G))
         _check_total(total_ss, n, p, mean)
-        w, U = _top_eigh(G, k)
+        w, U = top_eigh(G, k)
         s = _sqrt_eigenvalues(w, n, p)
         # For sigma = 0, X_c^T u / sigma would be noise divided by noise. We leave a
         # zero column instead, and the QR factorization below completes the basis
@@ -153,17 +189,55 @@ def _decompose(
         _check_total(total_ss, n, p, mean)
         s, components = s_all[:k], Vt[:k]
         scores = U[:, :k] * s if need_scores else None
-    else:  # "randomized"
+    else:  # "randomized"; "eig" is _decompose_data's
         flat = Xc.ravel()
         total_ss = float(flat @ flat)
         _check_total(total_ss, n, p, mean)
         U, s, components = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), random_state)
         scores = U * s if need_scores else None
+    return _signed(components, s, total_ss, scores)
+
+
+def _signed(
+    components: np.ndarray, s: np.ndarray, total_ss: float, scores: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None]:
+    """Apply the sign convention to the components, and to the scores with them."""
     signs = axis_signs(components)
     components = components * signs[:, None]
     if scores is not None:
         scores = scores * signs
     return components, s, total_ss, scores
+
+
+def _decompose_data(
+    arr: np.ndarray,
+    k: int,
+    route: str,
+    *,
+    ddof: int,
+    standardize: bool = False,
+    need_scores: bool = True,
+    random_state: np.random.Generator | None = None,
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None, np.ndarray, np.ndarray]:
+    """Principal axes of validated data `arr` (not modified) by one route.
+
+    The "eig" route forms :math:`X_c^\top X_c` by row blocks (:func:`_scatter`,
+    no centered copy of X); the others work on one centered float64 copy.
+    Returns ``(components, singular_values, total_ss, scores or None, mean, scale)``.
+    """
+    n, p = arr.shape
+    if route != "eig":
+        Xc, mean, scale = _center_array(arr, ddof, scale=standardize)
+        return (*_decompose(Xc, k, route, mean=mean, need_scores=need_scores, random_state=random_state),
+                mean, scale)
+    C, mean, scale = _scatter(arr, ddof, standardize)
+    total_ss = float(np.trace(C))
+    _check_total(total_ss, n, p, mean)
+    w, V = top_eigh(C, k)
+    s = _sqrt_eigenvalues(w, n, p)
+    V = np.asfortranarray(V)
+    scores = _scores_by_row_blocks(arr, mean, scale, V) if need_scores else None
+    return (*_signed(np.ascontiguousarray(V.T), s, total_ss, scores), mean, scale)
 
 
 def _check_total(total_ss: float, n: int, p: int, mean: np.ndarray) -> None:
@@ -181,10 +255,11 @@ def _check_total(total_ss: float, n: int, p: int, mean: np.ndarray) -> None:
 
 
 def _pca(X: ArrayLike, k: int | None, ddof: int, route: str) -> PCAResult:
-    Xc, mean, _, ddof, dtype = _centered(X, ddof)
-    n, p = Xc.shape
+    arr, ddof = _validated(X, ddof)
+    n, p = arr.shape
+    dtype = output_dtype(arr)
     k = min(n, p) if k is None else check_n_components(k, min(n, p), "k")
-    components, s, total_ss, scores = _decompose(Xc, k, route, mean=mean)
+    components, s, total_ss, scores, mean, _ = _decompose_data(arr, k, route, ddof=ddof)
     ev = s**2 / (n - ddof)
     ratio = s**2 / total_ss
     arrays = (components, ev, ratio, s, scores, mean)
@@ -225,9 +300,11 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
         S = \frac{1}{n - \mathrm{ddof}} X_c^\top X_c = V \Lambda V^\top,
         \qquad \text{scores} = X_c V_k
 
-    Costs :math:`O(np^2)` for :math:`S` plus :math:`O(p^3)` for the
-    eigensolver (partial, LAPACK ``syevr``, when ``k < p``): the route for
-    n >> p. Eigenvalues below the rank tolerance
+    Costs :math:`O(np^2)` for :math:`S` (formed by blocks of rows, with no
+    centered copy of X) plus at most :math:`O(p^3)` for the eigensolver (partial,
+    LAPACK ``syevr``, when ``k < p``; a block Krylov method with residual
+    :math:`\le 10^{-10} \lambda_1` when p > 1200 and k <= p / 40): the route
+    for n >> p. Eigenvalues below the rank tolerance
     :math:`\max(n, p)\,\varepsilon\,\lambda_{\max}` (round-off, including
     slightly negative ones) are set to 0.
     """
