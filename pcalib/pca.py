@@ -12,7 +12,7 @@ All three routes center first, :math:`X_c = X - \mathbf{1}\bar{x}^\top`, then:
   :math:`v_j = X_c^\top u_j / \sigma_j`.
 
 They return the same numbers and signs (sign convention of
-:func:`pcalib._signs.axis_signs` on the components, scores flipped with them).
+``pcalib._signs.axis_signs`` on the components, scores flipped with them).
 The covariance and Gram routes square the condition number: eigenvalues are
 accurate to about :math:`\varepsilon \lambda_1` in absolute terms, the SVD to
 about :math:`\varepsilon \sigma_1` on the singular values.

@@ -245,7 +245,7 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
       after an O(n^2) double centering. Otherwise a block Krylov method with
       Rayleigh-Ritz computes the k leading eigenpairs to a relative residual of
       :math:`10^{-10}` (falling back to the dense solver on a flat spectrum); the
-      solver is shared with the PCA routes (:mod:`pcalib._eigen`).
+      solver is shared with the PCA routes.
     - **Signs.** Each eigenvector :math:`u_j` is flipped so that its entry of largest
       absolute value is positive. PCA applies the convention to the p-dimensional
       axes :math:`v_j` instead, so for Euclidean distances of X the coordinates equal
