@@ -37,7 +37,7 @@ def _as_float_array(value: ArrayLike, name: str, copy: bool = True) -> np.ndarra
 
 
 def as_data_matrix(
-    X: ArrayLike, name: str = "X", *, min_samples: int = 1, copy: bool = True
+    X: ArrayLike, name: str = "X", *, copy: bool = True
 ) -> np.ndarray:
     """Validate a data matrix with samples in rows and return a float copy.
 
@@ -49,8 +49,7 @@ def as_data_matrix(
     TypeError
         If `X` is not numeric.
     ValueError
-        If `X` is not 2-D, is empty, has fewer than `min_samples` rows, or holds
-        NaN or infinity.
+        If `X` is not 2-D, is empty, or holds NaN or infinity.
     """
     arr = _as_float_array(X, name, copy)
     if arr.ndim != 2:
@@ -60,10 +59,6 @@ def as_data_matrix(
         )
     if arr.size == 0:
         raise ValueError(f"{name} is empty: got shape {arr.shape}, expected at least one sample and one feature")
-    if arr.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} needs at least {min_samples} samples (rows), got {arr.shape[0]}"
-        )
     # A finite sum implies finite entries (NaN and inf propagate); the sum can
     # only overflow for huge finite entries, and then the elementwise check decides.
     if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
