@@ -116,15 +116,20 @@ def symmetric_matrices(draw, max_p=8):
     return (S + S.T) / 2, rng
 
 
+def ky_fan_setup(S, k):
+    """NumPy's eigenpairs of S in decreasing order, and the Ky Fan bound lambda_1 + ... + lambda_k."""
+    values, vectors = np.linalg.eigh(S)
+    values, vectors = values[::-1], vectors[:, ::-1]
+    return values, vectors, values[:k].sum()
+
+
 @theorem("lem-recon-ky-fan")
 @given(symmetric_matrices(), st.data())
 def test_ky_fan_bound_holds_and_is_attained(matrix, data):
     S, rng = matrix
     p = S.shape[0]
     k = data.draw(st.integers(1, p))
-    values, vectors = np.linalg.eigh(S)
-    values, vectors = values[::-1], vectors[:, ::-1]
-    bound = values[:k].sum()
+    values, vectors, bound = ky_fan_setup(S, k)
     scale = np.abs(values).max() + 1e-300
     for _ in range(50):
         W = random_orthonormal(rng, p, k)
@@ -145,9 +150,7 @@ def test_ky_fan_equality_only_on_the_top_eigenspace(matrix, data):
     S, rng = matrix
     p = S.shape[0]
     k = data.draw(st.integers(1, p))
-    values, vectors = np.linalg.eigh(S)
-    values, vectors = values[::-1], vectors[:, ::-1]
-    bound = values[:k].sum()
+    values, vectors, bound = ky_fan_setup(S, k)
     gap = values[k - 1] - values[k] if k < p else 0.0
     P_k = vectors[:, :k] @ vectors[:, :k].T
     scale = np.abs(values).max() + 1e-300
