@@ -24,6 +24,14 @@ def matrices_and_k(draw):
     return A, k
 
 
+def matrix_with_singular_values(rng, n, s_true):
+    """A = Q1 diag(s_true) Q2^T with random orthonormal Q1 (n x p) and Q2 (p x p); returns (A, Q2)."""
+    p = s_true.size
+    Q1 = np.linalg.qr(rng.standard_normal((n, p)))[0]
+    Q2 = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    return (Q1 * s_true) @ Q2.T, Q2
+
+
 def sin_theta(V, W):
     """Sine of the largest principal angle between the row spaces of V and W."""
     # ||(I - P_W) V^T||_2 computed directly (1 - cos^2 would cancel below 1e-8)
@@ -119,9 +127,7 @@ def test_randomized_at_least_as_accurate_as_sklearn_on_decaying_spectrum():
     rng = np.random.default_rng(4)
     n, p, k = 400, 200, 10
     s_true = 0.85 ** np.arange(p)
-    Q1 = np.linalg.qr(rng.standard_normal((n, p)))[0]
-    Q2 = np.linalg.qr(rng.standard_normal((p, p)))[0]
-    A = (Q1 * s_true) @ Q2.T
+    A, Q2 = matrix_with_singular_values(rng, n, s_true)
     Vref = Q2[:, :k].T
     ours_err, sk_err = [], []
     for seed in range(5):
@@ -141,9 +147,7 @@ def test_block_krylov_beats_subspace_iteration_on_a_flat_spectrum():
     rng = np.random.default_rng(6)
     n, p, k = 600, 300, 10
     s_true = np.r_[np.linspace(3.0, 2.0, k), np.linspace(1.8, 1.0, p - k)]
-    Q1 = np.linalg.qr(rng.standard_normal((n, p)))[0]
-    Q2 = np.linalg.qr(rng.standard_normal((p, p)))[0]
-    A = (Q1 * s_true) @ Q2.T
+    A, Q2 = matrix_with_singular_values(rng, n, s_true)
     Vref = Q2[:, :k].T
     ours = np.median([sin_theta(randomized_svd(A, k, n_iter=4, random_state=s)[2], Vref) for s in range(3)])
     sk = np.median([sin_theta(sk_randomized_svd(A, k, n_iter=4, random_state=s)[2], Vref) for s in range(3)])
@@ -154,9 +158,7 @@ def test_power_iterations_help_on_a_flat_spectrum():
     rng = np.random.default_rng(5)
     n, p, k = 300, 150, 5
     s_true = np.r_[np.linspace(2.0, 1.6, k), np.linspace(1.2, 1.0, p - k)]
-    Q1 = np.linalg.qr(rng.standard_normal((n, p)))[0]
-    Q2 = np.linalg.qr(rng.standard_normal((p, p)))[0]
-    A = (Q1 * s_true) @ Q2.T
+    A, Q2 = matrix_with_singular_values(rng, n, s_true)
     Vref = Q2[:, :k].T
     errs = [sin_theta(randomized_svd(A, k, n_iter=q, random_state=0)[2], Vref) for q in (0, 2, 8, 30)]
     assert errs[0] > 0.5  # no power iteration: the wrong subspace
