@@ -10,9 +10,11 @@ Two solvers:
   LAPACK (``?syevr`` with an index range, or ``?syevd``) otherwise or when the
   Krylov method does not converge.
 
-Both read only the upper triangle of the matrix, and every product goes through
-scipy's BLAS, so a PCA route that formed the matrix with ``dsyrk`` stays in one
-BLAS library (DESIGN, "Performance trap").
+Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
+is measured 15-20 % faster from the lower triangle than from the upper one at
+orders 2000-3000), and every product goes through scipy's BLAS, so a PCA route
+that formed the matrix with ``dsyrk`` stays in one BLAS library (DESIGN,
+"Performance trap").
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ __all__ = ["krylov_top", "top_eigh"]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max|theta|.
 KRYLOV_RTOL = 1e-10
-# Up to this order top_eigh uses LAPACK. Measured (tests/benchmarks.py matrices, k = 10,
-# 2 cores): for m = 1000 ?syevr takes 0.045 s and the Krylov solver 0.057 s; for
-# m = 1500, 0.19 s against 0.12 s; for m = 2000, 0.29-0.52 s against 0.15-0.17 s.
+# Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
+# k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
+# 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
 DENSE_MAX_M = 1200
+# Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
+# reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
+# 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
+KRYLOV_MAX_FRACTION = 0.2
 
 
 def krylov_top(
@@ -50,7 +56,7 @@ def krylov_top(
     Parameters
     ----------
     M : ndarray of shape (m, m)
-        Symmetric float64 matrix; only its upper triangle is read. Not modified.
+        Symmetric float64 matrix; only its lower triangle is read. Not modified.
     k : int
         Number of eigenpairs, ``1 <= k <= m``.
     rtol : float
@@ -58,11 +64,11 @@ def krylov_top(
     max_dim : int, optional
         Largest subspace dimension (default m // 3).
     predict : bool
-        From the third block on, extrapolate the mean decay rate of the residual
-        since the first block and give up as soon as the subspace would have to
-        grow past `max_dim` (cheap failure on a flat spectrum; but a matrix of low
-        rank, whose residual drops suddenly once the range is spanned, may be
-        given up too early).
+        From the third block on, extrapolate the decay rate of the residual over
+        the last two blocks and give up as soon as the subspace would have to
+        grow past `max_dim` (cheap failure on a flat spectrum, where the decay
+        slows down block after block; but a matrix of low rank, whose residual
+        drops suddenly once the range is spanned, may be given up too early).
 
     Returns
     -------
@@ -76,16 +82,16 @@ def krylov_top(
     m = M.shape[0]
     block = min(max(2 * k, k + 10), m)
     max_dim = m // 3 if max_dim is None else max_dim
-    # BLAS wants Fortran order: a C-ordered M is passed as M^T, whose lower
-    # triangle is the upper triangle of M (no copy of M per product).
-    Mf, lower = (M, 0) if M.flags.f_contiguous else (M.T, 1)
+    # BLAS wants Fortran order: a C-ordered M is passed as M^T, whose upper
+    # triangle is the lower triangle of M (no copy of M per product).
+    Mf, lower = (M, 1) if M.flags.f_contiguous else (M.T, 0)
     rng = np.random.default_rng(0)
     K = np.empty((m, max_dim), order="F")
     MK = np.empty((m, max_dim), order="F")
     T = np.empty((max_dim, max_dim), order="F")  # T = K^T M K, grown one block at a time
     Q = scipy.linalg.qr(rng.standard_normal((m, block)), mode="economic", check_finite=False)[0]
     d = 0
-    first = None  # (dimension, residual) at the first block
+    history: list[tuple[int, float]] = []  # (dimension, residual) after each block
     while d + Q.shape[1] <= max_dim:
         new = slice(d, d + Q.shape[1])
         K[:, new] = Q
@@ -94,18 +100,20 @@ def krylov_top(
         Kd = K[:, :d]
         T[:d, new] = blas.dgemm(1.0, Kd, MK[:, new], trans_a=1)
         T[new, :d] = T[:d, new].T
-        theta, S = scipy.linalg.eigh(T[:d, :d], check_finite=False)
+        # Only the k leading Ritz pairs are needed (d >= block >= k) until the end.
+        theta, S = scipy.linalg.eigh(T[:d, :d], subset_by_index=[d - k, d - 1], check_finite=False)
         theta, S = theta[::-1], S[:, ::-1]
         scale = np.abs(theta).max()
-        Sk = np.asfortranarray(S[:, :k])
-        residual = blas.dgemm(1.0, MK[:, :d], Sk) - blas.dgemm(1.0, Kd, Sk * theta[:k])
+        Sk = np.asfortranarray(S)
+        residual = blas.dgemm(1.0, MK[:, :d], Sk) - blas.dgemm(1.0, Kd, Sk * theta)
         res = np.linalg.norm(residual, axis=0).max() / scale
         if res <= rtol:
-            return theta[:k].copy(), blas.dgemm(1.0, Kd, Sk), float(theta[-1])
-        if first is None:
-            first = (d, res)
-        elif predict and d >= 3 * block:
-            rate = np.log(res / first[1]) / (d - first[0])  # mean log decay per column
+            smallest = scipy.linalg.eigh(T[:d, :d], eigvals_only=True, subset_by_index=[0, 0], check_finite=False)
+            return theta.copy(), blas.dgemm(1.0, Kd, Sk), float(smallest[0])
+        history.append((d, res))
+        if predict and len(history) >= 3:
+            (d0, res0), (d1, res1) = history[-3], history[-1]
+            rate = np.log(res1 / res0) / (d1 - d0)  # log decay per column over the last two blocks
             if rate >= 0 or d + np.log(rtol / res) / rate > max_dim:
                 break
         # Next block: M Q orthogonalized against the subspace (twice, for stability).
@@ -119,24 +127,24 @@ def krylov_top(
 
 
 def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its upper triangle.
+    """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its lower triangle.
 
     :func:`krylov_top` when the order m exceeds ``DENSE_MAX_M`` and ``k <= m / 40``
-    (then its largest subspace, m/3 columns, holds many blocks of 2k), falling
-    back to LAPACK if it does not converge; otherwise a partial LAPACK solve
+    (then its largest subspace, ``KRYLOV_MAX_FRACTION * m`` columns, holds at least
+    four blocks of 2k), falling back to LAPACK if it does not converge within it; otherwise a partial LAPACK solve
     (``?syevr`` with an index range) when ``k < m``, the full divide-and-conquer
     solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
     m = M.shape[0]
     if m > DENSE_MAX_M and 40 * k <= m:
-        top = krylov_top(M, k, predict=True)
+        top = krylov_top(M, k, predict=True, max_dim=int(KRYLOV_MAX_FRACTION * m))
         if top is not None:
             return top[0], top[1]
     if k < m:
         w, V = scipy.linalg.eigh(
-            M, lower=False, subset_by_index=[m - k, m - 1], driver="evr",
+            M, lower=True, subset_by_index=[m - k, m - 1], driver="evr",
             overwrite_a=True, check_finite=False,
         )
     else:
-        w, V = scipy.linalg.eigh(M, lower=False, driver="evd", overwrite_a=True, check_finite=False)
+        w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
     return w[::-1], V[:, ::-1]

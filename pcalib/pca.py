@@ -69,12 +69,12 @@ class PCAResult:
     mean: np.ndarray
 
 
-def _gram_upper(Xc: np.ndarray) -> np.ndarray:
-    """Upper triangle of ``Xc Xc^T``, in one BLAS call (``dsyrk``).
+def _gram_lower(Xc: np.ndarray) -> np.ndarray:
+    """Lower triangle of ``Xc Xc^T``, in one BLAS call (``dsyrk``).
 
     `Xc` is C-contiguous, so ``Xc.T`` is F-contiguous and reaches Fortran without a copy.
     """
-    return blas.dsyrk(1.0, Xc.T, trans=1, lower=0)
+    return blas.dsyrk(1.0, Xc.T, trans=1, lower=1)
 
 
 def _row_blocks(n: int, p: int) -> list[slice]:
@@ -88,7 +88,7 @@ def _row_blocks(n: int, p: int) -> list[slice]:
 def _scatter(
     arr: np.ndarray, ddof: int, standardize: bool, name: str = "X"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Upper triangle of :math:`C = X_c^\top X_c` in one pass over X, without a centered copy.
+    r"""Lower triangle of :math:`C = X_c^\top X_c` in one pass over X, without a centered copy.
 
     The shifted-data algorithm (Chan, Golub and LeVeque 1983): each block of rows
     is shifted by :math:`c`, the float64 mean of the first block, into a reusable
@@ -117,7 +117,7 @@ def _scatter(
         b = buf[: rows.stop - rows.start]
         np.subtract(arr[rows], shift, out=b)
         r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
-        C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=0, overwrite_c=1)
+        C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=1, overwrite_c=1)
     C -= np.outer(r, r / n)
     mean = shift + r / n
     sd = np.ones(p)
@@ -166,7 +166,7 @@ def _decompose(
     """
     n, p = Xc.shape
     if route == "gram":
-        G = _gram_upper(Xc)  # X_c X_c^T (n x n)
+        G = _gram_lower(Xc)  # X_c X_c^T (n x n)
         total_ss = float(np.trace(G))
         _check_total(total_ss, n, p, mean)
         w, U = top_eigh(G, k)
