@@ -26,10 +26,16 @@ __all__ = ["PCA", "NotFittedError"]
 _SOLVERS = ("auto", "eig", "svd", "gram", "randomized")
 _EPS = np.finfo(np.float64).eps
 
-# Thresholds of the "auto" rule (see PCA's docstring). Provisional: chosen from
-# flop counts, to be confirmed by tests/benchmarks.py on a quiet machine.
-_SMALL_WORK = 2e7  # n * p * min(n, p) below which the full SVD costs only milliseconds
-_RANDOMIZED_MIN_DIM = 5000  # min(n, p) from which an exact m x m eigensolve is too slow
+# Thresholds of the "auto" rule (see PCA's docstring), measured on 2 cores with
+# tests/benchmarks.py data, k = 10:
+# - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
+#   (2000 x 100): 50 ms, against 3 ms for the covariance route;
+# - n >= 4p: Marchenko-Pastur bound on the conditioning of pure noise (docstring);
+# - 20000 x 3000: exact covariance route 2.5 s, randomized 2.5 s; 20000 x 5000:
+#   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
+_SMALL_WORK = 1e6
+_ASPECT = 4
+_RANDOMIZED_MIN_DIM = 5000
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -63,24 +69,34 @@ class PCA:
 
         1. "randomized" if `n_components` is an int, m >= 5000 and
            k <= m / 10: an exact m x m eigensolve costs
-           :math:`O(m^2 \max(n,p) + m^3)`, many seconds, while a few
-           products with a thin block cost :math:`O(n p k)`. Accuracy caveat:
-           the result is approximate (a block Krylov method with 7 steps, see
-           :func:`pcalib.randomized_svd`); pass ``solver="eig"`` /
-           ``"gram"`` for exact axes.
-        2. "svd" if :math:`n p m \le 2\cdot 10^7`: small problems, where the
-           most accurate route costs only milliseconds.
-        3. "eig" if n >= p, else "gram": form the smaller of
-           :math:`X_c^\top X_c` and :math:`X_c X_c^\top` with one BLAS call
-           (``syrk``, half the flops of a general product; "eig" by blocks of
-           rows, without a centered copy of X) and solve only for the k wanted
-           eigenpairs (LAPACK ``syevr``, or a block Krylov method with a
-           residual test for order above 1200 and small k): several times cheaper than the SVD, and
-           exact (centering comes first, so a large mean costs no accuracy,
-           unlike scikit-learn's ``covariance_eigh``). The price is the
-           squared condition number: eigenvalues are accurate to about
-           :math:`\varepsilon \lambda_1` in absolute terms. Timings against
-           scikit-learn: ``python -m tests.benchmarks``.
+           :math:`O(m^2 \max(n,p) + m^3)`, while a few products with a thin
+           block cost :math:`O(n p k)` (measured, k = 10: equal times at
+           20000 x 3000, 7.5 s exact against 4.8 s at 20000 x 5000). Accuracy
+           caveat: the result is approximate (a block Krylov method, see
+           :func:`pcalib.randomized_svd`); pass ``solver="eig"`` / ``"gram"``
+           for exact axes.
+        2. "svd" if :math:`n p m \le 10^6`: small problems, where the most
+           accurate route costs at most a few milliseconds.
+        3. "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`: form the
+           smaller of :math:`X_c^\top X_c` and :math:`X_c X_c^\top` with one
+           BLAS call (``syrk``, half the flops of a general product; "eig" by
+           blocks of rows, without a centered copy of X) and solve only for
+           the k wanted eigenpairs (LAPACK ``syevr``, or a block Krylov method
+           with a residual test for order above 1200 and small k): 4 to 10
+           times faster than the SVD at every shape measured, and exact
+           (centering comes first, so a large mean costs no accuracy, unlike
+           scikit-learn's ``covariance_eigh``). The price is the squared
+           condition number: eigenvalues are accurate to about
+           :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is
+           where that price stays small for any data: by the
+           Marchenko-Pastur law, the covariance of pure noise with
+           :math:`c = p/n` has condition number about
+           :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
+           :math:`c \le 1/4` but unbounded as :math:`c \to 1`.
+        4. "svd" otherwise (n and p within a factor 4): no squared condition
+           number, at 3 to 10 times the cost.
+
+        Timings against scikit-learn: ``python -m tests.benchmarks``.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -206,7 +222,11 @@ class PCA:
             return "randomized"
         if n * p * m <= _SMALL_WORK:
             return "svd"
-        return "eig" if n >= p else "gram"
+        if n >= _ASPECT * p:
+            return "eig"
+        if p >= _ASPECT * n:
+            return "gram"
+        return "svd"
 
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         arr, ddof = _validated(X, self.ddof)

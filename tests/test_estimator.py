@@ -97,11 +97,29 @@ def test_auto_solver_rule():
     assert pca._choose_solver(100000, 50, 10, False) == "eig"
     assert pca._choose_solver(2000, 20000, 10, False) == "gram"
     assert pca._choose_solver(20000, 20000, 10, False) == "randomized"
-    assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "eig"
-    assert PCA(None)._choose_solver(20000, 20000, 20000, False) == "eig"
+    assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "svd"  # square: no randomized for a fraction
+    assert PCA(None)._choose_solver(20000, 20000, 20000, False) == "svd"
     assert PCA(10).fit(data(3000, 100)).solver_ == "eig"
     assert PCA(10).fit(np.random.default_rng(0).standard_normal((100, 3000))).solver_ == "gram"
     assert PCA(10).fit(data(20, 10)).solver_ == "svd"
+    assert PCA(10).fit(data(300, 200)).solver_ == "svd"  # n and p within a factor 4
+
+
+def test_auto_solver_rule_at_its_thresholds():
+    pca = PCA(10)
+    # Small work n * p * min(n, p) <= 1e6: SVD whatever the shape.
+    assert pca._choose_solver(400, 50, 10, False) == "svd"  # exactly 1e6
+    assert pca._choose_solver(401, 50, 10, False) == "eig"
+    assert pca._choose_solver(50, 401, 10, False) == "gram"
+    # Aspect ratio 4.
+    assert pca._choose_solver(4000, 1000, 10, False) == "eig"
+    assert pca._choose_solver(3999, 1000, 10, False) == "svd"
+    assert pca._choose_solver(1000, 4000, 10, False) == "gram"
+    assert pca._choose_solver(1000, 3999, 10, False) == "svd"
+    # Randomized: an integer k <= m / 10 with m >= 5000.
+    assert PCA(500)._choose_solver(20000, 5000, 500, False) == "randomized"
+    assert PCA(501)._choose_solver(20000, 5000, 501, False) == "eig"
+    assert PCA(10)._choose_solver(20000, 4999, 10, False) == "eig"
 
 
 def test_large_offset_is_exact():
