@@ -11,6 +11,11 @@ centered data:
 * ``eig``: max relative error of the top-k eigenvalues / squared singular values;
 * ``sin``: sine of the largest principal angle between the k-dim subspaces.
 
+Each PCA shape also times a bare "floor" (:func:`floor_pca`: centering, one
+``dsyrk``, a partial ``?syevr``), the exact method the issue names as the
+reference. No exact method of this kind can be much faster than it, so its
+ratio to scikit-learn says what ratio is reachable on the machine at hand.
+
 To see the numpy/scipy OpenBLAS thread-switching effect (DESIGN, "Performance
 trap"), run it again with ``OPENBLAS_THREAD_TIMEOUT=1`` in the environment.
 """
@@ -75,6 +80,20 @@ def row(name: str, t_ours: float, t_peer: float, acc_ours: str, acc_peer: str) -
     return f"{name:<34} {t_ours:8.3f} {t_peer:8.3f} {t_ours / t_peer:6.2f}   {acc_ours:<30} {acc_peer}"
 
 
+def floor_pca(X: np.ndarray) -> np.ndarray:
+    """The issue's reference method, bare: center, form the smaller of X_c^T X_c and
+    X_c X_c^T with one ``dsyrk``, partial ``?syevr`` for the top K; no validation, no
+    sign convention, no Krylov attempt. Returns the K axes (rows)."""
+    n, p = X.shape
+    Xc = X - X.mean(axis=0)
+    m = min(n, p)
+    G = scipy.linalg.blas.dsyrk(1.0, Xc.T, trans=int(n < p), lower=1)
+    w, U = scipy.linalg.eigh(G, lower=True, subset_by_index=[m - K, m - 1], driver="evr",
+                             overwrite_a=True, check_finite=False)
+    w, U = w[::-1], U[:, ::-1]
+    return U.T if n >= p else (Xc.T @ (U / np.sqrt(w))).T
+
+
 def bench_pca(shapes: list[tuple[int, int, float]], repeats: int) -> list[str]:
     from sklearn.decomposition import PCA as SkPCA
 
@@ -84,10 +103,12 @@ def bench_pca(shapes: list[tuple[int, int, float]], repeats: int) -> list[str]:
         Vref, s = reference_svd(X)
         ev_ref = s[:K] ** 2 / (n - 1)
         ours, peer = pcalib.PCA(K), SkPCA(K, random_state=0)
-        t_o, t_p = [], []
-        for _ in range(repeats):  # alternate, so both see the same machine load
+        floor = {}
+        t_o, t_p, t_f = [], [], []
+        for _ in range(repeats):  # alternate, so all see the same machine load
             t_o.append(median_time(lambda: ours.fit(X), 1))
             t_p.append(median_time(lambda: peer.fit(X), 1))
+            t_f.append(median_time(lambda: floor.__setitem__("V", floor_pca(X)), 1))
         acc = [
             f"comp {comp_err(est.components_, Vref):.1e} eig {rel_err(est.explained_variance_, ev_ref):.1e}"
             for est in (ours, peer)
@@ -95,6 +116,8 @@ def bench_pca(shapes: list[tuple[int, int, float]], repeats: int) -> list[str]:
         label = f"PCA({K}).fit {n}x{p}" + (f" +{offset:.0e}" if offset else "")
         lines.append(row(label, statistics.median(t_o), statistics.median(t_p), *acc))
         lines[-1] += f"   [ours: {ours.solver_}, sklearn: {peer._fit_svd_solver}]"
+        lines.append(row("  floor: Gram + ?syevr, bare", statistics.median(t_f), statistics.median(t_p),
+                         f"comp {comp_err(floor['V'], Vref):.1e}", "(the issue's reference method)"))
     return lines
 
 
