@@ -25,7 +25,7 @@ from scipy.linalg import blas
 
 __all__ = ["krylov_top", "top_eigh"]
 
-# Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max|theta|.
+# Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
 # Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
 # k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
@@ -45,13 +45,13 @@ def krylov_top(
     The subspace :math:`\mathcal K = [Q_0, M Q_0, M^2 Q_0, \dots]` (orthonormalized,
     :math:`Q_0` a seeded Gaussian block of :math:`b = \max(2k, k + 10)` columns)
     grows one block at a time; after each block the Ritz pairs
-    :math:`(\theta_j, K s_j)` of :math:`T = K^\top M K` are tested, and the k leading
-    ones are returned once every residual satisfies
+    :math:`(\theta_j, K s_j)` of :math:`T = K^\top M K` are computed, only the k
+    leading ones, and returned once every residual satisfies
 
-    .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \max_i |\theta_i| ,
+    .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \max_{i \le k} |\theta_i| ,
 
-    which bounds each eigenvalue error by :math:`\mathrm{rtol} \max|\theta|` (and
-    by its square over the spectral gap).
+    which bounds each eigenvalue error by :math:`\mathrm{rtol} \max_{i \le k}|\theta_i|`
+    (and by its square over the spectral gap).
 
     Parameters
     ----------
@@ -131,9 +131,9 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
     :func:`krylov_top` when the order m exceeds ``DENSE_MAX_M`` and ``k <= m / 40``
     (then its largest subspace, ``KRYLOV_MAX_FRACTION * m`` columns, holds at least
-    four blocks of 2k), falling back to LAPACK if it does not converge within it; otherwise a partial LAPACK solve
-    (``?syevr`` with an index range) when ``k < m``, the full divide-and-conquer
-    solver (``?syevd``) when ``k = m``. `M` may be overwritten.
+    four blocks of 2k), falling back to LAPACK if it does not converge within it;
+    otherwise a partial LAPACK solve (``?syevr`` with an index range) when ``k < m``,
+    the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
     m = M.shape[0]
     if m > DENSE_MAX_M and 40 * k <= m:

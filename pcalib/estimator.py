@@ -82,7 +82,7 @@ class PCA:
            BLAS call (``syrk``, half the flops of a general product; "eig" by
            blocks of rows, without a centered copy of X) and solve only for
            the k wanted eigenpairs (LAPACK ``syevr``, or a block Krylov method
-           with a residual test for order above 1200 and small k): 4 to 10
+           with a residual test for order above 1200 and small k): 3 to 10
            times faster than the SVD at every shape measured, and exact
            (centering comes first, so a large mean costs no accuracy, unlike
            scikit-learn's ``covariance_eigh``). The price is the squared
