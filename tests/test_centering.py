@@ -69,9 +69,9 @@ def test_centering_matrix_spectrum_and_rank(n):
     # the null vector is the constant vector
     np.testing.assert_allclose(np.abs(eigenvectors[:, 0]), 1 / np.sqrt(n), atol=1e-12)
     assert np.linalg.matrix_rank(H) == n - 1
-    # orthogonal projector onto the complement of 1: H v = v - mean(v) 1 for any v
-    v = np.arange(n, dtype=float) ** 2
-    np.testing.assert_allclose(H @ v, v - v.mean(), atol=1e-10)
+    # orthogonal projector onto the complement of 1: H y = y - mean(y) 1 for any y
+    y = np.arange(n, dtype=float) ** 2
+    np.testing.assert_allclose(H @ y, y - y.mean(), atol=1e-10)
 
 
 # -- center -------------------------------------------------------------------------
@@ -121,8 +121,8 @@ def test_uncentered_top_singular_vector_is_pulled_to_the_mean(X):
     sigma1_X = np.linalg.svd(X, compute_uv=False)[0]
     assert sigma1_X**2 >= mean_energy * (1 - 1e-10) - 1e-9
     if mean_energy > 1e-6:
-        v1 = np.linalg.svd(X)[2][0]
-        cos2 = (v1 @ mean) ** 2 / (mean @ mean)
+        v1_uncentered = np.linalg.svd(X)[2][0]            # the chapter's tilde v_1
+        cos2 = (v1_uncentered @ mean) ** 2 / (mean @ mean)
         sigma1_Xc = np.linalg.svd(Xc, compute_uv=False)[0]
         assert cos2 >= 1 - sigma1_Xc**2 / mean_energy - 1e-8
 
