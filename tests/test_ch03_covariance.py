@@ -50,8 +50,8 @@ def scale_of(X):
 def test_matrix_form_equals_entrywise_definition(X):
     n, p = X.shape
     xbar = [sum(X[i, j] for i in range(n)) / n for j in range(p)]
-    loops = np.array([[sum((X[i, j] - xbar[j]) * (X[i, k] - xbar[k]) for i in range(n)) / (n - 1)
-                       for k in range(p)] for j in range(p)])
+    loops = np.array([[sum((X[i, j] - xbar[j]) * (X[i, l] - xbar[l]) for i in range(n)) / (n - 1)
+                       for l in range(p)] for j in range(p)])
     outer = sum(np.outer(X[i] - xbar, X[i] - xbar) for i in range(n)) / (n - 1)
     tol = 1e-11 * scale_of(X) + 1e-300
     np.testing.assert_allclose(pcalib.covariance(X), loops, rtol=0, atol=tol)
@@ -74,25 +74,27 @@ def test_ddof0_matches_scikit_learn(X):
 @given(seeded_data(max_cols=5), st.integers(0, 2**32 - 1))
 def test_scatter_about_any_point(X, seed):
     n, p = X.shape
-    m = np.random.default_rng(seed).normal(size=p) * 1e3
+    c = np.random.default_rng(seed).normal(size=p) * 1e3         # the chapter's point c
     xbar = X.mean(axis=0)
-    about_m = (X - m).T @ (X - m)
-    about_mean = np.einsum("ij,ik->jk", X - xbar, X - xbar)
-    rhs = about_mean + n * np.outer(xbar - m, xbar - m)
-    np.testing.assert_allclose(about_m, rhs, rtol=1e-9, atol=1e-9 * np.abs(about_m).max())
+    about_c = (X - c).T @ (X - c)
+    about_mean = np.einsum("ij,il->jl", X - xbar, X - xbar)
+    rhs = about_mean + n * np.outer(xbar - c, xbar - c)
+    np.testing.assert_allclose(about_c, rhs, rtol=1e-9, atol=1e-9 * np.abs(about_c).max())
     # the difference is positive semi-definite
-    assert np.linalg.eigvalsh(about_m - about_mean).min() >= -1e-9 * np.abs(about_m).max()
+    assert np.linalg.eigvalsh(about_c - about_mean).min() >= -1e-9 * np.abs(about_c).max()
 
 
 # -- thm-covariance-unbiased ----------------------------------------------------------
 
 @st.composite
 def finite_distributions(draw):
-    """A distribution on m points of R^p with probabilities w (exact expectations by enumeration)."""
-    m = draw(st.integers(1, 4))
+    """A distribution on a few points of R^p with given probabilities (exact expectations
+    by enumeration)."""
+    n_points = draw(st.integers(1, 4))
     p = draw(st.integers(1, 3))
-    points = draw(arrays(np.float64, (m, p), elements=st.integers(-20, 20).map(float)))
-    weights = np.array(draw(st.lists(st.integers(1, 9), min_size=m, max_size=m)), dtype=float)
+    points = draw(arrays(np.float64, (n_points, p), elements=st.integers(-20, 20).map(float)))
+    weights = draw(st.lists(st.integers(1, 9), min_size=n_points, max_size=n_points))
+    weights = np.array(weights, dtype=float)
     return points, weights / weights.sum()
 
 
@@ -100,36 +102,38 @@ def finite_distributions(draw):
 @settings(max_examples=30)
 @given(finite_distributions(), st.integers(2, 4))
 def test_expected_covariance_by_exact_enumeration(distribution, n):
-    points, w = distribution
-    m, p = points.shape
-    mu = w @ points
-    Sigma = (points - mu).T @ ((points - mu) * w[:, None])      # population covariance
-    if m > 1:                                                  # numpy's weighted route agrees
-        np.testing.assert_allclose(np.cov(points, rowvar=False, aweights=w, bias=True).reshape(p, p),
-                                   Sigma, atol=1e-9)
+    points, probabilities = distribution
+    n_points, p = points.shape
+    mu = probabilities @ points
+    C = (points - mu).T @ ((points - mu) * probabilities[:, None])   # population covariance
+    if n_points > 1:                                           # numpy's weighted route agrees
+        weighted = np.cov(points, rowvar=False, aweights=probabilities, bias=True)
+        np.testing.assert_allclose(weighted.reshape(p, p), C, atol=1e-9)
     expected_S = np.zeros((p, p))
     expected_Sn = np.zeros((p, p))
-    for idx in itertools.product(range(m), repeat=n):           # every sample of size n, exactly
-        probability = np.prod(w[list(idx)])
+    for idx in itertools.product(range(n_points), repeat=n):    # every sample of size n, exactly
+        probability = np.prod(probabilities[list(idx)])
         sample = points[list(idx)]
         expected_S += probability * pcalib.covariance(sample)
         expected_Sn += probability * pcalib.covariance(sample, ddof=0)
-    atol = 1e-9 * max(1.0, np.abs(Sigma).max())
-    np.testing.assert_allclose(expected_S, Sigma, rtol=0, atol=atol)
-    np.testing.assert_allclose(expected_Sn, (n - 1) / n * Sigma, rtol=0, atol=atol)
+    atol = 1e-9 * max(1.0, np.abs(C).max())
+    np.testing.assert_allclose(expected_S, C, rtol=0, atol=atol)
+    np.testing.assert_allclose(expected_Sn, (n - 1) / n * C, rtol=0, atol=atol)
 
 
 @theorem("thm-covariance-unbiased")
 def test_unbiasedness_by_simulation():
     rng = np.random.default_rng(2024)
-    Sigma = np.array([[2.0, -0.6, 0.3], [-0.6, 1.0, 0.0], [0.3, 0.0, 0.5]])
-    L = np.linalg.cholesky(Sigma)
-    draws = rng.normal(size=(20_000, 4, 3)) @ L.T - 7.0
+    C = np.array([[2.0, -0.6, 0.3], [-0.6, 1.0, 0.0], [0.3, 0.0, 0.5]])
+    chol = np.linalg.cholesky(C)
+    draws = rng.normal(size=(20_000, 4, 3)) @ chol.T - 7.0
     centered = draws - draws.mean(axis=1, keepdims=True)
-    S = np.einsum("mij,mik->mjk", centered, centered) / 3      # numpy route, divisor n - 1 = 3
+    S = np.einsum("dij,dil->djl", centered, centered) / 3      # numpy route, divisor n - 1 = 3
     se = S.std(axis=0, ddof=1) / np.sqrt(len(S))
-    assert np.all(np.abs(S.mean(axis=0) - Sigma) < 5 * se)
-    assert np.all(np.abs(S.mean(axis=0) * 3 / 4 - 0.75 * Sigma) < 5 * se)
+    assert np.all(np.abs(S.mean(axis=0) - C) < 5 * se)
+    S_n = np.einsum("dij,dil->djl", centered, centered) / 4    # divisor n = 4, its own route
+    se_n = S_n.std(axis=0, ddof=1) / np.sqrt(len(S_n))
+    assert np.all(np.abs(S_n.mean(axis=0) - 0.75 * C) < 5 * se_n)
 
 
 # -- prop-covariance-psd, cor-covariance-spectrum ------------------------------------
@@ -141,11 +145,11 @@ def test_covariance_is_symmetric_psd_quadratic_form(X, seed):
     S = pcalib.covariance(X)
     np.testing.assert_array_equal(S, S.T)
     Xc = X - X.mean(axis=0)
-    for u in np.random.default_rng(seed).normal(size=(4, p)):
-        quadratic = u @ S @ u
-        expected = np.sum((Xc @ u) ** 2) / (n - 1)
-        assert quadratic >= -1e-12 * np.abs(S).max() * (u @ u)
-        assert quadratic == pytest.approx(expected, rel=1e-8, abs=1e-10 * np.abs(S).max() * (u @ u))
+    for y in np.random.default_rng(seed).normal(size=(4, p)):
+        quadratic = y @ S @ y
+        expected = np.sum((Xc @ y) ** 2) / (n - 1)
+        assert quadratic >= -1e-12 * np.abs(S).max() * (y @ y)
+        assert quadratic == pytest.approx(expected, rel=1e-8, abs=1e-10 * np.abs(S).max() * (y @ y))
 
 
 @theorem("cor-covariance-spectrum")
@@ -156,14 +160,14 @@ def test_covariance_spectrum_is_real_non_negative_with_orthonormal_eigenvectors(
     scale = max(np.abs(S).max(), 1e-300)
     assert np.all(np.abs(eigenvalues.imag) <= 1e-8 * scale)
     assert np.all(eigenvalues.real >= -1e-8 * scale)
-    w, U = np.linalg.eigh(S)
-    np.testing.assert_allclose(U.T @ U, np.eye(len(w)), atol=1e-10)
-    np.testing.assert_allclose(U @ np.diag(w) @ U.T, S, atol=1e-10 * scale)
+    eigenvalues, V = np.linalg.eigh(S)
+    np.testing.assert_allclose(V.T @ V, np.eye(len(eigenvalues)), atol=1e-10)
+    np.testing.assert_allclose(V @ np.diag(eigenvalues) @ V.T, S, atol=1e-10 * scale)
     # eigenvalues = singular values of Xc squared over n - 1 (an SVD route)
     sv = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
-    expected = np.zeros(len(w))
+    expected = np.zeros(len(eigenvalues))
     expected[: len(sv)] = sv**2 / (X.shape[0] - 1)
-    np.testing.assert_allclose(np.sort(w)[::-1], expected, atol=1e-9 * scale)
+    np.testing.assert_allclose(np.sort(eigenvalues)[::-1], expected, atol=1e-9 * scale)
 
 
 # -- prop-covariance-rank --------------------------------------------------------------
@@ -183,6 +187,8 @@ def test_rank_of_covariance(n, p, r, seed):
     rank_Xc = int(np.sum(np.linalg.svd(Xc, compute_uv=False) ** 2 / (n - 1) > tol))
     assert rank_S == rank_Xc
     assert rank_S <= min(n - 1, p, r)
+    # exactly p - rank S eigenvalues are zero (at the same threshold)
+    assert np.sum(np.abs(np.linalg.eigvalsh(S)) <= tol) == p - rank_S
 
 
 @theorem("prop-covariance-rank")
@@ -222,34 +228,35 @@ def test_total_variance_three_ways(X):
 def test_covariance_of_a_linear_map(X, k, seed):
     n, p = X.shape
     rng = np.random.default_rng(seed)
-    P = rng.normal(size=(p, k))
+    A = rng.normal(size=(p, k))
     b = rng.normal(size=k) * 1e4
-    Y = X @ P + b
+    Y = X @ A + b
     S = np.atleast_2d(np.cov(X, rowvar=False))
-    expected = P.T @ S @ P
-    scale = max(np.abs(P).max() ** 2 * np.abs(S).max() * p, 1e-300)
+    expected = A.T @ S @ A
+    scale = max(np.abs(A).max() ** 2 * np.abs(S).max() * p, 1e-300)
     np.testing.assert_allclose(pcalib.covariance(Y), expected, rtol=1e-7, atol=1e-9 * scale)
-    np.testing.assert_allclose(Y.mean(axis=0), P.T @ X.mean(axis=0) + b,
-                               rtol=1e-9, atol=1e-9 * (np.abs(b).max() + np.abs(X).max() * np.abs(P).max() * p))
+    size = np.abs(b).max() + np.abs(X).max() * np.abs(A).max() * p
+    np.testing.assert_allclose(Y.mean(axis=0), A.T @ X.mean(axis=0) + b, rtol=1e-9, atol=1e-9 * size)
 
 
 @theorem("cor-covariance-variance-along-direction")
 @given(seeded_data(min_rows=3), st.integers(0, 2**32 - 1))
 def test_variance_along_a_unit_vector_and_uncorrelated_scores(X, seed):
     n, p = X.shape
-    u = np.random.default_rng(seed).normal(size=p)
-    u /= np.linalg.norm(u)
+    w = np.random.default_rng(seed).normal(size=p)
+    w /= np.linalg.norm(w)                                     # a unit vector
     S = np.atleast_2d(np.cov(X, rowvar=False))
-    scores = (X - X.mean(axis=0)) @ u
-    assert abs(scores.mean()) <= 1e-9 * max(np.abs(scores).max(), 1e-300)
-    assert np.var(scores, ddof=1) == pytest.approx(u @ S @ u, rel=1e-8, abs=1e-10 * np.abs(S).max())
-    w, U = np.linalg.eigh(S)
-    score_cov = np.atleast_2d(np.cov((X - X.mean(axis=0)) @ U, rowvar=False))
-    np.testing.assert_allclose(score_cov, np.diag(w), atol=1e-9 * max(np.abs(S).max(), 1e-300))
+    projections = (X - X.mean(axis=0)) @ w
+    assert abs(projections.mean()) <= 1e-9 * max(np.abs(projections).max(), 1e-300)
+    assert np.var(projections, ddof=1) == pytest.approx(w @ S @ w, rel=1e-8, abs=1e-10 * np.abs(S).max())
+    eigenvalues, V = np.linalg.eigh(S)
+    score_cov = np.atleast_2d(np.cov((X - X.mean(axis=0)) @ V, rowvar=False))
+    scale = max(np.abs(S).max(), 1e-300)
+    np.testing.assert_allclose(score_cov, np.diag(eigenvalues), atol=1e-9 * scale)
     # the library's PCA reports these variances: the eigenvalues themselves, not their squares
     result = pcalib.pca_svd(X)
-    np.testing.assert_allclose(result.explained_variance, np.sort(w)[::-1][: len(result.explained_variance)],
-                               atol=1e-9 * max(np.abs(S).max(), 1e-300))
+    k = len(result.explained_variance)
+    np.testing.assert_allclose(result.explained_variance, np.sort(eigenvalues)[::-1][:k], atol=1e-9 * scale)
 
 
 # -- prop-covariance-standardized-correlation ------------------------------------------
@@ -259,20 +266,23 @@ def test_variance_along_a_unit_vector_and_uncorrelated_scores(X, seed):
 def test_covariance_of_standardized_data_is_correlation(X):
     p = X.shape[1]
     R = np.atleast_2d(np.corrcoef(X, rowvar=False))
-    Z, mean, scale = pcalib.standardize(X)
-    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-10)
-    np.testing.assert_allclose(np.atleast_2d(np.cov(Z, rowvar=False)), R, atol=1e-10)
-    np.testing.assert_allclose(np.diag(R), 1.0, atol=1e-12)
-    assert np.all(np.abs(R) <= 1 + 1e-12)
+    Xs, mean, scale = pcalib.standardize(X)
+    np.testing.assert_allclose(Xs.mean(axis=0), 0.0, atol=1e-10)
+    R_pcalib = np.atleast_2d(np.cov(Xs, rowvar=False))       # the covariance of Xs, unclipped
+    np.testing.assert_allclose(R_pcalib, R, atol=1e-10)
+    np.testing.assert_allclose(np.diag(R_pcalib), 1.0, atol=1e-12)
+    assert np.all(np.abs(R_pcalib) <= 1 + 1e-12)              # np.corrcoef clips; this does not
     # divisor n: scikit-learn's StandardScaler uses it, and R is unchanged
-    Z0, _, _ = pcalib.standardize(X, ddof=0)
-    np.testing.assert_allclose(Z0, StandardScaler().fit_transform(X), atol=1e-9)
-    np.testing.assert_allclose(np.atleast_2d(np.cov(Z0, rowvar=False, bias=True)), R, atol=1e-10)
-    # R = D^{-1/2} S D^{-1/2} written out
+    Xs0, _, _ = pcalib.standardize(X, ddof=0)
+    np.testing.assert_allclose(Xs0, StandardScaler().fit_transform(X), atol=1e-9)
+    np.testing.assert_allclose(np.atleast_2d(np.cov(Xs0, rowvar=False, bias=True)), R, atol=1e-10)
+    # R = D_s^{-1} S D_s^{-1} written out, D_s the diagonal of standard deviations
     S = np.atleast_2d(np.cov(X, rowvar=False))
-    d = 1 / np.sqrt(np.diag(S))
-    np.testing.assert_allclose(d[:, None] * S * d[None, :], R, atol=1e-10)
-    assert Z.shape == (X.shape[0], p)
+    d_s_inv = 1 / np.sqrt(np.diag(S))
+    np.testing.assert_allclose(d_s_inv[:, None] * S * d_s_inv[None, :], R, atol=1e-10)
+    # X_s = X_c D_s^{-1}
+    np.testing.assert_allclose(Xs, (X - X.mean(axis=0)) * d_s_inv, atol=1e-9)
+    assert Xs.shape == (X.shape[0], p)
 
 
 # -- prop-covariance-standardized-units -------------------------------------------------
@@ -282,13 +292,13 @@ def test_covariance_of_standardized_data_is_correlation(X):
 def test_standardized_data_do_not_depend_on_units(X, seed):
     n, p = X.shape
     rng = np.random.default_rng(seed)
-    c = 10.0 ** rng.uniform(-3, 3, size=p)                     # positive unit factors
+    c = 10.0 ** rng.uniform(-3, 3, size=p)                     # positive unit factors, K = diag(c)
     b = rng.normal(size=p) * 1e3                               # offsets (e.g. Celsius -> Fahrenheit)
-    X2 = X * c + b
+    X2 = X * c + b                                             # X K + 1 b^T
     S = np.atleast_2d(np.cov(X, rowvar=False))
     S2 = np.atleast_2d(np.cov(X2, rowvar=False))
-    np.testing.assert_allclose(S2, c[:, None] * S * c[None, :], rtol=1e-7,
-                               atol=1e-9 * np.abs(c[:, None] * S * c[None, :]).max())
-    Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)          # numpy route
-    np.testing.assert_allclose(pcalib.standardize(X2)[0], Z, atol=1e-7)
+    KSK = c[:, None] * S * c[None, :]
+    np.testing.assert_allclose(S2, KSK, rtol=1e-7, atol=1e-9 * np.abs(KSK).max())
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)         # numpy route
+    np.testing.assert_allclose(pcalib.standardize(X2)[0], Xs, atol=1e-7)
     np.testing.assert_allclose(np.corrcoef(X2, rowvar=False), np.corrcoef(X, rowvar=False), atol=1e-9)

@@ -50,8 +50,8 @@ def test_total_variance_is_trace_of_np_cov(X, ddof):
 def test_covariance_of_linear_map():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 5))
-    P = rng.standard_normal((5, 3))
-    np.testing.assert_allclose(covariance(X @ P), P.T @ np.cov(X, rowvar=False) @ P, atol=1e-12)
+    A = rng.standard_normal((5, 3))                  # the chapter's linear map y = A^T x
+    np.testing.assert_allclose(covariance(X @ A), A.T @ np.cov(X, rowvar=False) @ A, atol=1e-12)
 
 
 def test_large_offset_does_not_change_covariance():
@@ -63,16 +63,16 @@ def test_large_offset_does_not_change_covariance():
 
 @given(matrices(), st.sampled_from([0, 1]))
 def test_standardize_gives_z_scores_and_correlation(X, ddof):
-    Z, mean, scale = standardize(X, ddof=ddof)
+    Xs, mean, scale = standardize(X, ddof=ddof)
     np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-14)
     np.testing.assert_allclose(scale, np.std(X - X.mean(axis=0), axis=0, ddof=ddof), rtol=1e-8)
     # the data resolve the mean only to about eps * |X|: allow that, in z units
     tol = 1e-8 + 64 * np.finfo(float).eps * np.abs(X).max() / scale.min()
-    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=tol)
-    np.testing.assert_allclose(np.std(Z, axis=0, ddof=ddof), 1.0, rtol=1e-8)
+    np.testing.assert_allclose(Xs.mean(axis=0), 0.0, atol=tol)
+    np.testing.assert_allclose(np.std(Xs, axis=0, ddof=ddof), 1.0, rtol=1e-8)
     if X.shape[1] > 1:
         np.testing.assert_allclose(
-            covariance(Z, ddof=ddof), np.corrcoef(X - X.mean(axis=0), rowvar=False), atol=1e-8
+            covariance(Xs, ddof=ddof), np.corrcoef(X - X.mean(axis=0), rowvar=False), atol=1e-8
         )
 
 
@@ -84,8 +84,8 @@ def test_known_values():
 def test_dtypes():
     X32 = np.arange(12, dtype=np.float32).reshape(4, 3) ** 1.5
     assert covariance(X32).dtype == np.float32
-    Z, mean, scale = standardize(X32)
-    assert Z.dtype == mean.dtype == scale.dtype == np.float32
+    Xs, mean, scale = standardize(X32)
+    assert Xs.dtype == mean.dtype == scale.dtype == np.float32
     Xi = np.array([[1, 2], [3, 5], [4, 4]])
     assert covariance(Xi).dtype == np.float64
     np.testing.assert_allclose(covariance(Xi), np.cov(Xi, rowvar=False))
