@@ -68,6 +68,19 @@ def rank_k_competitors(A, k, rng, count=20):
     return out
 
 
+def alternating_least_squares(A, k, rng, steps, history=None):
+    """Minimize ||A - Z Y||_F over Z (n x k) and Y (k x p), one factor at a time, from a
+    random start: an optimizer that knows nothing of the SVD. Appends each step's error
+    to `history` if given; returns Z Y."""
+    Z = rng.standard_normal((A.shape[0], k))
+    for _ in range(steps):
+        Y = np.linalg.lstsq(Z, A, rcond=None)[0]                 # k x p
+        Z = np.linalg.lstsq(Y.T, A.T, rcond=None)[0].T           # n x k
+        if history is not None:
+            history.append(np.linalg.norm(A - Z @ Y, "fro"))
+    return Z @ Y
+
+
 # -- the SVD ------------------------------------------------------------------------
 
 @theorem("thm-ey-svd-existence")
@@ -177,15 +190,11 @@ def test_alternating_least_squares_reaches_but_never_passes_the_bound(n, p, seed
     sigma = 10 * 0.5 ** np.arange(m)                              # clear gaps
     A = with_singular_values(n, p, sigma, rng)
     bound = np.sqrt(np.sum(sigma[k:] ** 2))
-    Z = rng.standard_normal((n, k))
     history = []
-    for _ in range(200):
-        Y = np.linalg.lstsq(Z, A, rcond=None)[0]                 # k x p
-        Z = np.linalg.lstsq(Y.T, A.T, rcond=None)[0].T           # n x k
-        history.append(np.linalg.norm(A - Z @ Y, "fro"))
+    B = alternating_least_squares(A, k, rng, 200, history)
     assert min(history) >= bound * (1 - 1e-12)
     np.testing.assert_allclose(history[-1], bound, rtol=1e-8)
-    np.testing.assert_allclose(Z @ Y, pcalib.low_rank_approx(A, k), atol=1e-6 * sigma[0])
+    np.testing.assert_allclose(B, pcalib.low_rank_approx(A, k), atol=1e-6 * sigma[0])
 
 
 @theorem("thm-eckart-young-operator")
@@ -249,11 +258,8 @@ def test_with_a_gap_every_start_of_an_optimizer_ends_at_a_k(n, p, seed):
     A = with_singular_values(n, p, sigma, rng)
     Ak, *_ = numpy_truncation(A, k)
     for _ in range(3):
-        Z = rng.standard_normal((n, k))
-        for _ in range(400):
-            Y = np.linalg.lstsq(Z, A, rcond=None)[0]
-            Z = np.linalg.lstsq(Y.T, A.T, rcond=None)[0].T
-        np.testing.assert_allclose(Z @ Y, Ak, atol=1e-8 * sigma[0])
+        B = alternating_least_squares(A, k, rng, 400)
+        np.testing.assert_allclose(B, Ak, atol=1e-8 * sigma[0])
 
 
 @theorem("prop-ey-uniqueness")
