@@ -313,7 +313,7 @@ def test_weyl_inequality_for_singular_values(E, seed, log_scale):
     # sigma_{j+l-1}(E + F) <= sigma_j(E) + sigma_l(F) for all j + l - 1 <= m.
     rng = np.random.default_rng(seed)
     F = 10.0**log_scale * rng.standard_normal(E.shape)
-    sE, sF, sEF = (np.linalg.svd(M, compute_uv=False) for M in (E, F, E + F))
+    sE, sF, sEF = (np.linalg.svd(term, compute_uv=False) for term in (E, F, E + F))
     m = sE.size
     slack = 1e-12 * (sE[0] + sF[0]) * max(E.shape)
     for j in range(1, m + 1):
