@@ -3,6 +3,9 @@
 Every result is checked against routes independent of the code under test: NumPy's and
 SciPy's SVD and symmetric eigensolvers written out here, scikit-learn's PCA and
 TruncatedSVD, and an alternating least-squares optimizer over rank-k factorizations.
+
+Notation of the book: a generic matrix A is n x p, m = min(n, p), r = rank A, and
+A = U Sigma V^T is its SVD with singular values sigma_1 >= ... >= sigma_m.
 """
 
 import numpy as np
@@ -20,18 +23,18 @@ theorem = pytest.mark.theorem
 
 @st.composite
 def matrices(draw, min_dim=1, max_dim=9):
-    """Seeded real matrices of random shape, rank and scale (rank deficient included)."""
-    m = draw(st.integers(min_dim, max_dim))
+    """Seeded real n x p matrices of random shape, rank and scale (rank deficient included)."""
     n = draw(st.integers(min_dim, max_dim))
-    rank = draw(st.integers(1, min(m, n)))
+    p = draw(st.integers(min_dim, max_dim))
+    r = draw(st.integers(1, min(n, p)))
     scale = 10.0 ** draw(st.integers(-3, 3))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return scale * rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    return scale * rng.standard_normal((n, r)) @ rng.standard_normal((r, p))
 
 
 @st.composite
 def matrices_and_k(draw, max_dim=9):
-    """A matrix with min(m, n) >= 2 and a rank 1 <= k < min(m, n)."""
+    """A matrix with m = min(n, p) >= 2 and a rank 1 <= k < m."""
     A = draw(matrices(min_dim=2, max_dim=max_dim))
     k = draw(st.integers(1, min(A.shape) - 1))
     return A, k
@@ -42,76 +45,89 @@ def orthogonal(size, rng):
     return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
-def with_singular_values(m, n, sigma, rng):
-    """An m x n matrix with prescribed singular values (len(sigma) = min(m, n))."""
-    q = min(m, n)
-    return (orthogonal(m, rng)[:, :q] * sigma) @ orthogonal(n, rng)[:, :q].T
+def with_singular_values(n, p, sigma, rng):
+    """An n x p matrix with prescribed singular values (len(sigma) = m = min(n, p))."""
+    m = min(n, p)
+    return (orthogonal(n, rng)[:, :m] * sigma) @ orthogonal(p, rng)[:, :m].T
 
 
 def rank_k_competitors(A, k, rng, count=20):
     """Rank <= k matrices of three kinds: random factors with a least-squares right factor,
     perturbations of the truncated SVD, and other subsets of k singular triplets."""
     U, s, Vt = np.linalg.svd(A, full_matrices=False)
-    m, n = A.shape
+    n, p = A.shape
     out = []
     for _ in range(count):
-        L = rng.standard_normal((m, k))
-        out.append(L @ np.linalg.lstsq(L, A, rcond=None)[0])
+        Z = rng.standard_normal((n, k))
+        out.append(Z @ np.linalg.lstsq(Z, A, rcond=None)[0])
         delta = 10.0 ** rng.uniform(-6, 0)
-        out.append(((U[:, :k] + delta * rng.standard_normal((m, k))) * s[:k])
-                   @ (Vt[:k] + delta * rng.standard_normal((k, n))))
+        out.append(((U[:, :k] + delta * rng.standard_normal((n, k))) * s[:k])
+                   @ (Vt[:k] + delta * rng.standard_normal((k, p))))
         chosen = rng.choice(s.size, size=k, replace=False)
         out.append((U[:, chosen] * s[chosen]) @ Vt[chosen])
     return out
+
+
+def alternating_least_squares(A, k, rng, steps, history=None):
+    """Minimize ||A - Z Y||_F over Z (n x k) and Y (k x p), one factor at a time, from a
+    random start: an optimizer that knows nothing of the SVD. Appends each step's error
+    to `history` if given; returns Z Y."""
+    Z = rng.standard_normal((A.shape[0], k))
+    for _ in range(steps):
+        Y = np.linalg.lstsq(Z, A, rcond=None)[0]                 # k x p
+        Z = np.linalg.lstsq(Y.T, A.T, rcond=None)[0].T           # n x k
+        if history is not None:
+            history.append(np.linalg.norm(A - Z @ Y, "fro"))
+    return Z @ Y
 
 
 # -- the SVD ------------------------------------------------------------------------
 
 @theorem("thm-ey-svd-existence")
 @given(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**32 - 1))
-def test_svd_exists_with_orthogonal_factors_and_counts_the_rank(m, n, rank, seed):
-    q = min(m, n)
-    rank = min(rank, q)
+def test_svd_exists_with_orthogonal_factors_and_counts_the_rank(n, p, r, seed):
+    m = min(n, p)
+    r = min(r, m)
     rng = np.random.default_rng(seed)
-    A = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    A = rng.standard_normal((n, r)) @ rng.standard_normal((r, p))
     U, s, Vt = np.linalg.svd(A)                                   # full form
-    Sigma = np.zeros((m, n))
-    Sigma[:q, :q] = np.diag(s)
-    tol = 1e-12 * max(s[0], 1e-300) * max(m, n)
+    Sigma = np.zeros((n, p))
+    Sigma[:m, :m] = np.diag(s)
+    tol = 1e-12 * max(s[0], 1e-300) * max(n, p)
     np.testing.assert_allclose(U @ Sigma @ Vt, A, atol=tol)
-    np.testing.assert_allclose(U.T @ U, np.eye(m), atol=1e-12)
-    np.testing.assert_allclose(Vt @ Vt.T, np.eye(n), atol=1e-12)
+    np.testing.assert_allclose(U.T @ U, np.eye(n), atol=1e-12)
+    np.testing.assert_allclose(Vt @ Vt.T, np.eye(p), atol=1e-12)
     assert np.all(np.diff(s) <= 0) and np.all(s >= 0)
-    # sigma_i^2 are the q largest eigenvalues of A^T A (SciPy's eigensolver)
-    mu = scipy.linalg.eigvalsh(A.T @ A)[::-1][:q]
-    np.testing.assert_allclose(mu, s**2, atol=1e-11 * s[0] ** 2 * max(m, n))
+    # sigma_j^2 = lambda_j(A^T A), j <= m (SciPy's eigensolver)
+    eigenvalues = scipy.linalg.eigvalsh(A.T @ A)[::-1][:m]
+    np.testing.assert_allclose(eigenvalues, s**2, atol=1e-11 * s[0] ** 2 * max(n, p))
     # the rank is the number of non-zero singular values (tolerance as numpy.matrix_rank)
-    assert np.sum(s > 1e-10 * s[0]) == rank
+    assert np.sum(s > 1e-10 * s[0]) == r
     # pcalib's thin form is an SVD with the same singular values
-    U_p, s_p, Vt_p = pcalib.truncated_svd(A, q)
+    U_p, s_p, Vt_p = pcalib.truncated_svd(A, m)
     np.testing.assert_allclose(s_p, s, atol=tol)
     np.testing.assert_allclose((U_p * s_p) @ Vt_p, A, atol=tol)
-    np.testing.assert_allclose(U_p.T @ U_p, np.eye(q), atol=1e-10)
+    np.testing.assert_allclose(U_p.T @ U_p, np.eye(m), atol=1e-10)
 
 
 @theorem("thm-ey-svd-existence")
 @given(st.integers(1, 8), st.integers(1, 8), st.integers(0, 2**32 - 1))
-def test_the_constructive_proof_builds_an_svd(m, n, seed):
-    # The proof's construction: eigenvectors v_i of A^T A, u_i = A v_i / sigma_i, completed.
+def test_the_constructive_proof_builds_an_svd(n, p, seed):
+    # The proof's construction: eigenvectors v_j of A^T A, u_j = A v_j / sigma_j, completed.
     rng = np.random.default_rng(seed)
-    q = min(m, n)
-    r = int(rng.integers(1, q + 1))
-    sigma = np.concatenate([np.sort(rng.uniform(1.0, 10.0, size=r))[::-1], np.zeros(q - r)])
-    A = with_singular_values(m, n, sigma, rng)
-    mu, V = np.linalg.eigh(A.T @ A)
-    mu, V = mu[::-1], V[:, ::-1]
-    s = np.sqrt(np.maximum(mu[:q], 0))
+    m = min(n, p)
+    r = int(rng.integers(1, m + 1))
+    sigma = np.concatenate([np.sort(rng.uniform(1.0, 10.0, size=r))[::-1], np.zeros(m - r)])
+    A = with_singular_values(n, p, sigma, rng)
+    eigenvalues, V = np.linalg.eigh(A.T @ A)
+    eigenvalues, V = eigenvalues[::-1], V[:, ::-1]
+    s = np.sqrt(np.maximum(eigenvalues[:m], 0))
     U_r = A @ V[:, :r] / s[:r]
-    Q, _ = np.linalg.qr(np.hstack([U_r, rng.standard_normal((m, m - r))]))   # completion
+    Q, _ = np.linalg.qr(np.hstack([U_r, rng.standard_normal((n, n - r))]))   # completion
     U = np.hstack([U_r, Q[:, r:]])
-    Sigma = np.zeros((m, n))
-    Sigma[:q, :q] = np.diag(np.where(np.arange(q) < r, s, 0.0))
-    np.testing.assert_allclose(U.T @ U, np.eye(m), atol=1e-10)
+    Sigma = np.zeros((n, p))
+    Sigma[:m, :m] = np.diag(np.where(np.arange(m) < r, s, 0.0))
+    np.testing.assert_allclose(U.T @ U, np.eye(n), atol=1e-10)
     np.testing.assert_allclose(U @ Sigma @ V.T, A, atol=1e-10 * sigma[0])
     np.testing.assert_allclose(s[:r], sigma[:r], rtol=1e-10)
 
@@ -162,25 +178,23 @@ def test_no_rank_k_competitor_beats_the_truncated_svd(data, seed):
 
 
 @theorem("thm-eckart-young")
+@theorem("prop-ey-uniqueness")
 @given(st.integers(3, 10), st.integers(3, 10), st.integers(0, 2**32 - 1))
 @settings(max_examples=20)
-def test_alternating_least_squares_reaches_but_never_passes_the_bound(m, n, seed):
-    # An independent optimizer of ||A - L R^T||_F over all rank-k factorizations.
+def test_alternating_least_squares_reaches_but_never_passes_the_bound(n, p, seed):
+    # An independent optimizer of ||A - Z Y||_F over all rank-k factorizations; with
+    # gaps between all singular values it must end at A_k itself (prop-ey-uniqueness).
     rng = np.random.default_rng(seed)
-    q = min(m, n)
-    k = int(rng.integers(1, q))
-    sigma = 10 * 0.5 ** np.arange(q)                              # clear gaps
-    A = with_singular_values(m, n, sigma, rng)
+    m = min(n, p)
+    k = int(rng.integers(1, m))
+    sigma = 10 * 0.5 ** np.arange(m)                              # clear gaps
+    A = with_singular_values(n, p, sigma, rng)
     bound = np.sqrt(np.sum(sigma[k:] ** 2))
-    L = rng.standard_normal((m, k))
     history = []
-    for _ in range(200):
-        R = np.linalg.lstsq(L, A, rcond=None)[0].T               # n x k
-        L = np.linalg.lstsq(R, A.T, rcond=None)[0].T             # m x k
-        history.append(np.linalg.norm(A - L @ R.T, "fro"))
+    B = alternating_least_squares(A, k, rng, 200, history)
     assert min(history) >= bound * (1 - 1e-12)
     np.testing.assert_allclose(history[-1], bound, rtol=1e-8)
-    np.testing.assert_allclose(L @ R.T, pcalib.low_rank_approx(A, k), atol=1e-6 * sigma[0])
+    np.testing.assert_allclose(B, pcalib.low_rank_approx(A, k), atol=1e-6 * sigma[0])
 
 
 @theorem("thm-eckart-young-operator")
@@ -203,30 +217,121 @@ def test_operator_norm_minimizer_is_not_unique():
         assert np.linalg.norm(A - B, "fro") >= np.linalg.norm(A - pcalib.low_rank_approx(A, 1), "fro")
 
 
+# -- uniqueness -----------------------------------------------------------------------
+
+def numpy_truncation(A, k):
+    """A_k and the SVD factors from NumPy (independent of pcalib)."""
+    U, s, Vt = np.linalg.svd(A)
+    return (U[:, :k] * s[:k]) @ Vt[:k], U, s, Vt
+
+
+@theorem("prop-ey-uniqueness")
+@given(matrices_and_k(), st.integers(0, 2**32 - 1))
+@settings(max_examples=50)
+def test_the_excess_error_bounds_the_distance_from_the_projector_of_a_k(data, seed):
+    # The proof's key inequality (eq-ey-uniqueness-gap), for B with columns in span(Q):
+    # ||A - B||^2 - ||A - A_k||^2 >= ||PA - B||^2 + (s_k^2 - s_{k+1}^2)(k - ||U_k^T Q||^2).
+    A, k = data
+    rng = np.random.default_rng(seed)
+    n, p = A.shape
+    Ak, U, s, _ = numpy_truncation(A, k)
+    Q = orthogonal(n, rng)[:, :k]
+    P = Q @ Q.T
+    slack = 1e-9 * s[0] ** 2 * max(n, p)
+    for B in (P @ A, Q @ rng.standard_normal((k, p)) * s[0], P @ Ak):
+        excess = np.linalg.norm(A - B) ** 2 - np.linalg.norm(A - Ak) ** 2
+        gap_term = (s[k - 1] ** 2 - s[k] ** 2) * (k - np.linalg.norm(U[:, :k].T @ Q) ** 2)
+        assert excess >= np.linalg.norm(P @ A - B) ** 2 + gap_term - slack
+
+
+@theorem("prop-ey-uniqueness")
+@given(st.integers(3, 9), st.integers(3, 9), st.integers(0, 2**32 - 1))
+@settings(max_examples=30)
+def test_with_a_gap_every_start_of_an_optimizer_ends_at_a_k(n, p, seed):
+    # sigma_k > sigma_{k+1}: alternating least squares from random starts, an optimizer
+    # that knows nothing of the SVD, always ends at the same matrix, A_k.
+    rng = np.random.default_rng(seed)
+    m = min(n, p)
+    k = int(rng.integers(1, m))
+    sigma = np.sort(rng.uniform(0.1, 1.0, size=m))[::-1]
+    sigma[:k] += 1.0                                              # gap >= 0.1 after sigma_k
+    A = with_singular_values(n, p, sigma, rng)
+    Ak, *_ = numpy_truncation(A, k)
+    for _ in range(3):
+        B = alternating_least_squares(A, k, rng, 400)
+        np.testing.assert_allclose(B, Ak, atol=1e-8 * sigma[0])
+
+
+@theorem("prop-ey-uniqueness")
+@given(st.integers(3, 9), st.integers(3, 9), st.integers(0, 2**32 - 1), st.floats(0, 2 * np.pi))
+def test_with_a_tie_a_whole_circle_of_matrices_attains_the_frobenius_minimum(n, p, seed, theta):
+    # sigma_k = sigma_{k+1} > 0: rotating the pair (u_k, v_k) towards (u_{k+1}, v_{k+1})
+    # keeps the Frobenius error; the swap B' of the proof is theta = pi / 2.
+    rng = np.random.default_rng(seed)
+    m = min(n, p)
+    k = int(rng.integers(1, m))
+    sigma = np.sort(rng.uniform(0.1, 1.0, size=m))[::-1]
+    sigma[:k] += 1.0
+    sigma[k] = sigma[k - 1]                                       # the tie
+    A = with_singular_values(n, p, sigma, rng)
+    Ak, U, s, Vt = numpy_truncation(A, k)
+    u = np.cos(theta) * U[:, k - 1] + np.sin(theta) * U[:, k]
+    v = np.cos(theta) * Vt[k - 1] + np.sin(theta) * Vt[k]
+    B = Ak - s[k - 1] * np.outer(U[:, k - 1], Vt[k - 1]) + s[k - 1] * np.outer(u, v)
+    assert np.linalg.matrix_rank(B, tol=1e-10 * s[0]) <= k
+    np.testing.assert_allclose(np.linalg.norm(A - B), np.linalg.norm(A - Ak), rtol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(B - Ak) ** 2,
+                               2 * s[k - 1] ** 2 * np.sin(theta) ** 2, atol=1e-10 * s[0] ** 2)
+
+
+@theorem("prop-ey-uniqueness")
+@given(matrices_and_k(), st.floats(-1, 1))
+def test_operator_norm_minimizers_form_an_interval(data, fraction):
+    # B_t = A_k - t u_1 v_1^T with |t| <= sigma_{k+1} attains sigma_{k+1} in the operator norm.
+    A, k = data
+    Ak, U, s, Vt = numpy_truncation(A, k)
+    t = fraction * s[k]
+    B = Ak - t * np.outer(U[:, 0], Vt[0])
+    assert np.linalg.matrix_rank(B, tol=1e-10 * s[0]) <= k
+    np.testing.assert_allclose(np.linalg.norm(A - B, 2), s[k], atol=1e-10 * s[0] * max(A.shape))
+
+
+@theorem("prop-ey-uniqueness")
+@given(matrices_and_k())
+def test_a_matrix_of_rank_at_most_k_is_its_own_unique_best_approximation(data):
+    # sigma_{k+1} = 0: the minimum error is 0, attained only by A itself.
+    A, k = data
+    s = np.linalg.svd(A, compute_uv=False)
+    if s[k] > 1e-10 * s[0]:
+        A = numpy_truncation(A, k)[0]                             # make rank A <= k
+    np.testing.assert_allclose(pcalib.low_rank_approx(A, k), A, atol=1e-10 * s[0] * max(A.shape))
+
+
 @theorem("lem-ey-weyl")
 @given(matrices(), st.integers(0, 2**32 - 1), st.integers(-3, 3))
-def test_weyl_inequality_for_singular_values(C, seed, log_scale):
+def test_weyl_inequality_for_singular_values(E, seed, log_scale):
+    # sigma_{j+l-1}(E + F) <= sigma_j(E) + sigma_l(F) for all j + l - 1 <= m.
     rng = np.random.default_rng(seed)
-    D = 10.0**log_scale * rng.standard_normal(C.shape)
-    sC, sD, sCD = (np.linalg.svd(M, compute_uv=False) for M in (C, D, C + D))
-    q = sC.size
-    slack = 1e-12 * (sC[0] + sD[0]) * max(C.shape)
-    for i in range(1, q + 1):
-        for j in range(1, q + 2 - i):
-            assert sCD[i + j - 2] <= sC[i - 1] + sD[j - 1] + slack
+    F = 10.0**log_scale * rng.standard_normal(E.shape)
+    sE, sF, sEF = (np.linalg.svd(term, compute_uv=False) for term in (E, F, E + F))
+    m = sE.size
+    slack = 1e-12 * (sE[0] + sF[0]) * max(E.shape)
+    for j in range(1, m + 1):
+        for l in range(1, m + 2 - j):
+            assert sEF[j + l - 2] <= sE[j - 1] + sF[l - 1] + slack
 
 
 @theorem("thm-eckart-young")
 @given(matrices_and_k(), st.integers(0, 2**32 - 1))
 @settings(max_examples=30)
 def test_singular_values_of_any_residual_dominate_the_shifted_spectrum(data, seed):
-    # sigma_i(A - B) >= sigma_{i+k}(A) for every B of rank <= k: the core of the proof.
+    # sigma_j(A - B) >= sigma_{j+k}(A) for every B of rank <= k: the core of the proof.
     A, k = data
     s = np.linalg.svd(A, compute_uv=False)
-    q = s.size
+    m = s.size
     for B in rank_k_competitors(A, k, np.random.default_rng(seed), count=5):
         sR = np.linalg.svd(A - B, compute_uv=False)
-        assert np.all(sR[: q - k] >= s[k:] - 1e-10 * s[0] * max(A.shape))
+        assert np.all(sR[: m - k] >= s[k:] - 1e-10 * s[0] * max(A.shape))
 
 
 @theorem("thm-ey-mirsky")
@@ -301,12 +406,12 @@ def test_the_mean_plus_pca_is_the_best_shift_plus_rank_k(data, seed):
     slack = 1e-10 * np.abs(X).max() * n
     U, sX, Vt = np.linalg.svd(X, full_matrices=False)
     candidates = [(np.zeros(p), (U[:, :k] * sX[:k]) @ Vt[:k])]        # uncentered truncated SVD
-    for _ in range(10):
-        mu = mean + rng.standard_normal(p) * rng.uniform(0, 1) * s[0] / np.sqrt(n)
-        L = rng.standard_normal((n, k))
-        B = L @ np.linalg.lstsq(L, X - mu, rcond=None)[0]            # best B for that column space
-        candidates.append((mu, B))
-    for mu, B in candidates:
-        M = X - mu - B
-        assert np.linalg.norm(M, 2) >= best_2 - slack
-        assert np.linalg.norm(M, "fro") >= best_F - slack
+    for _ in range(10):                                               # shifts c, parts B
+        c = mean + rng.standard_normal(p) * rng.uniform(0, 1) * s[0] / np.sqrt(n)
+        Z = rng.standard_normal((n, k))
+        B = Z @ np.linalg.lstsq(Z, X - c, rcond=None)[0]             # best B for that column space
+        candidates.append((c, B))
+    for c, B in candidates:
+        E = X - c - B
+        assert np.linalg.norm(E, 2) >= best_2 - slack
+        assert np.linalg.norm(E, "fro") >= best_F - slack

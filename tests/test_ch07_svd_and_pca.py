@@ -2,6 +2,10 @@
 
 Cross-checks against NumPy's and SciPy's SVD and symmetric eigensolvers written out
 here, and against scikit-learn's PCA; never against pcalib itself.
+
+Notation of the book: X is n x p, Xc = U Sigma V^T the thin SVD of the centered data,
+m = min(n, p); the principal axes are the columns v_j of V, U holds the left singular
+vectors u_j, lambda_j = sigma_j^2 / (n - 1), and the scores are T = Xc V = U Sigma.
 """
 
 import numpy as np
@@ -37,24 +41,26 @@ def data_matrices(draw, min_rows=2, max_rows=12, max_cols=8):
 def separated_data(draw, max_rows=12, max_cols=8):
     """Centered-data spectra with distinct, well separated, non-zero singular values.
 
-    X = 1 c^T + U diag(sigma) V^T with U orthonormal and orthogonal to 1, so the
-    singular values of Xc are exactly sigma (ratio 0.6 between neighbours).
+    X = 1 x0^T + U diag(sigma) V^T with U orthonormal and orthogonal to 1, so the
+    singular values of Xc are exactly sigma (ratio 0.6 between neighbours); r = len(sigma)
+    = min(n - 1, p) is the rank of Xc.
     """
     n = draw(st.integers(3, max_rows))
     p = draw(st.integers(1, max_cols))
-    q = min(n - 1, p)
+    r = min(n - 1, p)
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    Z = rng.standard_normal((n, q))
+    Z = rng.standard_normal((n, r))
     Z -= Z.mean(axis=0)
     U, _ = np.linalg.qr(Z)
-    V = orthogonal(p, rng)[:, :q]
-    sigma = 5 * 0.6 ** np.arange(q)
+    V = orthogonal(p, rng)[:, :r]
+    sigma = 5 * 0.6 ** np.arange(r)
     return (U * sigma) @ V.T + rng.standard_normal(p), sigma
 
 
 def top_eig(M):
-    w, V = scipy.linalg.eigh(M)
-    return w[::-1], V[:, ::-1]
+    """Eigenvalues of a symmetric matrix in decreasing order, with their eigenvectors."""
+    w, vectors = scipy.linalg.eigh(M)
+    return w[::-1], vectors[:, ::-1]
 
 
 # -- the link between the SVD and PCA ------------------------------------------------
@@ -63,15 +69,15 @@ def top_eig(M):
 @given(data_matrices())
 def test_eigenvalues_are_squared_singular_values_over_n_minus_1(X):
     n, p = X.shape
-    q = min(n, p)
+    m = min(n, p)
     Xc = X - X.mean(axis=0)
     sigma = np.linalg.svd(Xc, compute_uv=False)
     lam, _ = top_eig(np.cov(X, rowvar=False).reshape(p, p))
     scale = max(lam[0], 1e-300)
-    np.testing.assert_allclose(lam[:q], sigma**2 / (n - 1), atol=1e-10 * scale * p)
-    np.testing.assert_allclose(lam[q:], 0.0, atol=1e-10 * scale * p)       # p > n: zeros
+    np.testing.assert_allclose(lam[:m], sigma**2 / (n - 1), atol=1e-10 * scale * p)
+    np.testing.assert_allclose(lam[m:], 0.0, atol=1e-10 * scale * p)       # p > n: zeros
     result = pcalib.pca_svd(X)
-    np.testing.assert_allclose(result.explained_variance, lam[:q], atol=1e-10 * scale * p)
+    np.testing.assert_allclose(result.explained_variance, lam[:m], atol=1e-10 * scale * p)
 
 
 @theorem("thm-svdpca-link")
@@ -94,9 +100,9 @@ def test_right_singular_vectors_are_eigenvectors_and_scores_are_u_sigma(X):
 def test_pcalib_and_scikit_learn_agree_with_the_theorem(data):
     X, sigma = data
     n = X.shape[0]
-    q = sigma.size
-    result = pcalib.pca_svd(X, k=q)
-    sk = SklearnPCA(n_components=q, svd_solver="full").fit(X)
+    r = sigma.size
+    result = pcalib.pca_svd(X, k=r)
+    sk = SklearnPCA(n_components=r, svd_solver="full").fit(X)
     np.testing.assert_allclose(result.explained_variance, sigma**2 / (n - 1), rtol=1e-10)
     np.testing.assert_allclose(sk.explained_variance_, sigma**2 / (n - 1), rtol=1e-10)
     np.testing.assert_allclose(np.abs(np.sum(result.components * sk.components_, axis=1)), 1.0, atol=1e-10)
@@ -109,13 +115,13 @@ def test_pcalib_and_scikit_learn_agree_with_the_theorem(data):
 @given(data_matrices())
 def test_gram_eigenvalues_are_squared_singular_values(X):
     n, p = X.shape
-    q = min(n, p)
+    m = min(n, p)
     Xc = X - X.mean(axis=0)
     sigma = np.linalg.svd(Xc, compute_uv=False)
-    mu, _ = top_eig(Xc @ Xc.T)
+    theta, _ = top_eig(Xc @ Xc.T)                                  # lambda_j(G)
     scale = max(sigma[0] ** 2, 1e-300)
-    np.testing.assert_allclose(mu[:q], sigma**2, atol=1e-10 * scale * n)
-    np.testing.assert_allclose(mu[q:], 0.0, atol=1e-10 * scale * n)
+    np.testing.assert_allclose(theta[:m], sigma**2, atol=1e-10 * scale * n)
+    np.testing.assert_allclose(theta[m:], 0.0, atol=1e-10 * scale * n)
 
 
 @theorem("prop-svdpca-gram")
@@ -123,19 +129,20 @@ def test_gram_eigenvalues_are_squared_singular_values(X):
 def test_axes_recovered_from_the_gram_matrix(data):
     X, sigma = data
     n, p = X.shape
-    q = sigma.size
+    r = sigma.size
     Xc = X - X.mean(axis=0)
-    mu, U_g = top_eig(Xc @ Xc.T)
-    V_dual = Xc.T @ U_g[:, :q] / np.sqrt(mu[:q])                   # v = Xc^T u / sqrt(mu)
-    np.testing.assert_allclose(V_dual.T @ V_dual, np.eye(q), atol=1e-9)
+    theta, U_g = top_eig(Xc @ Xc.T)
+    V_dual = Xc.T @ U_g[:, :r] / np.sqrt(theta[:r])             # v = Xc^T u / sqrt(theta)
+    np.testing.assert_allclose(V_dual.T @ V_dual, np.eye(r), atol=1e-9)
     S = Xc.T @ Xc / (n - 1)
-    np.testing.assert_allclose(S @ V_dual, V_dual * mu[:q] / (n - 1), atol=1e-9 * sigma[0] ** 2)
-    np.testing.assert_allclose(Xc @ V_dual, U_g[:, :q] * np.sqrt(mu[:q]), atol=1e-9 * sigma[0])
+    np.testing.assert_allclose(S @ V_dual, V_dual * theta[:r] / (n - 1), atol=1e-9 * sigma[0] ** 2)
+    np.testing.assert_allclose(Xc @ V_dual, U_g[:, :r] * np.sqrt(theta[:r]), atol=1e-9 * sigma[0])
     _, _, Vt = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesvd")
-    np.testing.assert_allclose(np.abs(np.sum(V_dual * Vt[:q].T, axis=0)), 1.0, atol=1e-9)
-    gram = pcalib.pca_gram(X, k=q)
+    np.testing.assert_allclose(np.abs(np.sum(V_dual * Vt[:r].T, axis=0)), 1.0, atol=1e-9)
+    gram = pcalib.pca_gram(X, k=r)
     np.testing.assert_allclose(np.abs(np.sum(gram.components.T * V_dual, axis=0)), 1.0, atol=1e-9)
-    np.testing.assert_allclose(np.abs(gram.scores), np.abs(U_g[:, :q] * np.sqrt(mu[:q])), atol=1e-9 * sigma[0])
+    np.testing.assert_allclose(np.abs(gram.scores), np.abs(U_g[:, :r] * np.sqrt(theta[:r])),
+                               atol=1e-9 * sigma[0])
 
 
 # -- conditioning --------------------------------------------------------------------
@@ -156,15 +163,16 @@ def test_cross_product_squares_the_condition_number(extra_rows, p, log_kappa, se
 
 @theorem("prop-svdpca-condition-squared")
 def test_lauchli_example_covariance_routes_lose_the_small_eigenvalue():
-    eps = 1e-8
-    X = np.array([[1, 1], [-1, -1], [eps, 0], [-eps, 0], [0, eps], [0, -eps]])
-    exact = 2 * eps**2 / 5
-    assert np.allclose(X.T @ X, [[2.0, 2.0], [2.0, 2.0]], rtol=0, atol=0)   # 2 + 2 eps^2 rounds to 2
+    eta = 1e-8
+    X = np.array([[1, 1], [-1, -1], [eta, 0], [-eta, 0], [0, eta], [0, -eta]])
+    exact = 2 * eta**2 / 5
+    assert np.array_equal(X.T @ X, [[2.0, 2.0], [2.0, 2.0]])               # 2 + 2 eta^2 rounds to 2
+    assert np.linalg.matrix_rank(X.T @ X) == 1                              # lambda_2 is gone
     s = scipy.linalg.svdvals(X)                                             # SciPy's SVD keeps it
     np.testing.assert_allclose(s[1] ** 2 / 5, exact, rtol=1e-6)
     np.testing.assert_allclose(pcalib.pca_svd(X).explained_variance[1], exact, rtol=1e-6)
-    lost = np.linalg.eigvalsh(X.T @ X)[0] / 5                               # NumPy, covariance route
-    assert abs(lost - exact) >= 0.5 * exact
+    assert pcalib.pca_eig(X).explained_variance[1] == 0.0
+    assert pcalib.pca_gram(X).explained_variance[1] == 0.0
 
 
 # -- signs ---------------------------------------------------------------------------
@@ -174,26 +182,26 @@ def test_lauchli_example_covariance_routes_lose_the_small_eigenvalue():
 def test_flipping_pairs_of_singular_vectors_keeps_an_svd(X, seed):
     Xc = X - X.mean(axis=0)
     U, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
-    d = np.random.default_rng(seed).choice([-1.0, 1.0], size=sigma.size)
+    flips = np.random.default_rng(seed).choice([-1.0, 1.0], size=sigma.size)  # diagonal of J
     tol = 1e-12 * max(sigma[0], 1e-300) * max(X.shape)
-    np.testing.assert_allclose((U * d * sigma) @ (Vt * d[:, None]), Xc, atol=tol)
-    np.testing.assert_allclose((U * d).T @ (U * d), np.eye(sigma.size), atol=1e-10)
-    np.testing.assert_allclose(Xc @ (Vt.T * d), (U * sigma) * d, atol=tol)
+    np.testing.assert_allclose((U * flips * sigma) @ (Vt * flips[:, None]), Xc, atol=tol)
+    np.testing.assert_allclose((U * flips).T @ (U * flips), np.eye(sigma.size), atol=1e-10)
+    np.testing.assert_allclose(Xc @ (Vt.T * flips), (U * sigma) * flips, atol=tol)
 
 
 @theorem("prop-svdpca-sign-ambiguity")
 @given(separated_data())
 def test_with_distinct_singular_values_the_svd_is_unique_up_to_signs(data):
     X, sigma = data
-    q = sigma.size
+    r = sigma.size
     Xc = X - X.mean(axis=0)
     U1, s1, Vt1 = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesdd")
     U2, s2, Vt2 = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesvd")
     _, V3 = top_eig(Xc.T @ Xc)
-    d = np.sum(Vt1[:q] * Vt2[:q], axis=1)
-    np.testing.assert_allclose(np.abs(d), 1.0, atol=1e-10)                  # v~_j = d_j v_j
-    np.testing.assert_allclose(U2[:, :q], U1[:, :q] * d, atol=1e-9)          # u~_j = d_j u_j
-    np.testing.assert_allclose(np.abs(np.sum(Vt1[:q].T * V3[:, :q], axis=0)), 1.0, atol=1e-9)
+    delta = np.sum(Vt1[:r] * Vt2[:r], axis=1)
+    np.testing.assert_allclose(np.abs(delta), 1.0, atol=1e-10)              # v~_j = delta_j v_j
+    np.testing.assert_allclose(U2[:, :r], U1[:, :r] * delta, atol=1e-9)      # u~_j = delta_j u_j
+    np.testing.assert_allclose(np.abs(np.sum(Vt1[:r].T * V3[:, :r], axis=0)), 1.0, atol=1e-9)
 
 
 @theorem("prop-svdpca-sign-ambiguity")
@@ -201,18 +209,18 @@ def test_with_distinct_singular_values_the_svd_is_unique_up_to_signs(data):
 @settings(max_examples=40)
 def test_every_route_applies_the_same_sign_convention(data):
     X, sigma = data
-    q = sigma.size
+    r = sigma.size
     _, _, Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
-    axes = Vt[:q]
-    pivots = axes[np.arange(q), np.argmax(np.abs(axes), axis=1)]
+    axes = Vt[:r]
+    pivots = axes[np.arange(r), np.argmax(np.abs(axes), axis=1)]
     expected = axes * np.where(pivots < 0, -1.0, 1.0)[:, None]             # the convention, written out
     # Skip axes whose two largest |entries| nearly tie: there round-off decides the sign.
     sorted_abs = np.sort(np.abs(axes), axis=1)
     clear = sorted_abs[:, -1] - (sorted_abs[:, -2] if axes.shape[1] > 1 else 0.0) > 1e-6
     for route in ROUTES:
-        result = route(X, k=q)
+        result = route(X, k=r)
         np.testing.assert_allclose(result.components[clear], expected[clear], atol=1e-8)
-        largest = result.components[np.arange(q), np.argmax(np.abs(result.components), axis=1)]
+        largest = result.components[np.arange(r), np.argmax(np.abs(result.components), axis=1)]
         assert np.all(largest > 0)
         np.testing.assert_allclose(result.scores, (X - X.mean(axis=0)) @ result.components.T,
                                    atol=1e-8 * sigma[0])

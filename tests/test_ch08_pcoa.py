@@ -1,9 +1,16 @@
 """Tests of the results of the chapter "Principal coordinates" (book/08_pcoa.md).
 
+Notation of the chapter: D = (d_ij) the distance matrix, D^(2) its entrywise square,
+B = -1/2 H D^(2) H with eigenvalues beta_1 >= ... >= beta_n and orthonormal eigenvectors
+u_j (the left singular vectors of X_c when D holds the Euclidean distances of the rows
+of X).
+
 Independent routes: distances from scipy.spatial.distance, the centering matrix and
 eigendecompositions written out with NumPy, the SVD of the centered data, and
 scikit-bio's and scikit-learn's implementations.
 """
+
+import warnings
 
 import numpy as np
 import pytest
@@ -111,7 +118,7 @@ def test_principal_coordinates_are_the_pca_scores_up_to_column_signs(X, k):
         return
     D = squareform(pdist(X))
     result = pcalib.pcoa(D, k=k, full_spectrum=True)
-    scores = U[:, :k] * s[:k]                                  # T = Xc V_k = U_k Sigma_k
+    scores = U[:, :k] * s[:k]                                  # T = X_c V_k = U_k Sigma_k
     signs = np.where(np.sum(result.coordinates * scores, axis=0) < 0, -1.0, 1.0)
     np.testing.assert_allclose(result.coordinates, scores * signs, atol=1e-7 * s[0])
     m = min(n, p)
@@ -186,6 +193,7 @@ def test_known_non_euclidean_distances_give_a_negative_eigenvalue(D):
 
 @theorem("prop-pcoa-euclidean-iff-psd")
 def test_three_points_on_a_line_by_hand():
+    """Exercise ex-pcoa-by-hand: beta_1 = 14/3 and coordinates +-(-4/3, -1/3, 5/3)."""
     D = np.array([[0, 1, 3], [1, 0, 2], [3, 2, 0]], dtype=float)
     result = pcalib.pcoa(D, k=1, full_spectrum=True)
     np.testing.assert_allclose(result.eigenvalues, [14 / 3, 0, 0], atol=1e-12)
@@ -196,10 +204,12 @@ def test_three_points_on_a_line_by_hand():
 
 @theorem("cor-pcoa-negative-eigenvalues")
 @given(dissimilarities())
-def test_positive_axes_overestimate_and_negative_axes_correct(D):
-    mu, Q = np.linalg.eigh(explicit_gram(D))
-    cutoff = 1e-10 * np.abs(mu).max()
-    Y_minus = Q[:, mu < -cutoff] * np.sqrt(-mu[mu < -cutoff])
+def test_positive_axes_never_underestimate_and_negative_axes_correct(D):
+    """d_ij^2 = |y+_i - y+_j|^2 - |y-_i - y-_j|^2: pcalib's coordinates on all positive
+    axes (Y_+) against the negative part Y_- of NumPy's eigendecomposition."""
+    beta, U = np.linalg.eigh(explicit_gram(D))
+    cutoff = 1e-10 * np.abs(beta).max()
+    Y_minus = U[:, beta < -cutoff] * np.sqrt(-beta[beta < -cutoff])
     result = pcalib.pcoa(D)
     r = int(np.sum(result.eigenvalues > cutoff))
     Y_plus = pcalib.pcoa(D, k=r).coordinates
@@ -222,3 +232,39 @@ def test_proportion_explained_is_relative_to_all_eigenvalues_whatever_k(D):
         np.testing.assert_allclose(result.proportion_explained, full.eigenvalues[:k] / total, rtol=1e-9)
         np.testing.assert_allclose(result.eigenvalues, full.eigenvalues[:k], rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(result.total_inertia, total, rtol=1e-9)
+
+
+# -- double centering D instead of D^(2): the chapter's popular mistake --------------------------
+
+@settings(max_examples=40)
+@given(point_clouds(max_n=20, max_p=4))
+def test_double_centered_distances_of_a_euclidean_D_are_psd(X):
+    """-1/2 H D H (D, not D^(2)) is positive semi-definite whenever D is Euclidean:
+    the square roots of Euclidean distances are Euclidean (Schoenberg 1938). The chapter
+    uses this to warn that a positive spectrum does not reveal the mistake."""
+    D = squareform(pdist(X))
+    eigenvalues = np.linalg.eigvalsh(explicit_gram(np.sqrt(D)))   # -1/2 H D H
+    assert eigenvalues.min() >= -1e-12 * D.shape[0] * max(D.max(), 1.0)
+
+
+# -- the chapter's statement about scikit-bio's proportions -----------------------------------------
+
+def test_scikit_bio_proportions_depend_on_the_number_of_axes():
+    """scikit-bio 0.7 divides by the sum of the positive eigenvalues when all axes are
+    requested and by the trace tr B when fewer are (chapter, "Reading and reporting")."""
+    skbio = pytest.importorskip("skbio")
+    rng = np.random.default_rng(12)
+    counts = rng.poisson(rng.uniform(0.5, 20.0, size=(12, 6))) + (np.arange(6) == 0)
+    D = squareform(pdist(counts.astype(float), metric="braycurtis"))
+    beta = np.linalg.eigvalsh(explicit_gram(D))[::-1]
+    assert beta[-1] < -1e-3 * beta[0]                          # negative eigenvalues
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)        # skbio warns on them
+        full = skbio.stats.ordination.pcoa(skbio.DistanceMatrix(D))
+        few = skbio.stats.ordination.pcoa(skbio.DistanceMatrix(D), dimensions=3)
+    positive_sum = beta[beta > 0].sum()
+    trace = (D**2).sum() / (2 * D.shape[0])
+    np.testing.assert_allclose(full.proportion_explained.to_numpy()[:3],
+                               beta[:3] / positive_sum, rtol=1e-8)
+    np.testing.assert_allclose(few.proportion_explained.to_numpy(),
+                               beta[:3] / trace, rtol=1e-8)

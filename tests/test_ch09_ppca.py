@@ -1,16 +1,23 @@
 """Tests of the results of the chapter "Probabilistic PCA" (book/09_ppca.md).
 
+Notation of the chapter: W the p x k factor matrix, sigma^2 the noise variance,
+M = W^T W + sigma^2 I_k, C = W W^T + sigma^2 I_p, S_n = X_c^T X_c / n with eigenvalues
+tilde lambda_j (here `lam_n`) and eigenvectors v_j (the principal axes, here `V`); the
+maximum-likelihood W is V_k (tilde Lambda_k - sigma^2 I)^{1/2} R.
+
 Each labelled result is checked against routes that do not go through pcalib's
 PPCA code: dense NumPy linear algebra, SciPy's multivariate normal density and
 optimizer, and scikit-learn's PCA (whose `get_covariance` is the PPCA model with
 the divisor n - 1).
 """
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.optimize
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.decomposition import PCA as SklearnPCA
 
@@ -35,10 +42,11 @@ def ppca_problems(draw, min_p=2, max_p=7, max_extra_n=30):
 
 
 def spectrum_1_over_n(X):
-    """Eigenvalues (decreasing) and eigenvectors of S_n = Xc^T Xc / n, by numpy.linalg.eigh."""
+    """Eigenvalues tilde lambda_j (decreasing) and eigenvectors v_j of S_n = X_c^T X_c / n,
+    by numpy.linalg.eigh."""
     Xc = X - X.mean(axis=0)
-    ell, U = np.linalg.eigh(Xc.T @ Xc / X.shape[0])
-    return ell[::-1], U[:, ::-1]
+    lam_n, V = np.linalg.eigh(Xc.T @ Xc / X.shape[0])
+    return lam_n[::-1], V[:, ::-1]
 
 
 def scipy_loglik(X, mean, W, sigma2):
@@ -46,8 +54,8 @@ def scipy_loglik(X, mean, W, sigma2):
     return scipy.stats.multivariate_normal(mean, C).logpdf(X).sum()
 
 
-def has_eigengap(ell, k, rel=1e-3):
-    return ell[k - 1] - ell[k] > rel * ell[0] and ell[k] > rel * ell[0]
+def has_eigengap(lam_n, k, rel=1e-3):
+    return lam_n[k - 1] - lam_n[k] > rel * lam_n[0] and lam_n[k] > rel * lam_n[0]
 
 
 # -- lem-ppca-woodbury ---------------------------------------------------------------
@@ -136,6 +144,7 @@ def test_posterior_by_monte_carlo_regression():
 @theorem("prop-ppca-loglik")
 @given(ppca_problems(), st.floats(0.05, 5.0), st.integers(0, 2**32 - 1))
 def test_loglik_trace_formula_and_sample_mean_maximizes(problem, sigma2, seed):
+    """L(mu) = L(xbar) - n/2 (xbar - mu)^T C^-1 (xbar - mu), L(xbar) by the trace formula."""
     X, k = problem
     n, p = X.shape
     rng = np.random.default_rng(seed)
@@ -147,8 +156,11 @@ def test_loglik_trace_formula_and_sample_mean_maximizes(problem, sigma2, seed):
     formula = -n / 2 * (p * np.log(2 * np.pi) + np.linalg.slogdet(C)[1] + np.trace(np.linalg.solve(C, S_n)))
     at_mean = scipy.stats.multivariate_normal(xbar, C).logpdf(X).sum()
     np.testing.assert_allclose(formula, at_mean, rtol=1e-9)
-    elsewhere = scipy.stats.multivariate_normal(xbar + rng.normal(size=p) * 0.1, C).logpdf(X).sum()
-    assert elsewhere < at_mean
+    shift = rng.normal(size=p) * 0.1
+    elsewhere = scipy.stats.multivariate_normal(xbar + shift, C).logpdf(X).sum()
+    quadratic = n / 2 * shift @ np.linalg.solve(C, shift)
+    np.testing.assert_allclose(elsewhere, at_mean - quadratic, rtol=1e-9)
+    assert quadratic > 0
 
 
 # -- thm-ppca-ml ---------------------------------------------------------------------------
@@ -159,15 +171,15 @@ def test_loglik_trace_formula_and_sample_mean_maximizes(problem, sigma2, seed):
 def test_closed_form_matches_eigendecomposition_of_the_1_over_n_covariance(problem):
     X, k = problem
     n, p = X.shape
-    ell, U = spectrum_1_over_n(X)
+    lam_n, V = spectrum_1_over_n(X)
     model = pcalib.PPCA(k).fit(X)
-    sigma2 = ell[k:].mean()
-    np.testing.assert_allclose(model.sigma2_, sigma2, rtol=1e-9, atol=1e-12 * ell[0])
+    sigma2 = lam_n[k:].mean()
+    np.testing.assert_allclose(model.sigma2_, sigma2, rtol=1e-9, atol=1e-12 * lam_n[0])
     np.testing.assert_allclose(model.mean_, X.mean(axis=0), rtol=1e-12, atol=1e-9 * np.abs(X).max())
-    if has_eigengap(ell, k):
-        WWt = U[:, :k] @ np.diag(ell[:k] - sigma2) @ U[:, :k].T
-        np.testing.assert_allclose(model.W_ @ model.W_.T, WWt, atol=1e-8 * ell[0])
-    L_max = -n / 2 * (p * np.log(2 * np.pi) + np.log(ell[:k]).sum() + (p - k) * np.log(sigma2) + p)
+    if has_eigengap(lam_n, k):
+        WWt = V[:, :k] @ np.diag(lam_n[:k] - sigma2) @ V[:, :k].T
+        np.testing.assert_allclose(model.W_ @ model.W_.T, WWt, atol=1e-8 * lam_n[0])
+    L_max = -n / 2 * (p * np.log(2 * np.pi) + np.log(lam_n[:k]).sum() + (p - k) * np.log(sigma2) + p)
     np.testing.assert_allclose(scipy_loglik(X, model.mean_, model.W_, model.sigma2_), L_max, rtol=1e-9)
     np.testing.assert_allclose(model.loglik_history_[-1], L_max, rtol=1e-9)
 
@@ -227,18 +239,78 @@ def test_other_stationary_points_are_lower():
     rng = np.random.default_rng(8)
     n, p, k = 400, 6, 2
     X = rng.normal(size=(n, p)) * [4.0, 3.0, 2.5, 0.6, 0.5, 0.4]
-    ell, U = spectrum_1_over_n(X)
+    lam_n, V = spectrum_1_over_n(X)
     model = pcalib.PPCA(k).fit(X)
     best = scipy_loglik(X, model.mean_, model.W_, model.sigma2_)
     for kept in ([0, 2], [1, 2], [0], [1]):
         discarded = np.setdiff1d(np.arange(p), kept)
-        sigma2 = ell[discarded].mean()
-        assert np.all(ell[kept] > sigma2)                      # an admissible stationary point
-        W = U[:, kept] * np.sqrt(ell[kept] - sigma2)
+        sigma2 = lam_n[discarded].mean()
+        assert np.all(lam_n[kept] > sigma2)                      # an admissible stationary point
+        W = V[:, kept] * np.sqrt(lam_n[kept] - sigma2)
         C = W @ W.T + sigma2 * np.eye(p)
         Xc = X - X.mean(axis=0)
-        np.testing.assert_allclose(Xc.T @ Xc / n @ np.linalg.solve(C, W), W, atol=1e-10 * ell[0])
+        np.testing.assert_allclose(Xc.T @ Xc / n @ np.linalg.solve(C, W), W, atol=1e-10 * lam_n[0])
         assert scipy_loglik(X, model.mean_, W, sigma2) < best
+
+
+# -- thm-ppca-ml, step 5: every admissible stationary point, with tied eigenvalues -----------
+
+def data_with_spectrum(lam_n, n, seed):
+    """n x p data whose S_n has exactly the eigenvalues lam_n (to round-off), random axes."""
+    p = lam_n.size
+    rng = np.random.default_rng(seed)
+    H = np.eye(n) - np.ones((n, n)) / n
+    Q = np.linalg.qr(H @ rng.normal(size=(n, p)))[0]           # centered, orthonormal columns
+    V = np.linalg.qr(rng.normal(size=(p, p)))[0]
+    return np.sqrt(n) * Q * np.sqrt(lam_n) @ V.T + rng.normal(size=p)
+
+
+@theorem("thm-ppca-ml")
+@settings(max_examples=40)
+@given(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 5.0]), min_size=3, max_size=7),
+    st.integers(1, 6),
+    st.integers(0, 2**32 - 1),
+)
+def test_every_admissible_stationary_point_is_below_the_maximum_even_with_ties(values, k, seed):
+    """Steps 3-5 of the proof: for every index set J with |J| <= k and sigma^2_J > 0 that
+    is admissible (each kept eigenvalue > sigma^2_J), W = V_J (tL_J - sigma^2_J)^{1/2} is a
+    stationary point (S_n C^-1 W = W and dL/dsigma^2 = 0), its log-likelihood (SciPy) is
+    -n/2 (p log 2pi + p + g(J)), and it is below L_max unless J keeps the values of
+    {1, ..., k}. The spectra have ties on purpose (repeated values, zeros)."""
+    lam_n = np.sort(np.array(values))[::-1]
+    p = lam_n.size
+    k = min(k, p - 1)
+    assume(lam_n[k - 1] > lam_n[k] > 0)                         # the theorem's hypotheses
+    n = p + 6
+    X = data_with_spectrum(lam_n, n, seed)
+    lam_np, V = spectrum_1_over_n(X)
+    np.testing.assert_allclose(lam_np, lam_n, atol=1e-10 * lam_n[0])
+    xbar = X.mean(axis=0)
+    S_n = (X - xbar).T @ (X - xbar) / n
+    sigma2_ml = lam_n[k:].mean()
+    L_max = -n / 2 * (p * np.log(2 * np.pi) + np.log(lam_n[:k]).sum() + (p - k) * np.log(sigma2_ml) + p)
+    np.testing.assert_allclose(pcalib.PPCA(k).fit(X).loglik_history_[-1], L_max, rtol=1e-9)
+    top_values = np.sort(lam_n[:k])
+    for r in range(k + 1):
+        for J in itertools.combinations(range(p), r):
+            J = np.array(J, dtype=int)
+            rest = np.setdiff1d(np.arange(p), J)
+            sigma2_J = lam_n[rest].mean()
+            if not (sigma2_J > 1e-12 and np.all(lam_n[J] > sigma2_J + 1e-12)):
+                continue                                        # not admissible
+            W = V[:, J] * np.sqrt(lam_n[J] - sigma2_J)
+            C = W @ W.T + sigma2_J * np.eye(p)
+            np.testing.assert_allclose(S_n @ np.linalg.solve(C, W), W, atol=1e-9 * lam_n[0])
+            C_inv = np.linalg.inv(C)
+            np.testing.assert_allclose(np.trace(C_inv), np.trace(C_inv @ S_n @ C_inv), rtol=1e-9)
+            g = np.log(lam_n[J]).sum() + (p - r) * np.log(sigma2_J)
+            value = scipy_loglik(X, xbar, W, sigma2_J)
+            np.testing.assert_allclose(value, -n / 2 * (p * np.log(2 * np.pi) + p + g), rtol=1e-9)
+            if r == k and np.array_equal(np.sort(lam_n[J]), top_values):
+                np.testing.assert_allclose(value, L_max, rtol=1e-9)   # a maximizer (ties)
+            else:
+                assert value < L_max - 1e-9 * abs(L_max)
 
 
 # -- EM (algorithm, not a labelled result) ---------------------------------------------------
@@ -247,10 +319,11 @@ def test_other_stationary_points_are_lower():
 @given(ppca_problems(max_p=5, max_extra_n=60))
 def test_em_is_monotone_and_reaches_the_closed_form(problem):
     X, k = problem
-    ell, _ = spectrum_1_over_n(X)
-    closed = pcalib.PPCA(k).fit(X)
+    lam_n, _ = spectrum_1_over_n(X)
+    n, p = X.shape
     em = pcalib.PPCA(k, method="em", random_state=0, max_iter=100_000).fit(X)
-    L_max = closed.loglik_history_[-1]
+    sigma2 = lam_n[k:].mean()
+    L_max = -n / 2 * (p * np.log(2 * np.pi) + np.log(lam_n[:k]).sum() + (p - k) * np.log(sigma2) + p)
     assert np.all(np.diff(em.loglik_history_) >= -1e-9 * abs(L_max))
     np.testing.assert_allclose(em.loglik_history_[-1], L_max, rtol=1e-6)
     np.testing.assert_allclose(scipy_loglik(X, em.mean_, em.W_, em.sigma2_), L_max, rtol=1e-6)
@@ -263,12 +336,12 @@ def test_em_is_monotone_and_reaches_the_closed_form(problem):
 @given(ppca_problems())
 def test_ppca_reconstruction_is_the_shrunken_projection(problem):
     X, k = problem
-    ell, U = spectrum_1_over_n(X)
-    if not has_eigengap(ell, k):
+    lam_n, V = spectrum_1_over_n(X)
+    if not has_eigengap(lam_n, k):
         return
     model = pcalib.PPCA(k).fit(X)
-    Uk, xbar = U[:, :k], X.mean(axis=0)
-    shrunk = xbar + ((X - xbar) @ Uk) * (1 - model.sigma2_ / ell[:k]) @ Uk.T
+    Vk, xbar = V[:, :k], X.mean(axis=0)
+    shrunk = xbar + ((X - xbar) @ Vk) * (1 - model.sigma2_ / lam_n[:k]) @ Vk.T
     recon = model.inverse_transform(model.transform(X))
     np.testing.assert_allclose(recon, shrunk, atol=1e-8 * (np.abs(X - xbar).max() + 1))
 
@@ -278,20 +351,20 @@ def test_ppca_reconstruction_is_the_shrunken_projection(problem):
 @given(ppca_problems(), st.integers(0, 2**32 - 1))
 def test_posterior_mean_formula_and_limit_is_the_pca_projection(problem, seed):
     X, k = problem
-    ell, U = spectrum_1_over_n(X)
-    if not has_eigengap(ell, k):
+    lam_n, V = spectrum_1_over_n(X)
+    if not has_eigengap(lam_n, k):
         return
-    Uk, Lk = U[:, :k], ell[:k]
+    Vk, lam_k = V[:, :k], lam_n[:k]
     R = np.linalg.qr(np.random.default_rng(seed).normal(size=(k, k)))[0]
     Y = X - X.mean(axis=0)
     sklearn_pca = SklearnPCA(n_components=k, svd_solver="full").fit(X)
     pca_reconstruction = sklearn_pca.inverse_transform(sklearn_pca.transform(X))
     errors = []
-    for sigma2 in Lk[-1] * np.array([0.5, 1e-2, 1e-4, 1e-6]):
-        W = Uk * np.sqrt(Lk - sigma2) @ R
+    for sigma2 in lam_k[-1] * np.array([0.5, 1e-2, 1e-4, 1e-6]):
+        W = Vk * np.sqrt(lam_k - sigma2) @ R
         M = W.T @ W + sigma2 * np.eye(k)
         posterior_mean = np.linalg.solve(M, W.T @ Y.T).T                    # prop-ppca-posterior
-        formula = (Y @ Uk) * (np.sqrt(Lk - sigma2) / Lk) @ R                 # rows: (R^T (L-s)^1/2 L^-1 Uk^T y)^T
+        formula = (Y @ Vk) * (np.sqrt(lam_k - sigma2) / lam_k) @ R                 # rows: (R^T (tL - s)^1/2 tL^-1 V_k^T y)^T
         np.testing.assert_allclose(posterior_mean, formula, atol=1e-8 * (np.abs(formula).max() + 1))
         errors.append(np.abs(X.mean(axis=0) + posterior_mean @ W.T - pca_reconstruction).max())
     scale = np.abs(Y).max() + 1
