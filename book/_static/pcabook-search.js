@@ -61,15 +61,21 @@
       ? MathJax.startup.promise
       : new Promise((resolve) => setTimeout(resolve, 50)).then(mathJaxReady);
 
+  // One typeset at a time: MathJax 3.2 fails two concurrent typesets that both load a
+  // TeX package on demand (\boldsymbol: "Undefined control sequence").
+  let queue = Promise.resolve();
+  const typeset = (snippet) => {
+    queue = queue.then(mathJaxReady).then(() => MathJax.typesetPromise([snippet]))
+      .catch((error) => console.error("MathJax could not typeset a search snippet:", error));
+  };
+
   new MutationObserver((records) => {
     for (const record of records) {
       for (const node of record.addedNodes) {
         if (node.nodeType !== Node.ELEMENT_NODE) continue;
         const snippets = node.matches("p.context") ? [node] : node.querySelectorAll("p.context");
         for (const snippet of snippets) {
-          if (restoreFormulas(snippet)) {
-            mathJaxReady().then(() => MathJax.typesetPromise([snippet]));
-          }
+          if (restoreFormulas(snippet)) typeset(snippet);
         }
       }
     }
