@@ -4,9 +4,10 @@ unique element ids, proofs with a visible start and end, math in search snippets
 A local Sphinx extension, registered in ``_config.yml`` (``sphinx: local_extensions``).
 Each fix is a small handler; tests/test_browser.py checks the rendered result.
 
-- MathJax 3 is served from ``_static/mathjax`` instead of a CDN. The files come from
-  the PyPI package ``sphinx-mathjax-offline`` (MathJax 3.2.2, pinned in
-  requirements.txt); only the parts the TeX/CommonHTML bundle can load are copied.
+- MathJax 3 is served from ``_static/mathjax`` instead of a CDN (unless _config.yml
+  sets ``mathjax_path``). The files come from the PyPI package
+  ``sphinx-mathjax-offline`` (MathJax 3.2.2, pinned in requirements.txt); only the
+  parts the TeX/CommonHTML bundle can load are copied.
 - Sphinx 7 registers an inline script added after the builder exists twice: once on
   the builder (file name ``None``) and again from the registry (file name ``""``), and
   the two do not compare equal. sphinx-thebe and sphinx-togglebutton add theirs then,
@@ -29,6 +30,7 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.ext.mathjax import MATHJAX_URL
 
 STATIC = Path(__file__).resolve().parent.parent / "_static"
 MATHJAX_DIST = "sphinx-mathjax-offline"
@@ -63,7 +65,9 @@ def mathjax_source() -> Path:
 
 
 def use_local_mathjax(app: Sphinx, config) -> None:
-    config.mathjax_path = MATHJAX_ENTRY
+    """Serve MathJax from _static unless _config.yml names another mathjax_path."""
+    if config.mathjax_path == MATHJAX_URL:  # Sphinx's default: a CDN
+        config.mathjax_path = MATHJAX_ENTRY
 
 
 def add_static_files(app: Sphinx) -> None:
@@ -75,6 +79,8 @@ def add_static_files(app: Sphinx) -> None:
 
 def copy_mathjax(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
+        return
+    if app.config.mathjax_path != MATHJAX_ENTRY:
         return
     source = mathjax_source()
     target = Path(app.outdir) / "_static" / "mathjax"
