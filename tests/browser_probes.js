@@ -214,7 +214,7 @@ const PROBES = {
           (s.textContent.includes("\\(") && !s.querySelector("mjx-container"));
       });
       const finished = /finished|did not match/i.test(status);
-      if ((finished && !pending) || Date.now() - started > 20000) {
+      if ((finished && !pending) || Date.now() - started > 10000) {
         const mj = window.MathJax;
         const typeset = mj && mj.startup && mj.startup.promise ? mj.startup.promise : Promise.resolve();
         typeset.then(() => done({

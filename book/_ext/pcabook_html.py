@@ -73,7 +73,8 @@ def use_local_mathjax(app: Sphinx, config) -> None:
 def add_static_files(app: Sphinx) -> None:
     if app.builder.format != "html":
         return
-    app.config.html_static_path.append(str(STATIC))
+    if str(STATIC) not in app.config.html_static_path:  # other local extensions add it too
+        app.config.html_static_path.append(str(STATIC))
     app.add_css_file("pcabook.css")
 
 
