@@ -136,7 +136,8 @@ def find_chromium(report=print) -> tuple[tuple[str, str] | None, str]:
     found = installed_chromium()
     if found:
         return found, "installed now with apt-get"
-    return None, f"apt-get installed {' '.join(APT_PACKAGES)} but chromium/chromedriver are not on PATH"
+    return None, (f"apt-get installed {' '.join(APT_PACKAGES)} "
+                  "but chromium/chromedriver are not on PATH")
 
 
 def start_browser(chromium: str, chromedriver: str):

@@ -74,8 +74,8 @@ SEARCH_TERMS = {
     "book/bibliography": "bibliography",
 }
 
-DIRECTIVE = re.compile(r"^\s*(`{3,}|:{3,})\{(prf:\w+|exercise|solution|exercise-start|solution-start)\}",
-                       re.M)
+DIRECTIVE = re.compile(
+    r"^\s*(`{3,}|:{3,})\{(prf:\w+|exercise|solution|exercise-start|solution-start)\}", re.M)
 FILE_NAME_ALT = re.compile(r"(^|/)[\w.-]+\.(png|svg|jpe?g|gif|pdf)$|^_images/|^\s*$", re.I)
 
 
@@ -165,9 +165,14 @@ class Report:
                 ]
             elif visit is not None:
                 cells[0] = "error"
-            phone_cell = "-" if phone is None else (
-                "ok" if phone["pageWidth"] <= phone["viewport"] and not phone["sticking"]
-                else f"{phone['pageWidth']}px")
+            if phone is None:
+                phone_cell = "-"
+            elif "error" in phone:
+                phone_cell = "error"
+            elif phone["pageWidth"] <= phone["viewport"] and not phone["sticking"]:
+                phone_cell = "ok"
+            else:
+                phone_cell = f"{phone['pageWidth']}px"
             terminalreporter.write_line(
                 f"{page.removeprefix('book/'):<30} {cells[0]:>9} {cells[1]:>7} {cells[2]:>7} "
                 f"{cells[3]:>7} {cells[4]:>9} {phone_cell:>6} {cells[5]:>7}")
@@ -348,7 +353,8 @@ def test_every_formula_is_typeset(desktop, page):
     visit = visited(desktop, page)
     formulas = visit.data["formulas"]
     assert visit.ready in ("typeset", "no math"), f"{page}: {visit.ready}"
-    assert not formulas["unrendered"], f"{page}: formulas MathJax did not typeset: {formulas['unrendered'][:5]}"
+    assert not formulas["unrendered"], (
+        f"{page}: formulas MathJax did not typeset: {formulas['unrendered'][:5]}")
     assert not formulas["errors"], f"{page}: MathJax errors: {formulas['errors'][:5]}"
     assert not formulas["raw"], f"{page}: raw TeX in the text: {formulas['raw'][:5]}"
 
@@ -399,7 +405,8 @@ def test_nothing_wider_than_the_text_column_at_desktop_width(desktop, page):
     problems += [f"code line of {c['characters']} characters ({c['line']}...): "
                  f"{c['width']} px in {c['available']} px" for c in data["wideCode"]]
     if data["pageWidth"] > data["viewport"]:
-        problems.append(f"the page is {data['pageWidth']} px wide in a {data['viewport']} px window")
+        problems.append(
+            f"the page is {data['pageWidth']} px wide in a {data['viewport']} px window")
     assert not problems, f"{page} at {DESKTOP[0]} px:\n  " + "\n  ".join(problems)
 
 
@@ -410,17 +417,21 @@ def test_page_never_scrolls_sideways_on_a_phone(phone, page):
     assert measured["pageWidth"] <= measured["viewport"], (
         f"{page} at {PHONE[0]} px: the page is {measured['pageWidth']} px wide; "
         f"sticking out: {measured['sticking']}")
-    assert not measured["sticking"], f"{page} at {PHONE[0]} px: cut off at the right: {measured['sticking']}"
+    assert not measured["sticking"], (
+        f"{page} at {PHONE[0]} px: cut off at the right: {measured['sticking']}")
 
 
 @page_parameters
 def test_theorem_proof_exercise_and_solution_boxes(desktop, page):
     visit = visited(desktop, page)
     expected = expected_boxes(page)
-    assert visit.data["boxes"] == expected, f"{page}: boxes shown {visit.data['boxes']}, source has {expected}"
+    assert visit.data["boxes"] == expected, (
+        f"{page}: boxes shown {visit.data['boxes']}, source has {expected}")
     marks = visit.data["proofMarks"]
-    assert marks["withoutTitle"] == 0, f"{page}: {marks['withoutTitle']} of {marks['proofs']} proofs lack *Proof.*"
-    assert marks["withoutEnd"] == 0, f"{page}: {marks['withoutEnd']} of {marks['proofs']} proofs lack a visible ∎"
+    assert marks["withoutTitle"] == 0, (
+        f"{page}: {marks['withoutTitle']} of {marks['proofs']} proofs lack *Proof.*")
+    assert marks["withoutEnd"] == 0, (
+        f"{page}: {marks['withoutEnd']} of {marks['proofs']} proofs lack a visible ∎")
     if "solution" in expected:
         assert visit.solution == "opened", f"{page}: {visit.solution}"
 
@@ -434,10 +445,12 @@ def test_element_ids_are_unique(desktop, page):
 @page_parameters
 def test_one_search_field_and_a_favicon(desktop, page):
     data = visited(desktop, page).data
-    assert data["searchFields"] == 1, f"{page}: {data['searchFields']} search fields visible at desktop width"
+    assert data["searchFields"] == 1, (
+        f"{page}: {data['searchFields']} search fields visible at desktop width")
     assert data["favicon"], f"{page}: no <link rel=icon>"
     with urllib.request.urlopen(data["favicon"], timeout=10) as response:
-        assert response.status == 200 and response.read(), f"{page}: favicon {data['favicon']} is empty"
+        assert response.status == 200 and response.read(), (
+            f"{page}: favicon {data['favicon']} is empty")
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if has_code(p)])
@@ -452,7 +465,8 @@ def test_chapter_offers_its_executed_notebook(desktop, page):
     nbformat.validate(notebook)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code, f"{page}: {link} has no code cell"
-    assert any(cell.get("outputs") for cell in code), f"{page}: {link} has no outputs (not executed)"
+    assert any(cell.get("outputs") for cell in code), (
+        f"{page}: {link} has no outputs (not executed)")
     assert any(re.search(r"^\s*(import pcalib|from pcalib)", cell.source, re.M) for cell in code), (
         f"{page}: {link} never imports pcalib")
 
@@ -465,7 +479,8 @@ def test_search_finds_the_page_by_a_word_of_its_title(desktop, search, page):
     term = SEARCH_TERMS.get(page)
     assert term, f"{page}: add a search term from its title to SEARCH_TERMS"
     title = visited(desktop, page).data["title"]
-    assert term.lower() in title.lower(), f"{page}: search term {term!r} is not in its title {title!r}"
+    assert term.lower() in title.lower(), (
+        f"{page}: search term {term!r} is not in its title {title!r}")
     found = search[page]
     assert not found["timedOut"], f"search for {term!r} did not finish: {found['status']}"
     hrefs = [r["href"].split("#")[0] for r in found["results"]]
