@@ -1,0 +1,218 @@
+"""What the browser tests need: the built book, Debian's Chromium, a local web server.
+
+- ``ensure_built_book`` reuses ``_build/html`` when ``python3 tasks.py book`` finished
+  it (its stamp) after the last change to the sources, and builds it otherwise.
+- ``find_chromium`` returns Debian's ``chromium`` and ``chromedriver``, installing them
+  with apt-get when they are missing and this process may (root, apt-get present).
+- ``BookServer`` serves ``_build/html`` on 127.0.0.1 and records every request.
+- ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1.
+
+Selenium drives the browser through Debian's ``chromedriver``, which is built from the
+same source as Debian's ``chromium`` and so always speaks its protocol version.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+BUILD_STAMP = HTML / ".build-passed"  # written by tasks.py after a build that passed
+# Everything the HTML is made from (chapters execute pcalib, so it counts).
+SOURCES = ("_config.yml", "_toc.yml", "book", "pcalib", "requirements.txt")
+IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", "_build", ".jupyter_cache"}
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/lib/chromium/chromium")
+CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
+APT_PACKAGES = ("chromium", "chromium-driver")
+
+# Flags for a headless Chromium running as root on a machine without network. The
+# resolver maps every host but 127.0.0.1 to "not found" and the proxy (a closed port)
+# catches addresses given as numbers: the book must work with nothing but itself.
+CHROMIUM_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    "--proxy-server=http://127.0.0.1:9",
+    "--window-size=1400,900",
+)
+
+
+# ---------------------------------------------------------------------------- the book
+
+
+def newest_source() -> tuple[float, Path | None]:
+    newest, which = 0.0, None
+    for name in SOURCES:
+        path = ROOT / name
+        files = [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            if IGNORED_PARTS.intersection(file.relative_to(ROOT).parts):
+                continue
+            mtime = file.stat().st_mtime
+            if mtime > newest:
+                newest, which = mtime, file
+    return newest, which
+
+
+def build_is_fresh() -> tuple[bool, str]:
+    if not BUILD_STAMP.exists():
+        return False, f"{BUILD_STAMP.relative_to(ROOT)} is missing (no passing build)"
+    newest, which = newest_source()
+    if newest > BUILD_STAMP.stat().st_mtime:
+        return False, f"{which.relative_to(ROOT)} changed after the last build"
+    return True, "the build is newer than every source"
+
+
+def ensure_built_book(report=print) -> None:
+    """Build the book with the README's command unless a passing build is up to date."""
+    fresh, why = build_is_fresh()
+    if fresh:
+        return
+    report(f"browser tests: building the book first ({why}): python3 tasks.py book")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tasks.py"), "book"],
+        cwd=ROOT, capture_output=True, text=True, timeout=3600,
+    )
+    if result.returncode or not BUILD_STAMP.exists():
+        tail = "\n".join((result.stdout + result.stderr).splitlines()[-40:])
+        raise RuntimeError(f"python3 tasks.py book failed (exit {result.returncode}):\n{tail}")
+
+
+# ------------------------------------------------------------------------ the browser
+
+
+def _first_existing(candidates, name: str) -> str | None:
+    for candidate in (shutil.which(name), *candidates):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def installed_chromium() -> tuple[str, str] | None:
+    browser = _first_existing(CHROMIUM_CANDIDATES, "chromium")
+    driver = _first_existing(CHROMEDRIVER_CANDIDATES, "chromedriver")
+    return (browser, driver) if browser and driver else None
+
+
+def find_chromium(report=print) -> tuple[tuple[str, str] | None, str]:
+    """(chromium, chromedriver) paths, installing Debian's packages if needed and
+    possible; otherwise (None, why not)."""
+    found = installed_chromium()
+    if found:
+        return found, "installed"
+    apt = shutil.which("apt-get")
+    if apt is None:
+        return None, "chromium and chromedriver are not installed and apt-get is not available"
+    if os.geteuid() != 0:
+        return None, (
+            "chromium and chromedriver are not installed and installing them needs root: "
+            f"sudo apt-get install -y {' '.join(APT_PACKAGES)}"
+        )
+    report(f"browser tests: installing {' '.join(APT_PACKAGES)} with apt-get")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    steps = ([apt, "update", "-q"], [apt, "install", "-y", "-q", *APT_PACKAGES])
+    for step in steps:
+        result = subprocess.run(step, env=env, capture_output=True, text=True, timeout=1800)
+        if result.returncode:
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-15:])
+            return None, f"{' '.join(step)} failed (exit {result.returncode}):\n{tail}"
+    found = installed_chromium()
+    if found:
+        return found, "installed now with apt-get"
+    return None, (f"apt-get installed {' '.join(APT_PACKAGES)} "
+                  "but chromium/chromedriver are not on PATH")
+
+
+def start_browser(chromium: str, chromedriver: str):
+    """One headless Chromium with a fresh profile; console and network logs kept."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="pcabook-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    driver.set_script_timeout(60)
+    driver.set_page_load_timeout(60)
+    driver.pcabook_profile = profile
+    return driver
+
+
+def stop_browser(driver) -> None:
+    try:
+        driver.quit()
+    finally:
+        shutil.rmtree(driver.pcabook_profile, ignore_errors=True)
+
+
+def set_viewport(driver, width: int, height: int, mobile: bool) -> None:
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile,
+    })
+
+
+# ------------------------------------------------------------------------- the server
+
+
+class BookServer:
+    """``_build/html`` over HTTP on 127.0.0.1 (a free port), in a background thread.
+
+    ``requests`` lists (path, status) of every request, so a test can name the files a
+    page asked for and did not get.
+    """
+
+    def __init__(self, root: Path = HTML):
+        self.requests: list[tuple[str, int]] = []
+        recorder = self.requests
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):  # quiet: the tests report what matters
+                pass
+
+            def log_request(self, code="-", size="-"):
+                recorder.append((self.path, int(code) if str(code).isdigit() else 0))
+
+        handler = functools.partial(Handler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> BookServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
+
+    def url(self, page: str) -> str:
+        return f"{self.origin}/{page}"
+
+    def file_for(self, url: str) -> Path | None:
+        """The built file a same-origin URL names (None for another origin)."""
+        parts = urlsplit(url)
+        if f"{parts.scheme}://{parts.netloc}" != self.origin:
+            return None
+        path = HTML / unquote(parts.path).lstrip("/")
+        return path / "index.html" if path.is_dir() else path
