@@ -127,7 +127,8 @@ def ensure_latex() -> None:
 def latex_problems(log: str) -> list[str]:
     """Lines of a xelatex log that mean the PDF lost something: a glyph no font has
     (silently dropped), or a reference or citation LaTeX could not resolve (printed ??)."""
-    problems = re.compile(r"^(Missing character: .*|LaTeX Warning: (Reference|Citation) .*undefined.*)$", re.M)
+    log = re.sub(r"^(.{79})\n", r"\1", log, flags=re.M)  # TeX wraps its log at 79 characters
+    problems = re.compile(r"^(Missing character: .*|LaTeX Warning: (Hyper reference|Reference|Citation) .*undefined.*)$", re.M)
     return sorted({match.group(1) for match in problems.finditer(log)})
 
 

@@ -217,3 +217,24 @@ def test_the_pdf_keeps_every_character(latex):
     if shutil.which("pdftotext"):
         text = subprocess.run(["pdftotext", str(log.with_suffix(".pdf")), "-"], capture_output=True, text=True).stdout
         assert UNICODE.replace(" ", "") in text.replace(" ", ""), "the Unicode line did not reach the PDF"
+
+
+def test_the_log_check_finds_what_the_pdf_lost():
+    """tasks.py pdf fails on these lines of xelatex's log, also when TeX wrapped them at
+    79 characters."""
+    log = "\n".join([
+        "Missing character: There is no ⧵ (U+29F5) in font [latinmodern-math.otf]/OT:scr",
+        "ipt=math;language=dflt;!",
+        "LaTeX Warning: Hyper reference `book/06_eckart_young:lem-ey-truncation-error' o",
+        "n page 93 undefined on input line 6405.",
+        "LaTeX Warning: Citation `pearson1901' on page 3 undefined on input line 12.",
+        "Package hyperref Warning: Token not allowed in a PDF string (Unicode):",
+        "Output written on pca-derived-and-verified.pdf (224 pages).",
+    ])
+    assert tasks.latex_problems(log) == [
+        "LaTeX Warning: Citation `pearson1901' on page 3 undefined on input line 12.",
+        "LaTeX Warning: Hyper reference `book/06_eckart_young:lem-ey-truncation-error' on page 93 "
+        "undefined on input line 6405.",
+        "Missing character: There is no ⧵ (U+29F5) in font [latinmodern-math.otf]/OT:script=math;"
+        "language=dflt;!",
+    ]
