@@ -200,10 +200,12 @@ def test_theorems_and_exercises_carry_the_html_numbers(tex):
     assert not re.search(r"\{(Theorem|Lemma|Proposition|Definition|Exercise) \d+\.\d+\.\d+", tex)
 
 
-def test_proofs_are_set_as_proofs(tex):
+def test_proofs_and_solutions_are_set_without_boxes(tex):
     characters = chapter_text(tex, "book/characters")
     assert re.search(r"\\begin\{bookproof\}\s*\\sphinxAtStartPar\s*\\sphinxstyleemphasis\{Proof\.\}", characters)
     assert r"\end{bookproof}" in characters
+    assert re.search(r"\\begin\{booksolution\}\{Solution to Exercise 2\.1 \(An exercise\)\}", characters)
+    assert r"\end{booksolution}" in characters
 
 
 def test_the_pdf_keeps_every_character(latex):

@@ -15,9 +15,11 @@
   "Principal components"; parts without numbered chapters get no part number ("Front
   matter" gets no page at all, "Appendix" an unnumbered one); the bibliography has one
   heading, not two.
-- **Proofs.** sphinx-proof draws a proof as an untitled box (an empty title bar, then
-  "Proof." as plain text); here it is set as books set proofs: *Proof.* in italics, no
-  box, and an end-of-proof mark ∎.
+- **Proofs and solutions.** sphinx-proof draws a proof as an untitled box (an empty
+  title bar, then "Proof." as plain text); here it is set as books set proofs: *Proof.*
+  in italics, no box, and an end-of-proof mark ∎. A solution is a bold heading and its
+  text without a box: in a box, Sphinx keeps a code block that it wrongly believes
+  fits on the page in one piece, and a long solution ran over the page's foot.
 - ``bbm.sty``, which sphinx-jupyterbook-latex's document class loads and Debian ships
   only in the 500 MB texlive-fonts-extra, is replaced by a three-line stand-in.
 
@@ -35,6 +37,7 @@ from sphinx.builders.latex import LaTeXBuilder
 from sphinx.config import Config
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.writers.latex import LaTeXTranslator
+from sphinx_exercise.nodes import depart_solution_node, solution_node, visit_solution_node
 
 HERE = Path(__file__).resolve().parent
 LATEX_FILES = HERE / "latex"
@@ -80,6 +83,10 @@ PREAMBLE = r"""
   {\def\chapter*##1{}\begin{thebibliography}{#1}}
   {\end{thebibliography}}
 \makeatother
+% Solutions: the heading, then the text, code and figures, which may break across pages.
+\newenvironment{booksolution}[1]
+  {\par\medskip\noindent{\sffamily\bfseries #1}\par\nobreak\smallskip}
+  {\par\medskip}
 % Proofs: "Proof." in italics, no box, ∎ at the end.
 \newenvironment{bookproof}
   {\par\medskip\noindent\ignorespaces}
@@ -195,6 +202,17 @@ def _holds_toctree(node: nodes.Node) -> bool:
     return "toctree-wrapper" in classes or "latex-tableofcontents" in classes
 
 
+def visit_solution(self: LaTeXTranslator, node: nodes.Element) -> None:
+    """sphinx-exercise's solution (its label and title), in a booksolution, not a box."""
+    visit_solution_node(self, node)
+    self.body[-1] = self.body[-1].replace(r"\begin{sphinxadmonition}{note}", r"\begin{booksolution}")
+
+
+def depart_solution(self: LaTeXTranslator, node: nodes.Element) -> None:
+    depart_solution_node(self, node)
+    self.body[-1] = self.body[-1].replace(r"\end{sphinxadmonition}", r"\end{booksolution}")
+
+
 def _numbered_captions(env) -> set[str]:
     """Captions of the _toc.yml parts whose chapters are numbered."""
     return {tree.caption for tree in env.external_site_map.root.subtrees if tree.numbered}
@@ -238,4 +256,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", number_like_html, priority=900)
     app.set_translator("latex", BookLaTeXTranslator, override=True)
     app.add_post_transform(DropContentsHeading)
+    app.add_node(solution_node, override=True, latex=(visit_solution, depart_solution))
     return {"parallel_read_safe": True, "parallel_write_safe": True}
