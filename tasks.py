@@ -3,19 +3,25 @@
 
     python3 tasks.py book    # build the HTML book into _build/html
     python3 tasks.py test    # run the library tests and execute every chapter
+    python3 tasks.py pdf     # build the whole book as one PDF (needs LaTeX, see below)
 
 Both create the virtual environment ``.venv`` on first use and install
 ``requirements.txt`` into it (again whenever requirements.txt or pyproject.toml
 change), then run inside it. Extra arguments are passed on to pytest or to
-``jupyter-book build``.
+``jupyter-book build``. ``pdf`` also needs Debian's LaTeX packages
+(LATEX_PACKAGES): run as root with apt-get it installs them, otherwise it prints
+the command that does.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -81,13 +87,79 @@ def build_book(extra: list[str]) -> None:
     print(f"\nThe book is in {ROOT / '_build' / 'html' / 'index.html'}")
 
 
+# The PDF's toolchain, as Debian packages: xelatex (Unicode sources), latexmk and xindy
+# (Sphinx's LaTeX Makefile), the packages Sphinx and sphinx-jupyterbook-latex load,
+# GNU FreeFont (Sphinx's xelatex fonts) and Latin Modern Math (unicode-math).
+LATEX_PACKAGES = (
+    "texlive-xetex", "texlive-latex-recommended", "texlive-latex-extra",
+    "texlive-fonts-recommended", "fonts-freefont-otf", "fonts-lmodern", "latexmk", "xindy",
+)
+LATEX_PROGRAMS = ("xelatex", "latexmk", "xindy", "kpsewhich", "fc-list")
+LATEX_FILES = ("unicode-math.sty", "fncychap.sty", "tabulary.sty", "pgfplots.sty", "latinmodern-math.otf")
+LATEX_FONTS = ("FreeSerif", "FreeSans", "FreeMono")
+
+
+def missing_latex() -> list[str]:
+    """What the PDF build needs and this machine lacks (programs, LaTeX files, fonts)."""
+    missing = [name for name in LATEX_PROGRAMS if not shutil.which(name)]
+    if missing:
+        return missing
+    found = subprocess.run(["kpsewhich", *LATEX_FILES], capture_output=True, text=True).stdout
+    missing = [name for name in LATEX_FILES if name not in found]
+    fonts = subprocess.run(["fc-list", ":", "family"], capture_output=True, text=True).stdout
+    return missing + [font for font in LATEX_FONTS if font not in fonts]
+
+
+def ensure_latex() -> None:
+    """Install the LaTeX toolchain with apt-get when possible, else say how and stop."""
+    missing = missing_latex()
+    if not missing:
+        return
+    install = ["apt-get", "install", "-y", "--no-install-recommends", *LATEX_PACKAGES]
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"The PDF needs LaTeX (missing: {', '.join(missing)}); installing it.", flush=True)
+        run("apt-get", "update", "-q", DEBIAN_FRONTEND="noninteractive")
+        run(*install, DEBIAN_FRONTEND="noninteractive")
+        missing = missing_latex()
+        if not missing:
+            return
+    sys.exit(
+        f"The PDF needs LaTeX, and this machine lacks {', '.join(missing)}. On Debian or Ubuntu:\n\n"
+        f"    sudo apt-get update && sudo {' '.join(install)}\n\n"
+        "elsewhere: TeX Live with xelatex, latexmk and xindy, and the GNU FreeFont fonts."
+    )
+
+
+def latex_problems(log: str) -> list[str]:
+    """Lines of a xelatex log that mean the PDF lost something: a glyph no font has
+    (silently dropped), or a reference or citation LaTeX could not resolve (printed ??)."""
+    log = re.sub(r"^(.{79})\n", r"\1", log, flags=re.M)  # TeX wraps its log at 79 characters
+    problems = re.compile(r"^(Missing character: .*|LaTeX Warning: (Hyper reference|Reference|Citation) .*undefined.*)$", re.M)
+    return sorted({match.group(1) for match in problems.finditer(log)})
+
+
+def build_pdf(extra: list[str]) -> None:
+    """Build the whole book as one PDF with xelatex, from the sources of the HTML book."""
+    ensure_latex()
+    started = time.monotonic()
+    run(PYTHON.parent / "jupyter-book", "build", ".", "--builder", "pdflatex", "--all",
+        "-n", "-W", "--keep-going", *extra)
+    tex = max((ROOT / "_build" / "latex").glob("*.tex"), key=lambda path: path.stat().st_mtime)
+    log = tex.with_suffix(".log").read_text(errors="replace")
+    pages = re.search(r"Output written on .*\((\d+) pages", log)
+    print(f"\nThe PDF is {tex.with_suffix('.pdf')}: {pages.group(1) if pages else '?'} pages, "
+          f"built in {time.monotonic() - started:.0f} s")
+    if problems := latex_problems(log):
+        sys.exit("The PDF is incomplete (see " + str(tex.with_suffix(".log")) + "):\n  " + "\n  ".join(problems))
+
+
 def run_tests(extra: list[str]) -> None:
     """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
     run(PYTHON, "-m", "pytest", *extra, MPLBACKEND="Agg")
 
 
 def main(argv: list[str]) -> None:
-    commands = {"book": build_book, "test": run_tests}
+    commands = {"book": build_book, "test": run_tests, "pdf": build_pdf}
     if not argv or argv[0] not in commands:
         sys.exit(__doc__)
     ensure_environment()

@@ -1,0 +1,242 @@
+"""The PDF of the book (python3 tasks.py pdf), built from a small book of the same kind.
+
+The small book has the book's configuration and extensions, a copy of a real chapter
+whose first cell asks for SVG and PDF figures (as every chapter's does), a chapter with
+the Unicode the sources use, theorems, a proof, an exercise and a citation, and the
+book's unnumbered front matter and appendix. Sphinx's LaTeX output is checked always;
+the PDF itself only where xelatex is installed (python3 tasks.py pdf installs it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"
+_spec = importlib.util.spec_from_file_location("tasks", ROOT / "tasks.py")
+tasks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tasks)
+
+CHAPTER = "02_centering"  # the smallest chapter with a figure
+FIRST_CELL_LINES = ["%matplotlib inline", '%config InlineBackend.figure_formats = ["svg", "pdf"]']
+UNICODE = "λ Σ ∎ ≤ ° ² ⁴ – → ä"
+FRONT_MATTER = """# PCA, derived and verified
+
+A preface.
+
+## Contents
+
+```{tableofcontents}
+```
+"""
+NOTES = "# Notes before the parts\n\nUnnumbered, like the notation page.\n"
+UNICODE_CHAPTER = """---
+jupytext: {text_representation: {extension: .md, format_name: myst}}
+kernelspec: {display_name: Python 3, language: python, name: python3}
+---
+# Characters
+
+In the text: UNICODE. In math: $30° ≤ λ_1 ≤ Σ$. A citation {cite}`pearson1901`.
+
+```{code-cell} ipython3
+# a comment: UNICODE
+print("UNICODE")
+```
+
+```{prf:lemma} A lemma
+:label: lem-mini-characters
+
+$\\Xc^\\T\\one = \\mathbf{0}$ and $\\int_\\R e^{-t^2}\\,dt = \\sqrt{\\pi}$.
+```
+
+```{prf:proof}
+Centering removes the mean, so $\\norm{\\xbar}$ plays no part.
+```
+
+$$
+\\argmax_{\\norm{\\mathbf{w}} = 1} \\Var(\\Xc\\mathbf{w})
+$$ (eq-mini-characters)
+
+```{exercise} An exercise
+:label: ex-mini-characters
+
+Show {eq}`eq-mini-characters`.
+```
+
+```{solution} ex-mini-characters
+By {prf:ref}`lem-mini-characters`.
+```
+""".replace("UNICODE", UNICODE)
+APPENDIX = """# An appendix page
+
+```{prf:theorem} A theorem
+:label: thm-mini-appendix
+
+$1 ≤ 2$.
+```
+
+$$
+y = 1
+$$ (eq-mini-appendix)
+"""
+TOC = {
+    "format": "jb-book",
+    "root": "book/index",
+    "parts": [
+        {"caption": "Front matter", "chapters": [{"file": "book/notes"}]},
+        {
+            "caption": "Part I, Foundations",
+            "numbered": True,
+            "chapters": [{"file": f"book/{CHAPTER}"}, {"file": "book/characters"}],
+        },
+        {"caption": "Appendix", "chapters": [{"file": "book/appendix"}, {"file": "book/bibliography"}]},
+    ],
+}
+
+
+def chapter_with_figure_formats(source: str) -> str:
+    """The chapter with the two lines every first code cell begins with (added if the
+    chapter does not have them yet)."""
+    notebook = jupytext.reads(source, fmt="md:myst")
+    first = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    if FIRST_CELL_LINES[1] not in first.source:
+        first.source = "\n".join([*FIRST_CELL_LINES, first.source])
+    return jupytext.writes(notebook, fmt="md:myst")
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("small_book")
+    book = root / "book"
+    for folder in ("_ext", "_static"):
+        if (ROOT / "book" / folder).is_dir():
+            shutil.copytree(ROOT / "book" / folder, book / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("references.bib", "matplotlibrc", "bibliography.md"):
+        shutil.copy(ROOT / "book" / name, book / name)
+    (book / f"{CHAPTER}.md").write_text(chapter_with_figure_formats((ROOT / "book" / f"{CHAPTER}.md").read_text()))
+    for name, text in {"index": FRONT_MATTER, "notes": NOTES, "characters": UNICODE_CHAPTER,
+                       "appendix": APPENDIX}.items():
+        (book / f"{name}.md").write_text(text)
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    (root / "_toc.yml").write_text(yaml.safe_dump(TOC, sort_keys=False))
+    return root
+
+
+@pytest.fixture(scope="module")
+def latex(small_book) -> Path:
+    """The LaTeX output of the small book, compiled to PDF where xelatex is installed."""
+    builder = "pdflatex" if not tasks.missing_latex() else "latex"
+    result = subprocess.run(
+        [str(JUPYTER_BOOK), "build", str(small_book), "--builder", builder, "--all"],
+        cwd=small_book, capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    return small_book / "_build" / "latex"
+
+
+@pytest.fixture(scope="module")
+def tex(latex) -> str:
+    (path,) = latex.glob("*.tex")
+    return path.read_text()
+
+
+def chapter_text(tex: str, docname: str) -> str:
+    """The part of the .tex made from one source file."""
+    label = r"\label{\detokenize{" + docname + "::doc}}"
+    start = tex.index(label)
+    end = tex.find("::doc}}", start + len(label))
+    return tex[start : end if end > 0 else len(tex)]
+
+
+def test_figures_of_a_chapter_come_as_pdf(latex, tex):
+    """A chapter that draws SVG and PDF figures enters the PDF with the PDF ones (MyST-NB's
+    priority for the LaTeX builder puts application/pdf first): vector, not a bitmap."""
+    graphics = re.findall(r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{([^}]+)\}(\.\w+)\}",
+                          chapter_text(tex, f"book/{CHAPTER}"))
+    assert graphics, f"{CHAPTER}: no figure in the LaTeX output"
+    assert {extension for _, extension in graphics} == {".pdf"}, graphics
+    assert all((latex / (name + extension)).is_file() for name, extension in graphics)
+
+
+def test_the_books_math_macros_are_defined_for_latex(tex):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    undefined = [name for name in macros if f"\\protected\\def\\{name}" not in tex]
+    assert not undefined, f"macros of _config.yml missing from the LaTeX preamble: {undefined}"
+
+
+def test_chapters_are_numbered_as_in_the_html(tex):
+    """Numbered parts: \\part and numbered chapters. Front matter: no part, an unnumbered
+    chapter. Appendix: an unnumbered part and chapters. The preface has no toc heading."""
+    assert r"\part{Foundations}" in tex and r"\part{Front matter}" not in tex
+    assert r"\bookunnumberedchapter{Notes before the parts}" in tex
+    assert re.search(r"\\booknumberedchapter\s*\\chapter\{Centering\}", tex)
+    assert re.search(r"\\booknumberedchapter\s*\\chapter\{Characters\}", tex)
+    assert r"\bookunnumberedpart{Appendix}" in tex
+    assert r"\bookunnumberedchapter{An appendix page}" in tex
+    assert r"\bookunnumberedchapter{Bibliography}" in tex
+    assert "Contents}" not in chapter_text(tex, "book/index").replace(r"\sphinxtableofcontents", "")
+
+
+def test_theorems_and_exercises_carry_the_html_numbers(tex):
+    """Chapter.number in a numbered chapter (the HTML's numbers), a plain number in the
+    appendix; equations and figures follow LaTeX's counters, which the preamble resets
+    the same way."""
+    characters = chapter_text(tex, "book/characters")
+    assert "{Lemma 2.1 (A lemma)}" in characters
+    assert "{Exercise 2.1 (An exercise)}" in characters
+    assert "Solution to Exercise 2.1 (An exercise)" in characters
+    assert r"\begin{equation}\label{equation:book/characters:eq-mini-characters}" in characters
+    assert "{Theorem 1 (A theorem)}" in chapter_text(tex, "book/appendix")
+    assert not re.search(r"\{(Theorem|Lemma|Proposition|Definition|Exercise) \d+\.\d+\.\d+", tex)
+
+
+def test_proofs_and_solutions_are_set_without_boxes(tex):
+    characters = chapter_text(tex, "book/characters")
+    assert re.search(r"\\begin\{bookproof\}\s*\\sphinxAtStartPar\s*\\sphinxstyleemphasis\{Proof\.\}", characters)
+    assert r"\end{bookproof}" in characters
+    assert re.search(r"\\begin\{booksolution\}\{Solution to Exercise 2\.1 \(An exercise\)\}", characters)
+    assert r"\end{booksolution}" in characters
+
+
+def test_the_pdf_keeps_every_character(latex):
+    """xelatex: no glyph dropped (λ, Σ, ∎, ≤, °, ... in text, math and code), no
+    reference or citation left unresolved."""
+    if tasks.missing_latex():
+        pytest.skip(f"no LaTeX here ({', '.join(tasks.missing_latex())}): python3 tasks.py pdf installs it")
+    (log,) = latex.glob("*.log")
+    assert log.with_suffix(".pdf").is_file()
+    assert tasks.latex_problems(log.read_text(errors="replace")) == []
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(log.with_suffix(".pdf")), "-"], capture_output=True, text=True).stdout
+        assert UNICODE.replace(" ", "") in text.replace(" ", ""), "the Unicode line did not reach the PDF"
+
+
+def test_the_log_check_finds_what_the_pdf_lost():
+    """tasks.py pdf fails on these lines of xelatex's log, also when TeX wrapped them at
+    79 characters."""
+    log = "\n".join([
+        "Missing character: There is no ⧵ (U+29F5) in font [latinmodern-math.otf]/OT:scr",
+        "ipt=math;language=dflt;!",
+        "LaTeX Warning: Hyper reference `book/06_eckart_young:lem-ey-truncation-error' o",
+        "n page 93 undefined on input line 6405.",
+        "LaTeX Warning: Citation `pearson1901' on page 3 undefined on input line 12.",
+        "Package hyperref Warning: Token not allowed in a PDF string (Unicode):",
+        "Output written on pca-derived-and-verified.pdf (224 pages).",
+    ])
+    assert tasks.latex_problems(log) == [
+        "LaTeX Warning: Citation `pearson1901' on page 3 undefined on input line 12.",
+        "LaTeX Warning: Hyper reference `book/06_eckart_young:lem-ey-truncation-error' on page 93 "
+        "undefined on input line 6405.",
+        "Missing character: There is no ⧵ (U+29F5) in font [latinmodern-math.otf]/OT:script=math;"
+        "language=dflt;!",
+    ]
