@@ -63,3 +63,16 @@ def test_every_chapter_with_code_is_collected_one_item_per_code_cell():
     expected = {name: count for name, count in expected.items() if count}
     assert expected, "no chapter has code cells: nothing would be checked"
     assert dict(collected) == expected, f"collected {dict(collected)}, expected {expected}"
+
+
+def test_sources_hold_no_control_characters():
+    """A backslash escape eaten by a Python string (\\f in \\frac, \\b in \\beta) leaves a
+    control character that renders as nothing: 'rac{n-1}{n}' instead of a fraction."""
+    sources = [*ROOT.glob("book/*.md"), *ROOT.glob("pcalib/**/*.py"), ROOT / "_config.yml"]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()!r}"
+        for path in sources
+        for number, line in enumerate(path.read_text().split("\n"), start=1)
+        if re.search(r"[\x00-\x08\x0b-\x1f\x7f]", line)
+    ]
+    assert not found, "control characters in the sources:\n" + "\n".join(found)
