@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import jupytext
@@ -27,14 +25,7 @@ book_conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(book_conftest)
 CHAPTERS = book_conftest.toc_chapters()
 
-try:  # tests/browser_support.py: one build of the book for every test that reads it
-    from browser_support import ensure_built_book
-except ImportError:  # a tree without the browser suite: build unless a build is there
-
-    def ensure_built_book(report=print) -> None:
-        if not (HTML / "notebooks").is_dir():
-            report("building the book first: python3 tasks.py book")
-            subprocess.run([sys.executable, str(ROOT / "tasks.py"), "book"], cwd=ROOT, check=True)
+from browser_support import ensure_built_book  # one build for every test that reads it
 
 
 def code_cells(notebook) -> list:
