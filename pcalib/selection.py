@@ -96,14 +96,16 @@ def _spectrum(Xc: np.ndarray) -> np.ndarray:
 
     From the smaller of :math:`X_c^\top X_c` and :math:`X_c X_c^\top`: absolute error about
     :math:`\varepsilon \lambda_1`, ample for comparing eigenvalues with thresholds.
+    Values below the rank tolerance :math:`\max(n, p)\,\varepsilon\,\lambda_1`
+    (round-off, some of it negative) are set to exactly 0, as in :func:`pcalib.pca_eig`.
     """
     n, p = Xc.shape
     gram = Xc.T @ Xc if n >= p else Xc @ Xc.T
     w = np.linalg.eigvalsh(gram)[::-1]  # NumPy's LAPACK after NumPy's product: one BLAS
-    lam = np.zeros(p)
-    lam[: w.size] = np.maximum(w, 0.0) / (n - 1)
-    if not lam[0] > 0:
+    if not w[0] > 0:
         raise ValueError("X has zero total variance: every rule for k is undefined")
+    lam = np.zeros(p)
+    lam[: w.size] = np.where(w > max(n, p) * _EPS * w[0], w, 0.0) / (n - 1)
     return lam
 
 
@@ -171,13 +173,14 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
 
     This is the function that scikit-learn maximizes for
     ``PCA(n_components="mle")`` (``_assess_dimension``), computed here for all k
-    at once in :math:`O(p^2)`. Eigenvalues below
-    :math:`\max(n, p)\,\varepsilon\,\lambda_1` are taken as round-off zeros
-    (scikit-learn uses an absolute floor of 1e-15). Then: a k with
-    :math:`\lambda_k = 0` gets :math:`-\infty`; the k with :math:`\lambda_k > 0 = v`
-    (k is the rank) gets :math:`+\infty`, the limit of the evidence as
-    :math:`v \to 0`; a k whose first k + 1 eigenvalues are not distinct gets
-    :math:`-\infty` (the Laplace approximation needs distinct eigenvalues).
+    at once in :math:`O(p^2)`. The eigenvalues are used as given; zeros mark a
+    rank deficiency: a k with :math:`\lambda_k = 0` gets :math:`-\infty`, and
+    the k with :math:`\lambda_k > 0 = v` (k is the rank) gets :math:`+\infty`,
+    the limit of the evidence as :math:`v \to 0` (for n > k). scikit-learn
+    instead floors :math:`\lambda_k` and v at an absolute 1e-15, which makes
+    its k there depend on the units of the data. A k whose first k + 1
+    eigenvalues are not distinct gets :math:`-\infty` (the Laplace
+    approximation needs distinct eigenvalues).
 
     Parameters
     ----------
@@ -210,7 +213,6 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
         raise ValueError(
             f"Minka's rule needs n_samples >= the number of features ({p}), got n_samples={n}"
         )
-    lam = np.where(lam > max(n, p) * _EPS * lam[0], lam, 0.0)
     ks = np.arange(1, p)
     tail = np.cumsum(lam[::-1])[::-1]  # tail[j] = sum of lam[j:]
     v = tail[1:] / (p - ks)
