@@ -26,6 +26,9 @@ from .lowrank import _check_random_state
 
 __all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
 
+#: Resamples are processed in stacks of at most this many entries (32 MB of float64).
+_STACK_ENTRIES = 2**22
+
 
 def align_axes(axes: ArrayLike, reference: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Match each reference axis to one of `axes` and orient it the same way.
@@ -67,22 +70,40 @@ def align_axes(axes: ArrayLike, reference: ArrayLike) -> tuple[np.ndarray, np.nd
             f"axes (k', p) and reference (k, p) must be 2-D with k <= k' and the same p, "
             f"got shapes {A.shape} and {R.shape}"
         )
-    cosines = R @ A.T
-    _, permutation = linear_sum_assignment(-np.abs(cosines))
-    signs = np.where(cosines[np.arange(R.shape[0]), permutation] < 0, -1.0, 1.0)
-    return A[permutation] * signs[:, None], permutation, signs
+    aligned, permutation, signs = _align_batch(A[None], R)
+    return aligned[0], permutation[0], signs[0]
 
 
-def _leading_eigenpairs(Y: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""The k largest eigenvalues of :math:`Y^\top Y / (n - \mathrm{ddof})` and their axes
-    (k, p), for centered Y: NumPy's ``eigh`` of :math:`Y^\top Y` if n >= p, else its SVD
-    of Y. All in NumPy's BLAS, and without per-call overhead: B calls on small data."""
-    n, p = Y.shape
+def _align_batch(A: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`align_axes` for a stack of candidate sets A (c, k', p) against R (k, p).
+
+    Where each reference axis has its own best candidate (the usual case), that choice
+    maximizes the sum term by term; only the other sets go to the assignment solver.
+    """
+    cosines = np.einsum("jp,blp->bjl", R, A)  # (c, k, k')
+    permutation = np.argmax(np.abs(cosines), axis=2)
+    k = R.shape[0]
+    clash = np.sort(permutation, axis=1)
+    clash = np.any(clash[:, 1:] == clash[:, :-1], axis=1) if k > 1 else np.zeros(len(A), dtype=bool)
+    for b in np.flatnonzero(clash):
+        permutation[b] = linear_sum_assignment(-np.abs(cosines[b]))[1]
+    chosen = np.take_along_axis(cosines, permutation[:, :, None], axis=2)[:, :, 0]
+    signs = np.where(chosen < 0, -1.0, 1.0)
+    aligned = np.take_along_axis(A, permutation[:, :, None], axis=1) * signs[:, :, None]
+    return aligned, permutation, signs
+
+
+def _leading_eigenpairs(R: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""For a stack of centered resamples R (c, n, p): the k largest eigenvalues of
+    :math:`R_b^\top R_b / (n - \mathrm{ddof})`, shape (c, k), and their axes (c, k, p).
+    NumPy's stacked ``eigh`` of :math:`R_b^\top R_b` if n >= p, else its stacked SVD of
+    :math:`R_b`: one call per stack, all in NumPy's BLAS."""
+    _, n, p = R.shape
     if n >= p:
-        w, V = np.linalg.eigh(Y.T @ Y)
-        return w[: -k - 1 : -1] / (n - ddof), V[:, : -k - 1 : -1].T
-    _, s, Vt = np.linalg.svd(Y, full_matrices=False)
-    return s[:k] ** 2 / (n - ddof), Vt[:k]
+        w, V = np.linalg.eigh(np.matmul(R.transpose(0, 2, 1), R))
+        return w[:, : -k - 1 : -1] / (n - ddof), V[:, :, : -k - 1 : -1].transpose(0, 2, 1)
+    _, s, Vt = np.linalg.svd(R, full_matrices=False)
+    return s[:, :k] ** 2 / (n - ddof), Vt[:, :k]
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,19 +220,23 @@ def bootstrap_pca(
     axes = np.empty((n_resamples, k, p))
     permutations = np.empty((n_resamples, k), dtype=np.intp)
     signs = np.empty((n_resamples, k))
-    for b in range(n_resamples):
-        resample = Xc[rng.integers(0, n, size=n)]
-        resample -= resample.mean(axis=0)
+    per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
+    for start in range(0, n_resamples, per_stack):
+        stack = slice(start, min(start + per_stack, n_resamples))
+        R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
         if standardize:
-            sd = np.sqrt(np.einsum("ij,ij->j", resample, resample) / (n - ddof))
-            if not np.all(sd > 0):
+            constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
+            if constant.size:
                 raise ValueError(
-                    f"bootstrap resample {b} has a constant column ({int(np.argmin(sd))}); "
-                    "it cannot be standardized (use more samples or standardize=False)"
+                    f"bootstrap resample {start + constant[0, 0]} has a constant column "
+                    f"({constant[0, 1]}); it cannot be standardized (use more samples or "
+                    "standardize=False)"
                 )
-            resample /= sd
-        eigenvalues[b], resample_axes = _leading_eigenpairs(resample, k, ddof)
-        axes[b], permutations[b], signs[b] = align_axes(resample_axes, axes_ref)
+        R -= R.mean(axis=1, keepdims=True)
+        if standardize:
+            R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
+        eigenvalues[stack], resample_axes = _leading_eigenpairs(R, k, ddof)
+        axes[stack], permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
     tails = [(1 - level) / 2, (1 + level) / 2]
     return BootstrapResult(
         explained_variance=reference.explained_variance_,
