@@ -39,7 +39,7 @@ def align_axes(axes: ArrayLike, reference: ArrayLike) -> tuple[np.ndarray, np.nd
     .. math:: \sum_{j=1}^{k} \big|\mathbf r_j^\top \mathbf a_{\pi(j)}\big|
 
     over injective maps (the linear assignment problem, solved by
-    :func:`scipy.optimize.linear_sum_assignment`), and
+    ``scipy.optimize.linear_sum_assignment``), and
     :math:`s_j = \operatorname{sign}(\mathbf r_j^\top \mathbf a_{\pi(j)})`
     (+1 for 0). Row j of the result is :math:`s_j \mathbf a_{\pi(j)}`.
 
