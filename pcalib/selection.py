@@ -48,21 +48,36 @@ _DATA_RULES = ("parallel", "cv")
 _RULES = _SPECTRUM_RULES + _DATA_RULES
 
 
+def _as_spectrum(values: ArrayLike, name: str) -> np.ndarray:
+    """Validate a non-empty 1-D array of finite non-negative reals; return it as float64."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D numeric array, got a {type(values).__name__}")
+    arr = np.asarray(values)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must hold finite non-negative values, got {arr}")
+    return arr
+
+
 def _as_ratio_array(explained_variance_ratio: ArrayLike) -> np.ndarray:
-    name = "explained_variance_ratio"
-    if isinstance(explained_variance_ratio, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D numeric array, got a {type(explained_variance_ratio).__name__}")
-    r = np.asarray(explained_variance_ratio)
-    if r.dtype == bool or not (np.issubdtype(r.dtype, np.integer) or np.issubdtype(r.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {r.dtype}")
-    r = r.astype(np.float64)
-    if r.ndim != 1 or r.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {r.shape}")
-    if not np.all(np.isfinite(r)) or np.any(r < 0) or r.sum() > 1 + 1e-8:
+    r = _as_spectrum(explained_variance_ratio, "explained_variance_ratio")
+    if r.sum() > 1 + 1e-8:
         raise ValueError(
-            f"{name} must hold finite non-negative ratios summing to at most 1, got {r}"
+            f"explained_variance_ratio must hold finite non-negative ratios summing to at most 1, got {r}"
         )
     return r
+
+
+def _as_eigenvalue_array(eigenvalues: ArrayLike) -> np.ndarray:
+    lam = _as_spectrum(eigenvalues, "eigenvalues")
+    if not lam[0] > 0:
+        raise ValueError(f"eigenvalues must be non-negative and not all zero, got {lam}")
+    _check_decreasing(lam, "eigenvalues")
+    return lam
 
 
 def _check_decreasing(values: np.ndarray, name: str) -> None:
@@ -247,22 +262,6 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
             + (m + k) / 2 * np.log(2 * np.pi) - log_AZ / 2 - k / 2 * np.log(n)
         )
     return evidence
-
-
-def _as_eigenvalue_array(eigenvalues: ArrayLike) -> np.ndarray:
-    name = "eigenvalues"
-    if isinstance(eigenvalues, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D numeric array, got a {type(eigenvalues).__name__}")
-    lam = np.asarray(eigenvalues)
-    if lam.dtype == bool or not (np.issubdtype(lam.dtype, np.integer) or np.issubdtype(lam.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {lam.dtype}")
-    lam = lam.astype(np.float64)
-    if lam.ndim != 1 or lam.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {lam.shape}")
-    if not np.all(np.isfinite(lam)) or np.any(lam < 0) or not lam[0] > 0:
-        raise ValueError(f"{name} must be finite, non-negative and not all zero, got {lam}")
-    _check_decreasing(lam, name)
-    return lam
 
 
 @dataclass(frozen=True, eq=False)

@@ -177,14 +177,24 @@ def test_curvature_lemma_for_random_subspaces(pair, seed):
     assert lhs_swapped == pytest.approx(lam[k - 1] - lam[k], abs=1e-10 * np.abs(lam).max())
 
 
+def spectra_and_bounds(A, Delta):
+    """Eigenpairs of A and A + Delta (decreasing) and beta_l = min(2 sqrt(l) ||Delta||_2,
+    sqrt(2) ||Delta||_F) / delta_l for l = 0..p (beta_0 = beta_p = 0)."""
+    lam, V = eig_decreasing(A)
+    V_hat = eig_decreasing(A + Delta)[1]
+    op, fro = np.linalg.norm(Delta, 2), np.linalg.norm(Delta)
+    with np.errstate(divide="ignore"):
+        beta = [min(2 * np.sqrt(l) * op, np.sqrt(2) * fro) / (lam[l - 1] - lam[l])
+                for l in range(1, len(lam))]
+    return lam, V, V_hat, np.concatenate([[0.0], beta, [0.0]])
+
+
 @theorem("thm-howmany-davis-kahan")
 @given(perturbed_pairs())
 def test_davis_kahan_bound_holds(pair):
     A, Delta, k = pair
-    lam, V = eig_decreasing(A)
-    V_hat = eig_decreasing(A + Delta)[1]
-    delta = lam[k - 1] - lam[k]
-    bound = min(2 * np.sqrt(k) * np.linalg.norm(Delta, 2), np.sqrt(2) * np.linalg.norm(Delta)) / delta
+    lam, V, V_hat, beta = spectra_and_bounds(A, Delta)
+    bound = beta[k]
     measured = sin_theta(V_hat[:, :k], V[:, :k])
     assert measured <= bound + 1e-9
     # the symmetric form used in the proof: ||P - P_hat||_F^2 = 2 ||sin Theta||_F^2
@@ -209,14 +219,9 @@ def test_davis_kahan_does_not_depend_on_the_basis_of_a_repeated_top_eigenvalue()
 @given(perturbed_pairs())
 def test_one_axis_bound_holds(pair):
     A, Delta, _ = pair
-    lam, V = eig_decreasing(A)
-    V_hat = eig_decreasing(A + Delta)[1]
+    lam, V, V_hat, beta = spectra_and_bounds(A, Delta)
     p = len(lam)
     gaps = lam[:-1] - lam[1:]
-    op, fro = np.linalg.norm(Delta, 2), np.linalg.norm(Delta)
-    with np.errstate(divide="ignore"):
-        beta = np.concatenate([[0.0], [min(2 * np.sqrt(l) * op, np.sqrt(2) * fro) / gaps[l - 1]
-                                       for l in range(1, p)], [0.0]])
     for j in range(1, p + 1):
         if (j > 1 and gaps[j - 2] <= 1e-9) or (j < p and gaps[j - 1] <= 1e-9):
             continue  # the corollary needs both neighbouring gaps
