@@ -171,9 +171,9 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
 
     .. math::
 
-        \log p(X \mid k) \approx \log p(U) - \frac n2 \sum_{j \le k} \log\lambda_j
-        - \frac{n (p - k)}{2} \log v + \frac{m + k}{2} \log 2\pi
-        - \frac12 \log |A_Z| - \frac k2 \log n,
+        \log p(X \mid k) \approx{} & \log p(U) - \frac n2 \sum_{j \le k} \log\lambda_j
+        - \frac{n (p - k)}{2} \log v \\
+        & + \frac{m + k}{2} \log 2\pi - \frac12 \log |A_Z| - \frac k2 \log n,
 
     with :math:`v = \frac{1}{p-k}\sum_{j > k} \lambda_j`,
     :math:`m = pk - k(k+1)/2`,
@@ -182,9 +182,9 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
 
     .. math::
 
-        \log |A_Z| = \sum_{a=1}^{k} \sum_{b=a+1}^{p}
-        \log\Big(n\,(\lambda_a - \lambda_b)\big(\hat\lambda_b^{-1} - \hat\lambda_a^{-1}\big)\Big),
-        \qquad \hat\lambda_j = \lambda_j \ (j \le k), \quad \hat\lambda_j = v \ (j > k).
+        \log |A_Z| &= \sum_{a=1}^{k} \sum_{b=a+1}^{p}
+        \log\Big(n\,(\lambda_a - \lambda_b)\big(\hat\lambda_b^{-1} - \hat\lambda_a^{-1}\big)\Big), \\
+        \hat\lambda_j &= \lambda_j \ (j \le k), \qquad \hat\lambda_j = v \ (j > k).
 
     This is the function that scikit-learn maximizes for
     ``PCA(n_components="mle")`` (``_assess_dimension``), computed here for all k
