@@ -56,7 +56,8 @@ def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum =
 
     A Dask collection (``__dask_graph__``) and, if `accepts_sparse`, a
     ``scipy.sparse`` matrix are returned as they are; an input NumPy cannot
-    convert is returned as it is too, for pcalib's validation to explain.
+    convert, or converts to something other than numbers, is returned as it
+    is too, for pcalib's validation to explain.
     """
     if scipy.sparse.issparse(X):
         if accepts_sparse:
@@ -73,6 +74,8 @@ def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum =
         return X
     if arr.dtype == object:  # numbers as Python objects, e.g. a DataFrame of mixed dtypes
         arr = float_values(X, arr)
+    if arr.dtype.kind not in "biufc":  # strings, dates: not numbers
+        return X
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: X must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
