@@ -128,11 +128,9 @@ class PCA(EstimatorBase):
         0 when k = m (the PPCA noise, defined the same way for every solver;
         scikit-learn's definition). Round-off below 0 is clipped to 0.
     n_samples_, n_features_in_ : int
-    feature_names_in_ : ndarray of str objects (n_features_in_,)
+    feature_names_in_ : ndarray of str objects, shape (n_features,)
         Column names, when fitted on a DataFrame whose column names are all
         strings (absent otherwise); ``transform`` then checks them.
-    loadings_ : ndarray (p, k)
-        :math:`v_j \sqrt{\lambda_j}` as columns (R's convention; see :attr:`loadings_`).
 
     Examples
     --------

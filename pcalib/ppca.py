@@ -144,7 +144,7 @@ class PPCA(EstimatorBase):
         Total log-likelihood of the training data at each EM iterate (one value
         for the closed form); non-decreasing for EM.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str objects (n_features_in_,)
+    feature_names_in_ : ndarray of str objects, shape (n_features,)
         Column names, when fitted on a DataFrame whose column names are all
         strings (absent otherwise); ``transform`` then checks them.
     """
@@ -164,7 +164,7 @@ class PPCA(EstimatorBase):
         self.random_state = random_state
 
     _fit_minimum = (
-        (2, "X needs at least 2 samples to estimate a variance"),
+        EstimatorBase._fit_minimum[0],
         (2, "sigma2 is the mean variance of the n_features - n_components >= 1 discarded directions"),
     )
 
