@@ -8,13 +8,12 @@ signature, validation happens in ``fit``, fitted attributes end with ``_``.
 
 from __future__ import annotations
 
-import inspect
 import numbers
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._sklearn_compat import EstimatorBase
 from ._validation import as_data_matrix, check_n_components, output_dtype
 from .covariance import _validated
 from .lowrank import _check_random_state
@@ -46,7 +45,7 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-class PCA:
+class PCA(EstimatorBase):
     r"""Principal component analysis.
 
     Centers (and optionally standardizes) `X`, then finds the k leading
@@ -134,6 +133,9 @@ class PCA:
         0 when k = m (the PPCA noise, defined the same way for every solver;
         scikit-learn's definition). Round-off below 0 is clipped to 0.
     n_samples_, n_features_in_ : int
+    feature_names_in_ : ndarray of str objects, shape (n_features,)
+        Column names, when fitted on a DataFrame whose column names are all
+        strings (absent otherwise); ``transform`` then checks them.
 
     Examples
     --------
@@ -161,36 +163,29 @@ class PCA:
         self.ddof = ddof
         self.random_state = random_state
 
-    # -- scikit-learn parameter protocol -----------------------------------------
+    _preserves_dtype = ("float64", "float32")
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        params = inspect.signature(cls.__init__).parameters
-        return [name for name in params if name != "self"]
+    @property
+    def _n_features_out(self) -> int:
+        return self.n_components_
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this estimator, by name (`deep` is accepted for scikit-learn)."""
-        return {name: getattr(self, name) for name in self._param_names()}
+    @property
+    def loadings_(self) -> np.ndarray:
+        r"""Loadings: the axes scaled by the square roots of their eigenvalues, shape (p, k).
 
-    def set_params(self, **params: Any) -> PCA:
-        """Set parameters by name; returns self. Unknown names raise ``ValueError``."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for PCA; valid parameters are {valid}")
-            setattr(self, name, value)
-        return self
+        .. math::
 
-    def __repr__(self) -> str:
-        defaults = {
-            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
-        }
-        shown = [
-            f"{name}={value!r}"
-            for name, value in self.get_params().items()
-            if not (value is defaults[name] or (isinstance(value, (int, float, str, bool)) and value == defaults[name]))
-        ]
-        return f"PCA({', '.join(shown)})"
+            L = V_k \Lambda_k^{1/2}, \qquad \ell_{ij} = v_{ij} \sqrt{\lambda_j}
+            = \operatorname{cov}(x_i, t_j) / \operatorname{sd}(t_j),
+
+        column j for component j (R's ``loadings`` convention; the book's
+        definition). The entry is the covariance between feature i and score
+        :math:`t_j` divided by the standard deviation of the score, so with
+        ``standardize=True`` it is their correlation, and :math:`L L^\top`
+        is the covariance (correlation) matrix when k = p.
+        """
+        self._check_is_fitted()
+        return self.components_.T * np.sqrt(self.explained_variance_)
 
     # -- fitting ------------------------------------------------------------------
 
@@ -291,12 +286,12 @@ class PCA:
 
     def fit(self, X: ArrayLike, y: object = None) -> PCA:
         """Fit the model on `X` (n x p, not modified). `y` is ignored. Returns self."""
-        self._fit(X, need_scores=False)
+        self._fit(self._remember_input(X), need_scores=False)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """Fit on `X` and return its scores (n, k), whitened if ``whiten``."""
-        return self._fit(X, need_scores=True)
+        return self._wrap_output(self._fit(self._remember_input(X), need_scores=True), X)
 
     # -- using a fitted model -----------------------------------------------------
 
@@ -309,6 +304,7 @@ class PCA:
 
     def _standardized(self, X: ArrayLike) -> tuple[np.ndarray, np.dtype]:
         self._check_is_fitted()
+        X = self._check_input(X)
         arr = as_data_matrix(X, "X", copy=False)
         if arr.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -325,7 +321,7 @@ class PCA:
         scores = Z @ self.components_.T.astype(np.float64)
         if self.whiten:
             scores /= np.sqrt(self.explained_variance_.astype(np.float64))
-        return scores.astype(dtype, copy=False)
+        return self._wrap_output(scores.astype(dtype, copy=False), X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         r"""Map scores back to data space: :math:`\hat{x} = (V_k^\top z) \odot s + \bar{x}`.

@@ -22,6 +22,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
+from ._sklearn_compat import EstimatorBase
 from ._validation import as_data_matrix, check_n_components
 from .covariance import _centered
 from .lowrank import _check_random_state
@@ -95,7 +96,7 @@ def _canonical_W(W: np.ndarray) -> np.ndarray:
     return Wc * axis_signs(Wc.T)
 
 
-class PPCA:
+class PPCA(EstimatorBase):
     r"""Probabilistic PCA fitted by maximum likelihood.
 
     Closed form (Tipping and Bishop 1999, eqs. 7-8): with
@@ -142,6 +143,10 @@ class PPCA:
     loglik_history_ : ndarray
         Total log-likelihood of the training data at each EM iterate (one value
         for the closed form); non-decreasing for EM.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str objects, shape (n_features,)
+        Column names, when fitted on a DataFrame whose column names are all
+        strings (absent otherwise); ``transform`` then checks them.
     """
 
     def __init__(
@@ -157,6 +162,15 @@ class PPCA:
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+
+    _fit_minimum = (
+        EstimatorBase._fit_minimum[0],
+        (2, "sigma2 is the mean variance of the n_features - n_components >= 1 discarded directions"),
+    )
+
+    @property
+    def _n_features_out(self) -> int:
+        return self.W_.shape[1]
 
     def _check_params(self, n: int, p: int) -> int:
         if self.method not in ("closed_form", "em"):
@@ -175,7 +189,7 @@ class PPCA:
 
     def fit(self, X: ArrayLike, y: object = None) -> PPCA:
         """Fit the model to `X` (n x p, not modified); returns self."""
-        Xc, mean, _, _, _ = _centered(X, 0)
+        Xc, mean, _, _, _ = _centered(self._remember_input(X), 0)
         n, p = Xc.shape
         k = self._check_params(n, p)
         if self.method == "closed_form":
@@ -260,6 +274,7 @@ class PPCA:
 
     def _check_X(self, X: ArrayLike) -> np.ndarray:
         self._check_fitted()
+        X = self._check_input(X)
         arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
         if arr.shape[1] != self.W_.shape[0]:
             raise ValueError(f"X has {arr.shape[1]} features, but PPCA was fitted with {self.W_.shape[0]}")
@@ -269,7 +284,7 @@ class PPCA:
         r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k)."""
         arr = self._check_X(X)
         M = self.W_.T @ self.W_ + self.sigma2_ * np.eye(self.W_.shape[1])
-        return scipy.linalg.solve(M, self.W_.T @ (arr - self.mean_).T, assume_a="pos").T
+        return self._wrap_output(scipy.linalg.solve(M, self.W_.T @ (arr - self.mean_).T, assume_a="pos").T, X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         r"""Map latent points back to data space: :math:`W z + \mu`, shape (n, p)."""

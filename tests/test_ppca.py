@@ -181,7 +181,7 @@ def test_zero_noise_rejected():
 
 def test_wrong_feature_count_rejected():
     model = PPCA(2).fit(ppca_data())
-    with pytest.raises(ValueError, match="X has 5 features, but PPCA was fitted with 6"):
+    with pytest.raises(ValueError, match="X has 5 features, but PPCA is expecting 6 features as input"):
         model.score_samples(np.ones((3, 5)))
 
 

@@ -1,0 +1,178 @@
+"""Names in, names out: pandas DataFrames with pcalib's estimators.
+
+A table goes in (anything with a ``columns`` attribute, as pandas and polars
+DataFrames have) and its column names are remembered as ``feature_names_in_``
+when they are all strings, as scikit-learn does. Later inputs are checked
+against them. Results come out as a pandas DataFrame when the estimator's
+``set_output(transform="pandas")`` (or scikit-learn's global
+``transform_output`` setting, if scikit-learn is already loaded) asks for it,
+with the input's row index and the columns of ``get_feature_names_out()``.
+
+pandas is imported only when an output DataFrame is asked for: reading
+``columns`` needs no import, so pcalib works without pandas installed.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "OUTPUTS",
+    "check_feature_names",
+    "feature_names_of",
+    "float_values",
+    "import_pandas",
+    "requested_output",
+    "to_frame",
+]
+
+#: The values ``set_output(transform=...)`` accepts (besides None: unchanged).
+OUTPUTS = ("default", "pandas")
+
+
+def feature_names_of(X: Any) -> np.ndarray | None:
+    """The column names of a table `X` as an object array, or None.
+
+    None when `X` has no ``columns`` (an array, a list) or when its column
+    names are not strings (pandas' default 0, 1, 2, ...): only string names
+    are remembered, as in scikit-learn.
+
+    Raises
+    ------
+    TypeError
+        If some column names are strings and others are not (ambiguous).
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.size == 0:
+        return None
+    types = sorted({type(name).__qualname__ for name in names})
+    if len(types) > 1 and "str" in types:
+        raise TypeError(
+            "feature names are only supported if all column names are strings, but X "
+            f"has column names of types {types}: convert them all with "
+            "X.columns = X.columns.astype(str), or drop the names"
+        )
+    return names if types == ["str"] else None
+
+
+def _is_pandas(X: Any) -> bool:
+    """Whether `X` is a pandas object (without importing pandas)."""
+    return any(cls.__module__.partition(".")[0] == "pandas" for cls in type(X).__mro__)
+
+
+def float_values(X: Any, values: np.ndarray) -> np.ndarray:
+    """`values` = ``np.asarray(X)`` of object dtype, as float64.
+
+    A pandas DataFrame of nullable dtypes ("Int64", "Float64") holds its
+    missing values as ``pd.NA``; they become NaN, as in a float column.
+
+    Raises
+    ------
+    TypeError
+        If an entry is not a number.
+    """
+    try:
+        if _is_pandas(X):
+            return X.to_numpy(dtype=np.float64, na_value=np.nan)
+        return values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X must hold real numbers; an entry is not a number: {exc}") from None
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    shown = "".join(f"- {name}\n" for name in names[:most])
+    return shown + ("- ...\n" if len(names) > most else "")
+
+
+def check_feature_names(owner: str, fitted: np.ndarray | None, given: np.ndarray | None) -> None:
+    """Compare the column names of new data with those seen by ``fit``.
+
+    Same names in the same order, or no names on either side: nothing happens.
+    Names on one side only: a ``UserWarning`` (the columns are then matched by
+    position). Different names: ``ValueError`` listing what differs, in
+    scikit-learn's words.
+
+    Parameters
+    ----------
+    owner : str
+        Name of the estimator class, for the messages.
+    fitted : ndarray or None
+        ``feature_names_in_`` of the fitted estimator (None if fitted without names).
+    given : ndarray or None
+        :func:`feature_names_of` the new data.
+    """
+    if fitted is None and given is None:
+        return
+    if fitted is None:
+        warnings.warn(f"X has feature names, but {owner} was fitted without feature names", UserWarning, stacklevel=5)
+        return
+    if given is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {owner} was fitted with feature names",
+            UserWarning,
+            stacklevel=5,
+        )
+        return
+    if len(fitted) == len(given) and np.all(fitted == given):
+        return
+    unseen = sorted(set(given) - set(fitted))
+    missing = sorted(set(fitted) - set(given))
+    message = "The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + _listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+def import_pandas() -> Any:
+    """Import pandas, or say which extra to install."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(
+            "DataFrame output needs pandas: pip install 'pcalib[pandas]' (or pandas)"
+        ) from None
+    return pandas
+
+
+def requested_output(config: dict[str, str] | None) -> str:
+    """The output container asked for: the estimator's own ``set_output`` choice,
+    else scikit-learn's global ``transform_output`` if scikit-learn is loaded,
+    else "default" (NumPy arrays).
+
+    Raises
+    ------
+    ValueError
+        If scikit-learn's global setting asks for a container pcalib cannot make.
+    """
+    if config and "transform" in config:
+        return config["transform"]
+    sklearn = sys.modules.get("sklearn")
+    output = sklearn.get_config().get("transform_output", "default") if sklearn else "default"
+    if output not in OUTPUTS:
+        raise ValueError(
+            f"scikit-learn's transform_output is {output!r}, but pcalib's estimators can only "
+            f"return {OUTPUTS}"
+        )
+    return output
+
+
+def to_frame(values: np.ndarray, X: Any, columns: np.ndarray) -> Any:
+    """`values` (n, k) as a pandas DataFrame named `columns`, indexed like `X`.
+
+    The row index is `X`'s when `X` is a pandas DataFrame or Series, else
+    pandas' default 0, ..., n - 1. The data are not copied.
+    """
+    pd = import_pandas()
+    index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else None
+    return pd.DataFrame(values, index=index, columns=columns, copy=False)
