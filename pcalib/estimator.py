@@ -258,10 +258,10 @@ class PCA:
             found = self._decompose(arr, k, fraction, solver, ddof, need_scores)
         k, s = found.s.size, found.s
         m = min(n, p)
-        # The mean discarded eigenvalue; below the rank tolerance it is round-off (and
-        # the solvers would disagree on its value), so it is exactly 0.
-        resolved = found.tail_ss > max(n, p) * _EPS * found.total_ss
-        noise = found.tail_ss / (n - ddof) / (m - k) if k < m and resolved else 0.0
+        # The mean discarded eigenvalue; below what the route resolves it is round-off
+        # (and the solvers would disagree on its value), so it is exactly 0.
+        resolved = k < m and not found.tail_is_round_off(n, p)
+        noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
         if self.whiten and not np.all(s**2 > max(n, p) * _EPS * s[0] ** 2):
             raise ValueError(
                 "whiten=True divides by the square root of each explained variance, but "

@@ -194,6 +194,18 @@ class _Decomposition:
         k = min(self.s.size, n - 1)
         return bool(self.s[k - 1] ** 2 < np.sqrt(_EPS) * self.s[0] ** 2)
 
+    def tail_is_round_off(self, n: int, p: int) -> bool:
+        r"""Whether the discarded variance is below what the route resolves: each
+        discarded :math:`\sigma_j` below :math:`\max(n, p)\,\varepsilon\,\sigma_1`
+        for the SVD (which finds every :math:`\sigma_j` to about
+        :math:`\varepsilon\sigma_1`), the whole tail below
+        :math:`\max(n, p)\,\varepsilon \|Y_c\|_F^2` for the other routes (which
+        find it as the difference of two sums)."""
+        m, k = min(n, p), self.s.size
+        if self.route == "svd":
+            return self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2
+        return self.tail_ss <= max(n, p) * _EPS * self.total_ss
+
     def singular_values(self) -> np.ndarray:
         return _rescale(self.s, self.exponent, "singular values")
 
