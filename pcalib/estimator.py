@@ -100,6 +100,15 @@ class PCA:
            stay within about one copy of X from n >= 4p or p >= 4n on, 0.25
            copies at 20000 x 2000).
 
+        Rules 2 to 4 look only at the shape, so "auto" adds an accuracy guard:
+        when rule 3's eig or gram route finds
+        :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at
+        n - 1), the k-th eigenvalue has kept fewer than half its digits, and
+        the fit is recomputed by the "svd" route (accurate to about
+        :math:`\varepsilon \sigma_1` in each singular value). ``solver_``
+        records the route that finally ran. A solver passed explicitly is
+        never replaced.
+
         Timings against scikit-learn: ``python -m tests.benchmarks``.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
@@ -129,6 +138,9 @@ class PCA:
         0 when k = m (the PPCA noise, defined the same way for every solver;
         scikit-learn's definition). Round-off below 0 is clipped to 0.
     n_samples_, n_features_in_ : int
+    solver_ : str
+        The route that computed the fit: `solver`, or for ``"auto"`` the route
+        its rules chose, ``"svd"`` when the accuracy guard recomputed.
 
     Examples
     --------
