@@ -102,6 +102,19 @@ def low_noise_data(noise, seed):
     return L + noise * r.standard_normal((50, 5))
 
 
+def decimal_orthonormal(rows):
+    """Gram-Schmidt in 40-digit decimals: an orthonormal basis of the span of `rows`."""
+    getcontext().prec = 40
+    basis = []
+    for v in ([Decimal(float(x)) for x in row] for row in rows):
+        for q in basis:
+            dot = sum(a * b for a, b in zip(v, q))
+            v = [a - dot * b for a, b in zip(v, q)]
+        norm = sum(a * a for a in v).sqrt()
+        basis.append([a / norm for a in v])
+    return basis
+
+
 def decimal_ml_ppca(X, k):
     """The PPCA maximum from first principles: sigma^2 = ||X_c - X_c V_k V_k^T||_F^2 /
     (n (p - k)), W W^T = V_k (Lambda_k - sigma^2) V_k^T and the maximal log-likelihood
@@ -114,13 +127,7 @@ def decimal_ml_ppca(X, k):
     mean = [sum(r[j] for r in rows) / n for j in range(p)]
     centered = [[r[j] - mean[j] for j in range(p)] for r in rows]
     Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[2][:k]
-    basis = []
-    for v in ([Decimal(float(x)) for x in row] for row in Vt):
-        for q in basis:
-            dot = sum(a * b for a, b in zip(v, q))
-            v = [a - dot * b for a, b in zip(v, q)]
-        norm = sum(a * a for a in v).sqrt()
-        basis.append([a / norm for a in v])
+    basis = decimal_orthonormal(Vt)
     residual, projected = Decimal(0), np.zeros((k, k))
     coords = []
     for r in centered:
@@ -306,13 +313,7 @@ def decimal_log_density(Z, components, variances, sigma2):
     """log N(z; 0, C), C = V diag(c) V^T + sigma^2 (I - V V^T), in 40-digit decimals
     (V re-orthonormalized in decimal), from first principles."""
     getcontext().prec = 40
-    basis = []
-    for v in ([Decimal(float(x)) for x in row] for row in components):
-        for q in basis:
-            dot = sum(a * b for a, b in zip(v, q))
-            v = [a - dot * b for a, b in zip(v, q)]
-        norm = sum(a * a for a in v).sqrt()
-        basis.append([a / norm for a in v])
+    basis = decimal_orthonormal(components)
     p, k = Z.shape[1], len(basis)
     c = [Decimal(float(x)) for x in variances]
     s2 = Decimal(float(sigma2))
