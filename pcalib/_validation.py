@@ -2,17 +2,26 @@
 
 Each checker returns a *new* float array (never a view that the caller could
 modify through), so that public functions can promise not to touch their input.
-Messages name the argument and say what was expected.
+Messages name the argument, say what was expected and what was found.
 """
 
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 
 import numpy as np
+import scipy.sparse
 from numpy.typing import ArrayLike
 
-__all__ = ["as_data_matrix", "as_square_matrix", "check_n_components", "output_dtype"]
+__all__ = [
+    "as_data_matrix",
+    "as_square_matrix",
+    "check_n_components",
+    "output_dtype",
+    "warn_outside_pcalib",
+]
 
 
 def output_dtype(a: np.ndarray) -> np.dtype:
@@ -20,38 +29,100 @@ def output_dtype(a: np.ndarray) -> np.dtype:
     return np.dtype(np.float32) if a.dtype == np.float32 else np.dtype(np.float64)
 
 
-def _as_float_array(value: ArrayLike, name: str, copy: bool = True) -> np.ndarray:
+def warn_outside_pcalib(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """``warnings.warn`` attributed to the first caller outside pcalib (the user's line)."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pcalib"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def _is_real_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _describe_entry(value: object) -> str:
+    """How an entry that is not a real number is named in an error message."""
+    if value is None:
+        return "None (a missing value)"
+    if type(value).__name__ == "NAType":
+        return "pandas.NA (a missing value)"
+    if isinstance(value, (str, bytes)):
+        return f"the string {value!r}"
+    return f"{value!r} of type {type(value).__name__}"
+
+
+def _object_array_as_float(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array whose entries are all real numbers, as float64; else a TypeError
+    naming the first entry that is not (None, pandas.NA, a string, ...) and where it is."""
+    flat = arr.ravel()
+    for index, value in enumerate(flat):
+        if not _is_real_number(value):
+            where = np.unravel_index(index, arr.shape) if arr.ndim else ()
+            position = f" at position {tuple(int(i) for i in where)}" if where else ""
+            missing = value is None or type(value).__name__ == "NAType"
+            advice = (
+                "; pcalib needs complete data: drop or impute the missing values first"
+                if missing
+                else "; all entries must be real numbers"
+            )
+            raise TypeError(
+                f"{name} must hold real numbers, but its object array holds "
+                f"{_describe_entry(value)}{position}{advice}"
+            )
+    return arr.astype(np.float64)
+
+
+def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
+    """`value` as a real (integer or floating) NumPy array, or a TypeError saying what it is."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
+    if scipy.sparse.issparse(value):
+        raise TypeError(
+            f"{name} must be a dense array, got a scipy.sparse {type(value).__name__}: sparse "
+            f"input is not supported yet; densify it with {name}.toarray() if it fits in memory"
+        )
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged lists and other unconvertible objects
         raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if arr.dtype == object:
+        return _object_array_as_float(arr, name)
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers, got complex numbers (dtype {arr.dtype})")
     if arr.dtype == bool or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise TypeError(
             f"{name} must hold real numbers (integer or float), got dtype {arr.dtype}"
         )
-    return np.array(arr, dtype=output_dtype(arr), copy=True if copy else None)
+    return arr
 
 
 def as_data_matrix(
-    X: ArrayLike, name: str = "X", *, copy: bool = True
+    X: ArrayLike, name: str = "X", *, copy: bool = True, keep_integers: bool = False
 ) -> np.ndarray:
     """Validate a data matrix with samples in rows and return a float copy.
 
     With ``copy=False`` a float input is returned without copying (the caller
     then promises not to write into it); this saves one pass over large data.
+    With ``keep_integers=True`` an integer input is returned as it is (not
+    copied): 64-bit integers beyond :math:`2^{53}` are not exact in float64, and
+    the centering primitives subtract an integer offset before converting.
 
     Raises
     ------
     TypeError
-        If `X` is not numeric.
+        If `X` is not numeric (the message says what was found: a sparse
+        matrix, None or pandas.NA entries, strings, complex numbers, ...).
     ValueError
         If `X` is not 2-D, is empty, or holds NaN or infinity.
     """
-    arr = _as_float_array(X, name, copy)
+    arr = _as_numeric_array(X, name)
+    if np.issubdtype(arr.dtype, np.integer) and keep_integers:
+        pass
+    else:
+        arr = np.array(arr, dtype=output_dtype(arr), copy=True if copy else None)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features), "
@@ -61,8 +132,12 @@ def as_data_matrix(
         raise ValueError(f"{name} is empty: got shape {arr.shape}, expected at least one sample and one feature")
     # A finite sum implies finite entries (NaN and inf propagate); the sum can
     # only overflow for huge finite entries, and then the elementwise check decides.
-    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
+    if arr.dtype.kind == "f" and not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise ValueError(
+            f"{name} contains NaN or infinity (the first, {arr[where]}, at position "
+            f"{where}); all entries must be finite"
+        )
     return arr
 
 

@@ -9,11 +9,13 @@ gives the unbiased sample covariance (R, scikit-learn), ``ddof=0`` the 1/n
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_data_matrix, output_dtype
+from ._validation import as_data_matrix, output_dtype, warn_outside_pcalib
 
 __all__ = ["covariance", "total_variance", "standardize"]
 
@@ -34,34 +36,148 @@ def _check_ddof(ddof: object, n_samples: int, name: str = "X") -> int:
 
 
 def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
-    """Validate `X` (no copy for float input) and `ddof` against its number of samples."""
-    arr = as_data_matrix(X, name, copy=False)
+    """Validate `X` (no copy for float input, integers kept as they are) and `ddof`
+    against its number of samples."""
+    arr = as_data_matrix(X, name, copy=False, keep_integers=True)
     return arr, _check_ddof(ddof, arr.shape[0], name)
 
 
-def _checked_scale(arr: np.ndarray, sum_squares: np.ndarray, ddof: int, name: str = "X") -> np.ndarray:
+def _rescale(values: np.ndarray, exponent: np.ndarray | int, what: str) -> np.ndarray:
+    r"""``values * 2**exponent`` (exact), warning when the result leaves the float64 range.
+
+    A number too large for float64 becomes ``inf``, one too small loses digits
+    (subnormal) or becomes 0; both are said in a ``RuntimeWarning`` naming `what`,
+    never left to a silent overflow or a NaN further on. (A subnormal result that
+    lost no digit, as when the data themselves are subnormal, is not warned about.)
+    """
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        result = np.ldexp(values, exponent)
+    if np.any(np.isinf(result) & np.isfinite(values)):
+        warn_outside_pcalib(
+            f"{what} exceed the float64 range (about 1.8e308) at the scale of X and are "
+            "reported as inf (scale-free results, such as axes and ratios, are not "
+            "affected): rescale X to get finite values"
+        )
+    elif not np.array_equal(np.ldexp(result, -np.asarray(exponent)), values):  # digits lost
+        warn_outside_pcalib(
+            f"{what} fall below the normal float64 range (about 2.2e-308) at the scale of X "
+            "and lose digits or become 0 (scale-free results, such as axes and ratios, are "
+            "not affected): rescale X to get them in full precision"
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class _Frame:
+    r"""The exact change of units in which pcalib reads a data matrix.
+
+    A block of rows ``x`` is read as
+
+    .. math:: y = (x - c)\, 2^{-e}
+
+    with c the column minima for integer data (subtracted in integer arithmetic,
+    so 64-bit integers beyond :math:`2^{53}` lose no digit before the
+    conversion to float64) and c = 0 for floating data, and e the power of two
+    that brings the largest column range into [1/2, 1) (one exponent for all
+    columns; one per column when the columns are to be standardized). Scaling by
+    a power of two is exact (short of subnormal numbers), and in these units no
+    square or sum of squares overflows or underflows, at any scale of X.
+
+    This and :meth:`read` are the only places where the data are touched before
+    centering: every route reads its blocks through them.
+    """
+
+    offset: np.ndarray | None  #: integer column minima (integer data), else None
+    exponent: np.ndarray  #: e, an integer array of shape () or (p,)
+    constant: np.ndarray  #: bool (p,), columns whose entries are all equal
+
+    @classmethod
+    def of(cls, arr: np.ndarray, *, per_column: bool = False) -> _Frame:
+        """The frame of a validated array (two passes: column minima and maxima)."""
+        low, high = arr.min(axis=0), arr.max(axis=0)
+        if arr.dtype.kind in "iu":
+            offset = low
+            spread = (high.astype(np.uint64) - low.astype(np.uint64)).astype(np.float64)
+            shift = 0
+        else:
+            offset = None  # halves, so that the range of a column at +-1e308 stays finite
+            spread = high.astype(np.float64) / 2 - low.astype(np.float64) / 2
+            shift = 1
+        if not per_column:
+            spread = spread.max()
+        exponent = np.where(spread > 0, np.frexp(spread)[1] + shift, 0).astype(np.int64)
+        return cls(offset, exponent, low == high)
+
+    def read(self, block: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``(block - c) * 2**-e`` as float64 (a new array, or written into `out`)."""
+        if self.offset is not None:  # x - c in [0, 2**64): exact in uint64 arithmetic
+            block = block.astype(np.uint64) - self.offset.astype(np.uint64)
+        if out is None:
+            out = np.array(block, dtype=np.float64, order="C")
+        else:
+            np.copyto(out, block)
+        return np.ldexp(out, -self.exponent, out=out)
+
+    def data_mean(self, mean: np.ndarray) -> np.ndarray:
+        """Column means in the data's units from column means read in this frame."""
+        data_mean = np.ldexp(mean, self.exponent)
+        return data_mean + self.offset if self.offset is not None else data_mean
+
+
+class _Centered(NamedTuple):
+    """The centered data as the routes see them (:func:`_center_array`)."""
+
+    values: np.ndarray  #: (n, p) float64, C-contiguous: centered, in units of 2**exponent (or standardized)
+    mean: np.ndarray  #: (p,) column means, in the data's units
+    scale: np.ndarray  #: (p,) column standard deviations in the data's units (ones unless standardized)
+    exponent: int  #: the centered data in the data's units are ``values * 2**exponent``
+    constant: np.ndarray  #: bool (p,), constant columns
+
+
+def _checked_scale(constant: np.ndarray, sum_squares: np.ndarray, n: int, ddof: int, name: str = "X") -> np.ndarray:
     """Column standard deviations from the centered column sums of squares; refuse constant columns."""
-    sd = np.sqrt(sum_squares / (arr.shape[0] - ddof))
-    # A column is constant exactly when all its entries are equal; round-off
-    # in the mean can leave tiny nonzero centered values, so test the data.
-    constant = (arr.max(axis=0) == arr.min(axis=0)) | (sd == 0)
     if np.any(constant):
         cols = np.flatnonzero(constant).tolist()
         raise ValueError(
             f"{name} has zero variance in column(s) {cols}; "
             "standardizing would divide by zero (drop the constant column(s))"
         )
-    return sd
+    return np.sqrt(sum_squares / (n - ddof))
+
+
+def _center_array(arr: np.ndarray, ddof: int, *, scale: bool = False, name: str = "X") -> _Centered:
+    r"""Center (and optionally standardize) a validated array: the one full-size copy
+    that the svd, gram and randomized routes work on. `arr` is not modified.
+
+    The data are read through their :class:`_Frame`, then centered twice: the
+    second pass removes the rounding error of the first mean, which a large
+    offset would otherwise leave in every centered value (at an offset of
+    :math:`10^{15}` a float64 mean is off by about 0.1). A constant column is
+    set to exactly 0.
+    """
+    frame = _Frame.of(arr, per_column=scale)
+    Xc = frame.read(arr)
+    mean = np.zeros(arr.shape[1])
+    for _ in range(2):
+        step = Xc.mean(axis=0)
+        Xc -= step
+        mean += step
+    Xc[:, frame.constant] = 0.0
+    sd = np.ones(arr.shape[1])
+    exponent = int(frame.exponent.max())
+    if scale:
+        sd = _checked_scale(frame.constant, np.einsum("ij,ij->j", Xc, Xc), arr.shape[0], ddof, name)
+        Xc /= sd
+        sd = _rescale(sd, frame.exponent, "the standard deviations")
+        exponent = 0
+    return _Centered(Xc, frame.data_mean(mean), sd, exponent, frame.constant)
 
 
 def _centered(
     X: ArrayLike, ddof: int, *, scale: bool = False, name: str = "X"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.dtype]:
-    """Validate `X` and return a centered (optionally scaled) float64 copy.
-
-    This is the one full-size copy that the PCA routes work on: `X` is read
-    without copying (``copy=False``), and the centered matrix is written into a
-    new C-contiguous float64 array. Scaling, if asked, happens in place.
+    """Validate `X` and return a centered (optionally scaled) float64 copy, in the data's units.
 
     Returns
     -------
@@ -72,22 +188,15 @@ def _centered(
     dtype : the output dtype (float32 for float32 input, else float64)
     """
     arr, ddof = _validated(X, ddof, name)
-    Xc, mean, sd = _center_array(arr, ddof, scale=scale, name=name)
-    return Xc, mean, sd, ddof, output_dtype(arr)
+    centered = _center_array(arr, ddof, scale=scale, name=name)
+    Xc = _rescale(centered.values, centered.exponent, "the centered data")
+    return Xc, centered.mean, centered.scale, ddof, output_dtype(arr)
 
 
-def _center_array(
-    arr: np.ndarray, ddof: int, *, scale: bool = False, name: str = "X"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The centered (optionally scaled) float64 copy of a validated array, its mean and scale."""
-    mean = arr.mean(axis=0, dtype=np.float64)
-    Xc = np.empty(arr.shape, dtype=np.float64, order="C")
-    np.subtract(arr, mean, out=Xc)
-    sd = np.ones(arr.shape[1])
-    if scale:
-        sd = _checked_scale(arr, np.einsum("ij,ij->j", Xc, Xc), ddof, name)
-        Xc /= sd
-    return Xc, mean, sd
+def _cross_product(X: ArrayLike, ddof: int) -> tuple[_Centered, float, np.dtype]:
+    """The centered data of `X` (frame units) and the divisor n - ddof."""
+    arr, ddof = _validated(X, ddof)
+    return _center_array(arr, ddof), arr.shape[0] - ddof, output_dtype(arr)
 
 
 def covariance(X: ArrayLike, ddof: int = 1) -> np.ndarray:
@@ -127,9 +236,9 @@ def covariance(X: ArrayLike, ddof: int = 1) -> np.ndarray:
     array([[2., 4.],
            [4., 8.]])
     """
-    Xc, _, _, ddof, dtype = _centered(X, ddof)
-    S = Xc.T @ Xc
-    S /= Xc.shape[0] - ddof
+    centered, divisor, dtype = _cross_product(X, ddof)
+    Y = centered.values
+    S = _rescale(Y.T @ Y / divisor, 2 * centered.exponent, "covariance entries")
     return S.astype(dtype, copy=False)
 
 
@@ -164,9 +273,9 @@ def total_variance(X: ArrayLike, ddof: int = 1) -> float:
     >>> total_variance([[1.0, 2.0], [3.0, 6.0]])
     10.0
     """
-    Xc, _, _, ddof, _ = _centered(X, ddof)
-    flat = Xc.ravel()
-    return float(flat @ flat) / (Xc.shape[0] - ddof)
+    centered, divisor, _ = _cross_product(X, ddof)
+    flat = centered.values.ravel()
+    return float(_rescale(flat @ flat / divisor, 2 * centered.exponent, "the total variance"))
 
 
 def standardize(X: ArrayLike, ddof: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,5 +319,7 @@ def standardize(X: ArrayLike, ddof: int = 1) -> tuple[np.ndarray, np.ndarray, np
     >>> scale
     array([ 2., 20.])
     """
-    Z, mean, scale, _, dtype = _centered(X, ddof, scale=True)
+    arr, ddof = _validated(X, ddof)
+    Z, mean, scale, _, _ = _center_array(arr, ddof, scale=True)
+    dtype = output_dtype(arr)
     return Z.astype(dtype, copy=False), mean.astype(dtype), scale.astype(dtype)

@@ -15,11 +15,11 @@ from numpy.typing import ArrayLike
 
 from ._sklearn_compat import EstimatorBase
 from ._validation import as_data_matrix, check_n_components, output_dtype
-from .covariance import _validated
+from .covariance import _rescale, _validated
 from .lowrank import _check_random_state
-from .pca import _decompose_data
+from .pca import _decompose_data, _Decomposition
+from .ppca import _spectral_log_likelihood
 from .selection import choose_k
-from .ppca import _gaussian_log_likelihood
 
 __all__ = ["PCA", "NotFittedError"]
 
@@ -104,6 +104,15 @@ class PCA(EstimatorBase):
            stay within about one copy of X from n >= 4p or p >= 4n on, 0.25
            copies at 20000 x 2000).
 
+        Rules 2 to 4 look only at the shape, so "auto" adds an accuracy guard:
+        when rule 3's eig or gram route finds
+        :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at
+        n - 1), the k-th eigenvalue has kept fewer than half its digits, and
+        the fit is recomputed by the "svd" route (accurate to about
+        :math:`\varepsilon \sigma_1` in each singular value). ``solver_``
+        records the route that finally ran. A solver passed explicitly is
+        never replaced.
+
         Timings against scikit-learn: ``python -m tests.benchmarks``.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
@@ -136,6 +145,9 @@ class PCA(EstimatorBase):
     feature_names_in_ : ndarray of str objects, shape (n_features,)
         Column names, when fitted on a DataFrame whose column names are all
         strings (absent otherwise); ``transform`` then checks them.
+    solver_ : str
+        The route that computed the fit: `solver`, or for ``"auto"`` the route
+        its rules chose, ``"svd"`` when the accuracy guard recomputed.
 
     Examples
     --------
@@ -239,32 +251,50 @@ class PCA(EstimatorBase):
             return "gram"
         return "svd"
 
+    def _decompose(
+        self, arr: np.ndarray, k: int, fraction: bool, solver: str, ddof: int, need_scores: bool
+    ) -> _Decomposition:
+        """The decomposition by one route, truncated to the fraction of variance if asked."""
+        rng = _check_random_state(self.random_state) if solver == "randomized" else None
+        found = _decompose_data(
+            arr, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
+            random_state=rng,
+        )
+        if fraction:
+            ratio = found.explained_variance_ratio()
+            k = (choose_k(ratio, method="minka", n_samples=arr.shape[0]) if isinstance(self.n_components, str)
+                 else choose_k(ratio, self.n_components))
+            found = found.truncated(k)
+        return found
+
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         arr, ddof = _validated(X, self.ddof)
         dtype = output_dtype(arr)
         n, p = arr.shape
         k, fraction = self._check_params(n, p)
+        _check_random_state(self.random_state, draw=False)  # whatever the solver
         solver = self._choose_solver(n, p, k, fraction)
-        rng = _check_random_state(self.random_state) if solver == "randomized" else None
-        components, s, total_ss, scores, mean, scale = _decompose_data(
-            arr, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
-            random_state=rng,
-        )
-        ratio = s**2 / total_ss
-        if fraction:
-            k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(self.n_components, str)
-                 else choose_k(ratio, self.n_components))
-            components, s, ratio = components[:k], s[:k], ratio[:k]
-            scores = scores[:, :k] if scores is not None else None
-        ev = s**2 / (n - ddof)
-        total_var = total_ss / (n - ddof)
+        found = self._decompose(arr, k, fraction, solver, ddof, need_scores)
+        if self.solver == "auto" and solver in ("eig", "gram") and found.lost_digits(n):
+            solver = "svd"  # the accuracy guard
+            found = self._decompose(arr, k, fraction, solver, ddof, need_scores)
+        k, s = found.s.size, found.s
         m = min(n, p)
-        noise = max(total_var - float(ev.sum()), 0.0) / (m - k) if k < m else 0.0
-        if self.whiten and not np.all(ev > max(n, p) * _EPS * ev[0]):
+        # The mean discarded eigenvalue; below what the route resolves it is round-off
+        # (and the solvers would disagree on its value), so it is exactly 0.
+        resolved = k < m and not found.tail_is_round_off(n, p)
+        noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
+        if self.whiten and not np.all(s**2 > max(n, p) * _EPS * s[0] ** 2):
             raise ValueError(
                 "whiten=True divides by the square root of each explained variance, but "
-                f"component {int(np.argmin(ev > max(n, p) * _EPS * ev[0])) + 1} has variance 0 "
+                f"component {int(np.argmin(s**2 > max(n, p) * _EPS * s[0] ** 2)) + 1} has variance 0 "
                 "(to round-off): choose fewer n_components"
+            )
+        ev = found.explained_variance(n - ddof)
+        if self.whiten and not np.all(np.isfinite(ev)):
+            raise ValueError(
+                "whiten=True divides by the square root of each explained variance, which "
+                "exceed the float64 range at the scale of X: rescale X"
             )
         (
             self.components_,
@@ -273,15 +303,20 @@ class PCA(EstimatorBase):
             self.singular_values_,
             self.mean_,
             self.scale_,
-        ) = (np.ascontiguousarray(a, dtype=dtype) for a in (components, ev, ratio, s, mean, scale))
+        ) = (
+            np.ascontiguousarray(a, dtype=dtype)
+            for a in (found.components, ev, found.explained_variance_ratio(), found.singular_values(),
+                      found.mean, found.scale)
+        )
         self.n_components_ = int(k)
-        self.noise_variance_ = float(noise)
+        self.noise_variance_ = float(_rescale(noise, 2 * found.exponent, "noise_variance_"))
         self.n_samples_, self.n_features_in_ = n, p
         self.solver_ = solver
-        if scores is None:
+        if found.scores is None:
             return None
+        scores = found.data_scores()
         if self.whiten:
-            scores = scores / np.sqrt(ev)
+            scores = found.scores / (s / np.sqrt(n - ddof))  # scale-free: no overflow
         return scores.astype(dtype, copy=False)
 
     def fit(self, X: ArrayLike, y: object = None) -> PCA:
@@ -373,7 +408,20 @@ class PCA(EstimatorBase):
         ``standardize``). Matches ``sklearn.decomposition.PCA.score_samples``.
         """
         Z, _ = self._standardized(X)
-        ll = _gaussian_log_likelihood(Z, np.zeros(Z.shape[1]), self._ppca_W(), self.noise_variance_)
+        # C has eigenvalue max(lambda_j, sigma^2) along v_j and sigma^2 elsewhere
+        variances = np.maximum(self.explained_variance_.astype(np.float64), self.noise_variance_)
+        # Variances at round-off level (the SVD returns about eps * lambda_1 where the
+        # other routes return exact zeros) are zeros: one answer whatever the solver.
+        floor = max(self.n_samples_, self.n_features_in_) * _EPS * float(variances[0])
+        positive = int(np.sum(variances > floor))
+        if self.noise_variance_ == 0 and positive < self.n_features_in_:
+            raise ValueError(
+                f"noise_variance_ is 0 and only {positive} of the {self.n_features_in_} "
+                "directions have variance above round-off (X has rank at most "
+                f"{positive} after centering), so the PPCA model covariance W W^T is "
+                "singular and the log-likelihood is undefined; use fewer components"
+            )
+        ll, _ = _spectral_log_likelihood(Z, self.components_.T.astype(np.float64), variances, self.noise_variance_)
         return ll - float(np.sum(np.log(self.scale_.astype(np.float64))))
 
     def score(self, X: ArrayLike, y: object = None) -> float:

@@ -46,6 +46,21 @@ def _apply_signs(U: np.ndarray, s: np.ndarray, Vt: np.ndarray) -> tuple[np.ndarr
     return U * signs, s, Vt * signs[:, None]
 
 
+def _orthonormal_completion(Q: np.ndarray, k: int) -> np.ndarray:
+    """k orthonormal columns, the first ``r = Q.shape[1]`` spanning the columns of Q.
+
+    A Householder QR factorization of ``[Q, 0]`` (m x k, r <= k <= m): it
+    re-orthonormalizes Q (an orthonormal Q comes back unchanged, to round-off,
+    since the signs of R's diagonal are made positive), and for each zero column
+    it produces the next unit vector orthogonal to all the previous ones: a
+    deterministic completion of the basis, never NaN.
+    """
+    m, r = Q.shape
+    padded = np.hstack([Q, np.zeros((m, k - r))]) if r < k else Q
+    basis, R = scipy.linalg.qr(padded, mode="economic", check_finite=False)
+    return basis * np.where(np.diag(R) < 0, -1.0, 1.0)
+
+
 def _cast(dtype: np.dtype, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(a, dtype=dtype) for a in arrays)
 
@@ -124,15 +139,24 @@ def low_rank_approx(A: ArrayLike, k: int) -> np.ndarray:
     return (U * s) @ Vt
 
 
-def _check_random_state(random_state: object) -> np.random.Generator:
+def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
+    """The Generator for `random_state`, or with ``draw=False`` only its validation.
+
+    Validation never draws from a ``RandomState`` passed in (it would advance it),
+    so an estimator can check its `random_state` whatever its solver.
+    """
+    message = (
+        "random_state must be None, a non-negative int or a numpy Generator (or a "
+        f"SeedSequence or RandomState), got {random_state!r}"
+    )
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError(message)
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2**31 - 1))
+        return np.random.default_rng(random_state.randint(2**31 - 1)) if draw else None
     try:
         return np.random.default_rng(random_state)  # None, int, SeedSequence or Generator
     except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"random_state must be None, a non-negative int or a numpy Generator, got {random_state!r}"
-        ) from exc
+        raise TypeError(message) from exc
 
 
 def _check_nonneg_int(value: object, name: str) -> int:
@@ -207,7 +231,12 @@ def _randomized_svd_f64(
     # that of the tall B^T = M^T Q = W S Z^T (p x d), so B = Z S W^T.
     W, s, Zt = _exact_svd(times_t(Q), overwrite_a=True)
     U = blas.dgemm(1.0, Q, Zt[:k].T)
-    s, Vt = s[:k], np.ascontiguousarray(W[:, :k].T)
+    s, V = s[:k], W[:, :k]
+    if s.size < k:  # the Krylov space had fewer than k directions above round-off:
+        # M has numerical rank d < k; the other k - d triplets have sigma = 0
+        U, V = _orthonormal_completion(U, k), _orthonormal_completion(V, k)
+        s = np.concatenate([s, np.zeros(k - s.size)])
+    Vt = np.ascontiguousarray(V.T)
     if transpose:  # A = M^T = V S U^T
         U, Vt = Vt.T, U.T
     return U, s, Vt

@@ -21,7 +21,7 @@ about :math:`\varepsilon \sigma_1` on the singular values.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
@@ -31,8 +31,8 @@ from scipy.linalg import blas
 from ._eigen import top_eigh
 from ._signs import axis_signs
 from ._validation import check_n_components, output_dtype
-from .covariance import _center_array, _centered, _checked_scale, _validated
-from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
+from .covariance import _center_array, _checked_scale, _Frame, _rescale, _validated
+from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 
@@ -86,54 +86,66 @@ def _row_blocks(n: int, p: int) -> list[slice]:
 
 
 def _scatter(
-    arr: np.ndarray, ddof: int, standardize: bool, name: str = "X"
+    arr: np.ndarray, frame: _Frame, ddof: int, standardize: bool, name: str = "X"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Lower triangle of :math:`C = X_c^\top X_c` in one pass over X, without a centered copy.
+    r"""Lower triangle of :math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
-    The shifted-data algorithm (Chan, Golub and LeVeque 1983): each block of rows
-    is shifted by :math:`c`, the float64 mean of the first block, into a reusable
-    buffer :math:`B`, and added by ``dsyrk`` (:math:`A \mathrel{+}= B^\top B`) while
-    ``dgemv`` sums its columns (:math:`r \mathrel{+}= B^\top \mathbf 1`). Then
-    :math:`\bar x = c + r/n` and
+    Y is X read in its frame (:class:`pcalib.covariance._Frame`, exact powers of
+    two and integer offsets), so C, unlike :math:`X_c^\top X_c`, neither
+    overflows nor underflows. The shifted-data algorithm (Chan, Golub and
+    LeVeque 1983): each block of rows is shifted by :math:`c`, the float64 mean
+    of the first block, into a reusable buffer :math:`B`, and added by ``dsyrk``
+    (:math:`A \mathrel{+}= B^\top B`) while ``dgemv`` sums its columns
+    (:math:`r \mathrel{+}= B^\top \mathbf 1`). Then :math:`\bar y = c + r/n` and
 
-    .. math:: X_c^\top X_c = \sum_i (x_i - c)(x_i - c)^\top - \frac{r r^\top}{n}
+    .. math:: Y_c^\top Y_c = \sum_i (y_i - c)(y_i - c)^\top - \frac{r r^\top}{n}
 
     exactly. The subtraction cancels only as much as :math:`c` differs from
-    :math:`\bar x` relative to the spread of each column, a factor of at most
+    :math:`\bar y` relative to the spread of each column, a factor of at most
     :math:`1 + n / n_1` (:math:`n_1` rows in the first block), where forming
     :math:`X^\top X - n \bar x \bar x^\top` loses a factor
-    :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). With
-    `standardize`, :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard
-    deviations (from the diagonal of C). Returns ``(C, mean, scale)``.
+    :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). Rows and
+    columns of constant columns are set to exactly 0. With `standardize`,
+    :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
+    the diagonal of C). Returns ``(C, mean, scale)``, the last two in the frame's units.
     """
     n, p = arr.shape
     blocks = _row_blocks(n, p)
-    shift = arr[blocks[0]].mean(axis=0, dtype=np.float64)
+    shift = frame.read(arr[blocks[0]]).mean(axis=0)
     buf = np.empty((blocks[0].stop, p))
     ones = np.ones(blocks[0].stop)
     C = np.zeros((p, p), order="F")
     r = np.zeros(p)
     for rows in blocks:
-        b = buf[: rows.stop - rows.start]
-        np.subtract(arr[rows], shift, out=b)
+        b = frame.read(arr[rows], out=buf[: rows.stop - rows.start])
+        b -= shift
         r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
         C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=1, overwrite_c=1)
     C -= np.outer(r, r / n)
+    C[frame.constant] = 0.0
+    C[:, frame.constant] = 0.0
     mean = shift + r / n
     sd = np.ones(p)
     if standardize:
-        sd = _checked_scale(arr, np.diagonal(C).copy(), ddof, name)
+        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
         C /= sd[:, None]
         C /= sd
     return C, mean, sd
 
 
-def _scores_by_row_blocks(arr: np.ndarray, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Scores :math:`((X - \bar x) / s) V`, one row block at a time (no centered copy)."""
+def _scores_by_row_blocks(
+    arr: np.ndarray, frame: _Frame, mean: np.ndarray, scale: np.ndarray, V: np.ndarray
+) -> np.ndarray:
+    r"""Scores :math:`((y - \bar y) / s) V`, one row block at a time (no centered copy).
+
+    `mean` and `scale` are in the units of `frame`, like the rows `y` it reads."""
     n, p = arr.shape
     scores = np.empty((n, V.shape[1]))
     for rows in _row_blocks(n, p):
-        scores[rows] = blas.dgemm(1.0, (arr[rows] - mean) / scale, V)
+        block = frame.read(arr[rows])
+        block -= mean
+        block /= scale
+        scores[rows] = blas.dgemm(1.0, block, V)
     return scores
 
 
@@ -148,65 +160,120 @@ def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
     return np.where(w > max(n, p) * _EPS * w[0], np.sqrt(np.maximum(w, 0.0)), 0.0)
 
 
+@dataclass(frozen=True, eq=False)
+class _Decomposition:
+    r"""The k leading principal axes of some data, as one route found them.
+
+    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance._Frame`),
+    where nothing overflows: the centered (or standardized) data are
+    ``2**exponent`` times the matrix that was decomposed. The methods convert
+    to the data's units, with a warning if a number leaves the float64 range.
+    """
+
+    components: np.ndarray  #: (k, p), sign convention applied
+    s: np.ndarray  #: (k,) singular values, frame units
+    total_ss: float  #: ||Y_c||_F^2, frame units
+    tail_ss: float  #: sum of the discarded sigma_j^2 (j > k), frame units
+    scores: np.ndarray | None  #: (n, k) frame units, or None
+    mean: np.ndarray  #: (p,) data units
+    scale: np.ndarray  #: (p,) data units
+    exponent: int
+    route: str
+
+    def truncated(self, k: int) -> _Decomposition:
+        """The first k axes; the others join the discarded tail."""
+        tail = self.tail_ss + float(self.s[k:] @ self.s[k:])
+        scores = self.scores[:, :k] if self.scores is not None else None
+        return replace(self, components=self.components[:k], s=self.s[:k], tail_ss=tail, scores=scores)
+
+    def lost_digits(self, n: int) -> bool:
+        r"""Whether :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at the
+        rank bound n - 1 of centered data): then the eig and gram routes, accurate to
+        about :math:`\varepsilon \lambda_1`, have kept fewer than half the digits of
+        :math:`\lambda_k`."""
+        k = min(self.s.size, n - 1)
+        return bool(self.s[k - 1] ** 2 < np.sqrt(_EPS) * self.s[0] ** 2)
+
+    def tail_is_round_off(self, n: int, p: int) -> bool:
+        r"""Whether the discarded variance is below what the route resolves: each
+        discarded :math:`\sigma_j` below :math:`\max(n, p)\,\varepsilon\,\sigma_1`
+        for the SVD (which finds every :math:`\sigma_j` to about
+        :math:`\varepsilon\sigma_1`), the whole tail below
+        :math:`\max(n, p)\,\varepsilon \|Y_c\|_F^2` for the other routes (which
+        find it as the difference of two sums)."""
+        m, k = min(n, p), self.s.size
+        if self.route == "svd":
+            return self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2
+        return self.tail_ss <= max(n, p) * _EPS * self.total_ss
+
+    def singular_values(self) -> np.ndarray:
+        return _rescale(self.s, self.exponent, "singular values")
+
+    def explained_variance(self, divisor: int) -> np.ndarray:
+        return _rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
+
+    def explained_variance_ratio(self) -> np.ndarray:
+        return self.s**2 / self.total_ss
+
+    def data_scores(self) -> np.ndarray:
+        return _rescale(self.scores, self.exponent, "scores")
+
+
 def _decompose(
     Xc: np.ndarray,
     k: int,
     route: str,
     *,
-    mean: np.ndarray,
     need_scores: bool = True,
     random_state: np.random.Generator | None = None,
     oversample: int = 10,
-) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None]:
-    """Principal axes of the centered float64 matrix `Xc` by one route.
+) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
+    """Principal axes of the centered float64 matrix `Xc` by the svd, gram or randomized route.
 
     `Xc` may be overwritten. Returns ``(components (k, p), singular_values (k,),
-    total_ss, scores (n, k) or None)`` with the sign convention applied;
-    ``total_ss`` is :math:`\\|X_c\\|_F^2`.
+    total_ss, tail_ss, scores (n, k) or None)`` with the sign convention applied;
+    ``total_ss`` is :math:`\\|X_c\\|_F^2` and ``tail_ss`` the sum of the discarded
+    :math:`\\sigma_j^2` (exact from the SVD, the difference of the two sums otherwise).
+    Scores are :math:`X_c V_k`, what ``transform`` computes, for the gram and
+    randomized routes, and :math:`U_k \\Sigma_k` (the same to round-off) for the SVD.
     """
     n, p = Xc.shape
-    if route == "gram":
-        G = _gram_lower(Xc)  # X_c X_c^T (n x n)
-        total_ss = float(np.trace(G))
-        _check_total(total_ss, n, p, mean)
-        w, U = top_eigh(G, k)
-        s = _sqrt_eigenvalues(w, n, p)
-        # For sigma = 0, X_c^T u / sigma would be noise divided by noise. We leave a
-        # zero column instead, and the QR factorization below completes the basis
-        # there with unit vectors orthogonal to the others (deterministic, never
-        # NaN). The QR also re-orthonormalizes the recovered axes, whose
-        # orthogonality the squared condition number degrades for small sigma.
-        keep = s > 0
-        V = blas.dgemm(1.0, Xc.T, U[:, keep] / s[keep])  # X_c^T U / s  (p x r)
-        V = np.hstack([V, np.zeros((p, k - V.shape[1]))]) if not keep.all() else V
-        Q, R = scipy.linalg.qr(V, mode="economic", overwrite_a=True, check_finite=False)
-        Q *= np.where(np.diag(R) < 0, -1.0, 1.0)
-        components = np.ascontiguousarray(Q.T)
-        scores = U * s if need_scores else None
-    elif route == "svd":
+    if route == "svd":
         U, s_all, Vt = _exact_svd(Xc, overwrite_a=True)
         total_ss = float(s_all @ s_all)
-        _check_total(total_ss, n, p, mean)
         s, components = s_all[:k], Vt[:k]
+        tail_ss = float(s_all[k:] @ s_all[k:])
         scores = U[:, :k] * s if need_scores else None
+        return _signed(components, s, total_ss, tail_ss, scores)
+    flat = Xc.ravel()
+    total_ss = float(flat @ flat)
+    if route == "gram":
+        w, U = top_eigh(_gram_lower(Xc), k)  # eigenpairs of X_c X_c^T (n x n)
+        s = _sqrt_eigenvalues(w, n, p)
+        # For sigma = 0, X_c^T u / sigma would be noise divided by noise: the
+        # completion gives unit vectors orthogonal to the other axes there
+        # (deterministic, never NaN), and its QR factorization re-orthonormalizes
+        # the recovered axes, whose orthogonality the squared condition number
+        # degrades for small sigma.
+        keep = s > 0
+        V = _orthonormal_completion(blas.dgemm(1.0, Xc.T, U[:, keep] / s[keep]), k)
     else:  # "randomized"; "eig" is _decompose_data's
-        flat = Xc.ravel()
-        total_ss = float(flat @ flat)
-        _check_total(total_ss, n, p, mean)
-        U, s, components = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), random_state)
-        scores = U * s if need_scores else None
-    return _signed(components, s, total_ss, scores)
+        _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), random_state)
+        V = Vt.T
+    tail_ss = max(total_ss - float(s @ s), 0.0)
+    scores = blas.dgemm(1.0, Xc, V) if need_scores else None
+    return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
 
 
 def _signed(
-    components: np.ndarray, s: np.ndarray, total_ss: float, scores: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None]:
+    components: np.ndarray, s: np.ndarray, total_ss: float, tail_ss: float, scores: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
     """Apply the sign convention to the components, and to the scores with them."""
     signs = axis_signs(components)
     components = components * signs[:, None]
     if scores is not None:
         scores = scores * signs
-    return components, s, total_ss, scores
+    return components, s, total_ss, tail_ss, scores
 
 
 def _decompose_data(
@@ -218,38 +285,47 @@ def _decompose_data(
     standardize: bool = False,
     need_scores: bool = True,
     random_state: np.random.Generator | None = None,
-) -> tuple[np.ndarray, np.ndarray, float, np.ndarray | None, np.ndarray, np.ndarray]:
-    """Principal axes of validated data `arr` (not modified) by one route.
+) -> _Decomposition:
+    r"""Principal axes of validated data `arr` (not modified) by one route.
 
-    The "eig" route forms :math:`X_c^\top X_c` by row blocks (:func:`_scatter`,
-    no centered copy of X); the others work on one centered float64 copy.
-    Returns ``(components, singular_values, total_ss, scores or None, mean, scale)``.
+    The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
+    no centered copy of X); the others work on one centered float64 copy
+    (:func:`pcalib.covariance._center_array`). Both read X in its frame, where
+    nothing overflows or underflows.
+
+    Raises
+    ------
+    ValueError
+        If every column of `arr` is constant (zero total variance).
     """
     n, p = arr.shape
     if route != "eig":
-        Xc, mean, scale = _center_array(arr, ddof, scale=standardize)
-        return (*_decompose(Xc, k, route, mean=mean, need_scores=need_scores, random_state=random_state),
-                mean, scale)
-    C, mean, scale = _scatter(arr, ddof, standardize)
+        centered = _center_array(arr, ddof, scale=standardize)
+        _check_variance(centered.constant)
+        found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
+        return _Decomposition(*found, centered.mean, centered.scale, centered.exponent, route)
+    frame = _Frame.of(arr, per_column=standardize)
+    _check_variance(frame.constant)
+    C, mean, scale = _scatter(arr, frame, ddof, standardize)
     total_ss = float(np.trace(C))
-    _check_total(total_ss, n, p, mean)
     w, V = top_eigh(C, k)
     s = _sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, mean, scale, V) if need_scores else None
-    return (*_signed(np.ascontiguousarray(V.T), s, total_ss, scores), mean, scale)
+    scores = _scores_by_row_blocks(arr, frame, mean, scale, V) if need_scores else None
+    tail_ss = max(total_ss - float(s @ s), 0.0)
+    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
+    exponent = 0 if standardize else int(frame.exponent)
+    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
+    return _Decomposition(*found, frame.data_mean(mean), scale, exponent, route)
 
 
-def _check_total(total_ss: float, n: int, p: int, mean: np.ndarray) -> None:
-    """Refuse data whose spread is zero or below the round-off of the mean.
-
-    Then every direction has variance 0 (to working precision): the principal
-    axes and the explained-variance ratios are undefined.
-    """
-    resolution = n * p * (8 * _EPS * float(np.max(np.abs(mean)))) ** 2
-    if not total_ss > resolution:
+def _check_variance(constant: np.ndarray) -> None:
+    """Refuse data whose columns are all constant: then every direction has variance 0,
+    and the principal axes and explained-variance ratios are undefined. (Any column
+    whose entries are not all equal has a positive variance, whatever its scale.)"""
+    if np.all(constant):
         raise ValueError(
-            "X has zero total variance (all samples are equal to working precision); "
+            "X has zero total variance: every column is constant (all samples are equal); "
             "principal axes are undefined"
         )
 
@@ -259,10 +335,15 @@ def _pca(X: ArrayLike, k: int | None, ddof: int, route: str) -> PCAResult:
     n, p = arr.shape
     dtype = output_dtype(arr)
     k = min(n, p) if k is None else check_n_components(k, min(n, p), "k")
-    components, s, total_ss, scores, mean, _ = _decompose_data(arr, k, route, ddof=ddof)
-    ev = s**2 / (n - ddof)
-    ratio = s**2 / total_ss
-    arrays = (components, ev, ratio, s, scores, mean)
+    found = _decompose_data(arr, k, route, ddof=ddof)
+    arrays = (
+        found.components,
+        found.explained_variance(n - ddof),
+        found.explained_variance_ratio(),
+        found.singular_values(),
+        found.data_scores(),
+        found.mean,
+    )
     return PCAResult(*(np.ascontiguousarray(a, dtype=dtype) for a in arrays))
 
 
@@ -384,10 +465,11 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     >>> reconstruction_error([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0], [2.0, 1.0]], 1)
     0.25
     """
-    Xc, _, _, _, _ = _centered(X, ddof)
-    n, p = Xc.shape
+    arr, ddof = _validated(X, ddof)
+    n, p = arr.shape
     if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k == 0):
         k = check_n_components(k, min(n, p), "k")
-    s = scipy.linalg.svdvals(Xc, overwrite_a=True, check_finite=False)
+    centered = _center_array(arr, ddof)
+    s = scipy.linalg.svdvals(centered.values, overwrite_a=True, check_finite=False)
     tail = s[k:]
-    return float(tail @ tail) / n
+    return float(_rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))

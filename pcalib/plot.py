@@ -1,13 +1,15 @@
 r"""Figures of the book: scree plot, cumulative variance, biplot, projection.
 
-Matplotlib is imported inside each function, so ``import pcalib`` does not need it.
-Each function draws on the given ``ax`` (or on a new figure's axes) and returns it.
-Results of :func:`pcalib.pca_svd` and friends, or of :class:`pcalib.PCA` (fitted),
-can be passed instead of arrays.
+Matplotlib is imported inside each function, so ``import pcalib`` does not need it
+(without it, a function raises an ``ImportError`` that says
+``pip install pcalib[plot]``). Each function draws on the given ``ax`` (or on a new
+figure's axes) and returns it. Results of :func:`pcalib.pca_svd` and friends, or a
+fitted :class:`pcalib.PCA`, can be passed instead of arrays.
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,8 @@ def _values(obj: Any, field: str, name: str) -> np.ndarray:
     values = found if found is not None else obj
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a 1-D array of numbers or a result with `{field}`, got a string")
+    if np.iscomplexobj(values):
+        raise TypeError(f"{name} must hold real numbers, got complex numbers")
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -47,7 +51,12 @@ def _values(obj: Any, field: str, name: str) -> np.ndarray:
 
 
 def _axes(ax: Any) -> Any:
-    import matplotlib.pyplot as plt
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "pcalib.plot needs matplotlib, which is not installed: pip install pcalib[plot]"
+        ) from None
 
     if ax is None:
         _, ax = plt.subplots()
@@ -103,7 +112,9 @@ def cumulative_variance(ratio: Any, ax: Any = None, threshold: float | None = No
     matplotlib Axes
     """
     values = _values(ratio, "explained_variance_ratio", "ratio")
-    if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
+    if threshold is not None and not (
+        isinstance(threshold, numbers.Real) and not isinstance(threshold, (bool, np.bool_)) and 0 < threshold <= 1
+    ):
         raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
     ax = _axes(ax)
     cumulative = np.cumsum(values)
@@ -124,11 +135,12 @@ def cumulative_variance(ratio: Any, ax: Any = None, threshold: float | None = No
 
 def biplot(
     scores: Any,
-    components: ArrayLike | None = None,
+    components: Any = None,
     ax: Any = None,
     feature_names: list[str] | None = None,
     *,
     labels: ArrayLike | None = None,
+    data: ArrayLike | None = None,
 ) -> Any:
     r"""Biplot of the first two components: scores as points, loadings as arrows.
 
@@ -138,15 +150,20 @@ def biplot(
 
     Parameters
     ----------
-    scores : array_like of shape (n, >=2) or a PCA result
-        Scores :math:`X_c V`, or an object with ``scores`` and ``components``.
-    components : array_like of shape (>=2, p), optional
-        Principal axes as rows; taken from `scores` if it is a result.
+    scores : array_like of shape (n, >=2), a PCA result or a fitted PCA
+        Scores :math:`X_c V`, or an object with ``scores`` and ``components``
+        (:func:`pcalib.pca_svd` and friends), or a fitted :class:`pcalib.PCA`,
+        which stores no scores: then pass `data`, and the points are
+        ``scores.transform(data)``.
+    components : array_like of shape (>=2, p), a result or a fitted PCA, optional
+        Principal axes as rows; taken from `scores` if it is a result or an estimator.
     ax : matplotlib Axes, optional
     feature_names : list of p str, optional
         Arrow labels; default ``x1, ..., xp``.
     labels : array_like of shape (n,), optional
         Group of each point (for example a class index), used as the colour.
+    data : array_like of shape (n, p), optional
+        The samples to place, when `scores` is a fitted estimator.
 
     Returns
     -------
@@ -157,7 +174,18 @@ def biplot(
         components = _field(scores, "components")
         if components is None:
             raise TypeError("components is required unless scores is a result with `components`")
+    elif _field(components, "components") is not None:  # a result or a fitted estimator
+        components = _field(components, "components")
     found = _field(scores, "scores")
+    if found is None and hasattr(scores, "transform") and hasattr(scores, "components_"):
+        if data is None:
+            raise TypeError(
+                f"a fitted {type(scores).__name__} stores no scores: pass the samples to "
+                "place, biplot(model, data=X), or their scores, biplot(model.transform(X), model)"
+            )
+        found = scores.transform(data)
+    elif data is not None:
+        raise TypeError("data is only used when scores is a fitted estimator (it is transformed)")
     T = as_data_matrix(found if found is not None else scores, "scores")
     V = as_data_matrix(components, "components")
     if T.shape[1] < 2 or V.shape[0] < 2:
@@ -202,17 +230,22 @@ def projection(
     r"""2-D data with its principal axes, optionally projected on the first axis.
 
     Axis j is drawn from the mean :math:`\bar x` to
-    :math:`\bar x + 2\sqrt{\lambda_j}\, v_j` (two standard deviations along it). With
-    ``project=True`` each point is joined to its orthogonal projection
-    :math:`\bar x + v_1 v_1^\top (x_i - \bar x)` on the first axis.
+    :math:`\bar x + 2\sqrt{\lambda_j}\, D_s v_j` (two standard deviations along it),
+    and with ``project=True`` each point is joined to its projection
+    :math:`\bar x + D_s v_1 v_1^\top D_s^{-1} (x_i - \bar x)` on the first axis.
+    :math:`D_s` is the diagonal of the column standard deviations when `components`
+    is a :class:`pcalib.PCA` fitted with ``standardize=True``: its axes live in the
+    standardized space and are drawn where they lie in the data's own units (not
+    perpendicular to each other, in general, and the projection is oblique).
+    Otherwise :math:`D_s = I`: orthogonal axes and orthogonal projections.
 
     Parameters
     ----------
     X : array_like of shape (n, 2)
-        The data.
+        The data, in their own units.
     components : array_like of shape (k, 2), k in {1, 2}, or a PCA result
         Principal axes as rows (unit vectors), or an object with ``components``,
-        ``explained_variance`` and ``mean``.
+        ``explained_variance`` and ``mean`` (and ``scale_`` for a fitted PCA).
     ax : matplotlib Axes, optional
     mean : array_like of shape (2,), optional
         Centre of the axes; default: from the result, else the column means of X.
@@ -233,11 +266,14 @@ def projection(
         raise ValueError(f"X must have 2 columns (2-D data), got shape {data.shape}")
     if components is None:
         raise TypeError("components is required: principal axes as rows, or a PCA result")
+    scale = np.ones(2)
     result = _field(components, "components")
     if result is not None:
         mean = _field(components, "mean") if mean is None else mean
         if explained_variance is None:
             explained_variance = _field(components, "explained_variance")
+        if _field(components, "scale") is not None:
+            scale = np.asarray(_field(components, "scale"), dtype=float)
         components = result
     V = as_data_matrix(components, "components")
     if V.shape[1] != 2 or V.shape[0] > 2:
@@ -257,12 +293,12 @@ def projection(
     ax.scatter(data[:, 0], data[:, 1], s=12, alpha=0.7, label="data")
     if project:
         v1 = V[0] / np.linalg.norm(V[0])
-        proj = centre + np.outer((data - centre) @ v1, v1)
+        proj = centre + np.outer(((data - centre) / scale) @ v1, v1 * scale)
         for x, y in zip(data, proj):
             ax.plot([x[0], y[0]], [x[1], y[1]], color="0.7", lw=0.8)
         ax.scatter(proj[:, 0], proj[:, 1], s=12, marker="x", color="tab:green", label="projection on PC1")
     for j, (v, l) in enumerate(zip(V, lam)):
-        tip = centre + 2 * np.sqrt(l) * v
+        tip = centre + 2 * np.sqrt(l) * v * scale
         ax.annotate("", xy=tip, xytext=centre, arrowprops={"arrowstyle": "->", "color": "tab:red", "lw": 2})
         ax.text(*tip, f" PC{j + 1}", color="tab:red")
     ax.set_aspect("equal", adjustable="datalim")

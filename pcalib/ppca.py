@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._validation import as_data_matrix, check_n_components
-from .covariance import _centered
+from .covariance import _center_array, _rescale, _validated
 from .lowrank import _check_random_state
 from .pca import _decompose
 
@@ -32,6 +32,58 @@ __all__ = ["PPCA"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 _EPS = np.finfo(np.float64).eps
+_TINY = np.finfo(np.float64).tiny
+
+
+def _spectral_log_likelihood(
+    D: np.ndarray, A: np.ndarray, c: np.ndarray, sigma2: float
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Log-density of each row of `D` under :math:`\mathcal N(0, C)`,
+    :math:`C = A \operatorname{diag}(c) A^\top + \sigma^2 (I - A A^\top)`.
+
+    `A` (p x r) has orthonormal columns: C has eigenvalues :math:`c_j` along
+    them and :math:`\sigma^2` on their orthogonal complement, so
+
+    .. math::
+
+        \log p(d) = -\tfrac12\Big(p \log 2\pi + \sum_j \log c_j + (p - r)\log\sigma^2
+        + \sum_j \frac{(a_j^\top d)^2}{c_j} + \frac{\|d - A A^\top d\|^2}{\sigma^2}\Big).
+
+    The residual :math:`d - A A^\top d` is computed directly, not as
+    :math:`\|d\|^2 - \|A^\top d\|^2` (the subtraction hidden in the Woodbury form
+    of :math:`C^{-1}`), which cancels when :math:`\sigma^2 \ll c_j`: at
+    :math:`\sigma^2 = 10^{-14} c_1` it would lose every digit of the residual term.
+
+    Returns the log-densities and, for round-off estimates, a bound on the size
+    of the terms summed for each, rounding errors of d included.
+
+    Raises
+    ------
+    ValueError
+        If C is singular: some :math:`c_j = 0`, or :math:`\sigma^2 = 0` with r < p.
+    """
+    p, r = A.shape
+    if np.any(c <= 0) or (r < p and not sigma2 > 0):
+        raise ValueError(
+            "the model covariance W W^T is singular (noise variance 0 and fewer than "
+            "n_features directions of positive variance): the log-likelihood is undefined; "
+            "use fewer components"
+        )
+    P = D @ A
+    quad = np.einsum("ij,ij->i", P / c, P)
+    logdet = float(np.sum(np.log(c)))
+    size = float(np.sum(np.abs(np.log(c))))
+    smallest = float(c.min())
+    if r < p:
+        R = D - P @ A.T
+        quad += np.einsum("ij,ij->i", R, R) / sigma2
+        logdet += (p - r) * np.log(sigma2)
+        size += (p - r) * abs(np.log(sigma2))
+        smallest = min(smallest, sigma2)
+    # d carries a rounding error of about eps * ||d||, which moves the quadratic
+    # form by up to 2 ||d|| sqrt(quad / smallest variance) times eps
+    sizes = p * _LOG_2PI + size + quad + 2 * np.linalg.norm(D, axis=1) * np.sqrt(quad / smallest)
+    return -0.5 * (p * _LOG_2PI + logdet + quad), sizes
 
 
 def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
@@ -41,12 +93,10 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
 
         \log p(x) = -\tfrac12\Big(p \log 2\pi + \log|C| + (x-\mu)^\top C^{-1} (x-\mu)\Big)
 
-    With :math:`\sigma^2 > 0` the p x p matrix C is never formed: the Woodbury
-    identity :math:`C^{-1} = \sigma^{-2}(I - W M^{-1} W^\top)` and the matrix
-    determinant lemma :math:`|C| = \sigma^{2(p-k)} |M|` reduce everything to a
-    Cholesky factorization :math:`M = L L^\top` of the k x k matrix
-    :math:`M = W^\top W + \sigma^2 I`. With :math:`\sigma^2 = 0`, C = W W^T is
-    factorized directly (it must then be non-singular).
+    The thin SVD :math:`W = A\, \operatorname{diag}(d)\, B^\top` gives C in
+    spectral form, eigenvalues :math:`d_j^2 + \sigma^2` along the columns of A and
+    :math:`\sigma^2` elsewhere (:func:`_spectral_log_likelihood`): the p x p
+    matrix C is never formed, and the residual term is computed directly.
 
     Parameters
     ----------
@@ -62,27 +112,10 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
     Raises
     ------
     ValueError
-        If ``sigma2 == 0`` and :math:`W W^\top` is singular (the density does not exist).
+        If C is singular (``sigma2 == 0`` and :math:`W W^\top` singular): the density does not exist.
     """
-    D = X - mean
-    p, k = W.shape
-    if sigma2 > 0:
-        L = scipy.linalg.cholesky(W.T @ W + sigma2 * np.eye(k), lower=True)
-        T = scipy.linalg.solve_triangular(L, (D @ W).T, lower=True)
-        quad = (np.einsum("ij,ij->i", D, D) - np.einsum("ji,ji->i", T, T)) / sigma2
-        logdet = (p - k) * np.log(sigma2) + 2.0 * np.sum(np.log(np.diag(L)))
-    else:
-        try:
-            L = scipy.linalg.cholesky(W @ W.T, lower=True)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                "the model covariance W W^T is singular (noise variance 0 and fewer than "
-                "n_features directions): the log-likelihood is undefined; use fewer components"
-            ) from None
-        T = scipy.linalg.solve_triangular(L, D.T, lower=True)
-        quad = np.einsum("ji,ji->i", T, T)
-        logdet = 2.0 * np.sum(np.log(np.diag(L)))
-    return -0.5 * (p * _LOG_2PI + logdet + quad)
+    A, d, _ = np.linalg.svd(W, full_matrices=False)
+    return _spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
 
 
 def _canonical_W(W: np.ndarray) -> np.ndarray:
@@ -96,30 +129,94 @@ def _canonical_W(W: np.ndarray) -> np.ndarray:
     return Wc * axis_signs(Wc.T)
 
 
+def _remaining(steps: list[float]) -> float:
+    r"""What a linearly converging sequence still has to move, from its last two steps.
+
+    With :math:`d_{t} \approx r\, d_{t-1}`, the steps still to come sum to
+    :math:`d_t\, r / (1 - r)` (Aitken), which can be far larger than the last
+    step when r is close to 1. Steps that do not shrink (:math:`r \ge 1`: a
+    plateau) or are negative give infinity; a zero step gives 0.
+    """
+    d_prev, d = steps[-2], steps[-1]
+    if d == 0:
+        return 0.0
+    if not 0 < d < d_prev:
+        return np.inf
+    r = d / d_prev
+    return d * r / (1.0 - r)
+
+
+def _parameter_change(
+    old: tuple[float, np.ndarray, np.ndarray], new: tuple[float, np.ndarray, np.ndarray]
+) -> float:
+    r"""Relative change between two PPCA iterates given as :math:`(\sigma^2, d, A)`,
+    W = A diag(d) B^T: the largest of the relative change of :math:`\sigma^2`, the
+    change of :math:`d_j^2` relative to :math:`d_1^2`, and the distance
+    :math:`\|A' - A A^\top A'\|_F` between the column spaces (rotations of W
+    within its column space, to which the likelihood is blind, do not count)."""
+    (s_old, d_old, A_old), (s_new, d_new, A_new) = old, new
+    subspace = np.linalg.norm(A_new - A_old @ (A_old.T @ A_new))
+    return max(abs(s_new - s_old) / s_new, float(np.max(np.abs(d_new**2 - d_old**2))) / max(d_new[0] ** 2, _TINY),
+               float(subspace))
+
+
 class PPCA(EstimatorBase):
     r"""Probabilistic PCA fitted by maximum likelihood.
 
     Closed form (Tipping and Bishop 1999, eqs. 7-8): with
     :math:`S = X_c^\top X_c / n` (the 1/n covariance) and its eigenpairs
-    :math:`(\lambda_j, u_j)` in decreasing order,
+    :math:`(\lambda_j, v_j)` in decreasing order,
 
     .. math::
 
         \sigma^2 = \frac{1}{p - k} \sum_{j > k} \lambda_j, \qquad
-        W = U_k (\Lambda_k - \sigma^2 I)^{1/2},
+        W = V_k (\Lambda_k - \sigma^2 I)^{1/2},
 
-    choosing the rotation R = I and the sign convention on W's columns.
+    choosing the rotation R = I and the sign convention on W's columns
+    (:math:`\lambda_j = \sigma_j(X_c)^2 / n` from the SVD, and :math:`\sigma^2`
+    from the discarded ones directly, so a small noise keeps its digits).
 
-    EM (their Appendix; Bishop 2006, eqs. 12.54-12.57, written with S):
+    EM (their Appendix; Bishop 2006, eqs. 12.54-12.57), with the parameter
+    expansion of Liu, Rubin and Wu (1998, PX-EM). With
+    :math:`M = W^\top W + \sigma^2 I`, the posterior means
+    :math:`\hat Z = X_c W M^{-1}` (n x k) and
+    :math:`E = \sum_i \mathbb E[z_i z_i^\top] = n \sigma^2 M^{-1} + \hat Z^\top \hat Z`,
+    one iteration is
 
     .. math::
 
-        W_{\text{new}} = S W \big(\sigma^2 I + M^{-1} W^\top S W\big)^{-1}, \qquad
-        \sigma^2_{\text{new}} = \tfrac1p \operatorname{tr}\big(S - S W M^{-1} W_{\text{new}}^\top\big),
+        W_* = X_c^\top \hat Z\, E^{-1}, \qquad
+        \sigma^2_{\text{new}} = \frac{1}{np}\Big(\big\|X_c - \hat Z W_*^\top\big\|_F^2
+        + n \sigma^2 \operatorname{tr}\big(M^{-1} W_*^\top W_*\big)\Big), \qquad
+        W_{\text{new}} = W_* L,
 
-    with :math:`S W = X_c^\top (X_c W) / n` (S is never formed). The iteration
-    stops when the relative change of the log-likelihood falls below `tol`;
-    the fitted W is then rotated to the same canonical form as the closed form.
+    where :math:`L L^\top = E / n` (Cholesky). :math:`W_*` and
+    :math:`\sigma^2_{\text{new}}` are the M step of plain EM (its
+    :math:`\sigma^2` update written as a sum of two non-negative terms, so nothing
+    cancels even at a noise of :math:`10^{-9}`); the factor L is the M step of
+    the expanded model with latent covariance :math:`\operatorname{cov}(z) = E/n`,
+    mapped back to :math:`\operatorname{cov}(z) = I`. Without it, once the
+    column space of W is right, the shape of W within it converges at the rate
+    :math:`1 - O(\sigma^2/\lambda_k)`: about :math:`10^{10}` iterations at a noise
+    variance of :math:`10^{-10}`. Each iteration is O(npk) and the
+    log-likelihood never decreases. The fitted W is finally rotated to the
+    same canonical form as the closed form.
+
+    EM stops when two tests pass. On the log-likelihood: the gain still to
+    come, extrapolated from the last two gains (:math:`d_t = L_t - L_{t-1}`,
+    :math:`r = d_t/d_{t-1}`, remaining gain :math:`d_t r/(1-r)`, Aitken), is at
+    most ``tol * |L|``, or the last two gains are within the round-off of L. On
+    the parameters: the relative change of :math:`\sigma^2`, of the
+    :math:`d_j^2` (W = A diag(d) B^T) and of the column space of W still to
+    come, extrapolated the same way, is at most :math:`\sqrt{\mathrm{tol}}`.
+    Gains or steps that do not shrink (a plateau, r >= 1) never pass. The
+    parameter test is needed because near the maximum a relative change
+    :math:`\delta` of the parameters moves L by only about
+    :math:`n p \delta^2 / 4`, below the round-off of L long before
+    :math:`\delta` is small. With the default tolerance W and :math:`\sigma^2`
+    reach the closed form to about :math:`10^{-7}` relative, or to their own
+    round-off (about :math:`\varepsilon \|x\| / \sigma` relative) when the
+    noise is tiny.
 
     Parameters
     ----------
@@ -127,11 +224,13 @@ class PPCA(EstimatorBase):
         Latent dimension k, ``1 <= k <= min(n_samples, n_features - 1)``.
     method : {"closed_form", "em"}, default "closed_form"
     max_iter : int, default 10000
-        Maximum number of EM iterations.
-    tol : float, default 1e-10
-        EM stopping tolerance on the relative change of the log-likelihood.
+        Maximum number of EM iterations; a warning says if EM stopped there.
+    tol : float, default 1e-14
+        EM stopping tolerance: on the log-likelihood still to be gained, relative
+        to :math:`|L|`, and (its square root) on the relative change of the
+        parameters still to come.
     random_state : None, int or numpy.random.Generator
-        Seed of the random initial W of EM.
+        Seed of the random initial W of EM (validated for both methods).
 
     Attributes
     ----------
@@ -147,6 +246,13 @@ class PPCA(EstimatorBase):
     feature_names_in_ : ndarray of str objects, shape (n_features,)
         Column names, when fitted on a DataFrame whose column names are all
         strings (absent otherwise); ``transform`` then checks them.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``, by both methods alike, if the noise variance is 0 to working
+        precision (:math:`\sigma^2 \le (10^3\varepsilon)^2 \operatorname{tr}(S)/p`):
+        the data have rank at most k after centering and the likelihood is unbounded.
     """
 
     def __init__(
@@ -154,7 +260,7 @@ class PPCA(EstimatorBase):
         n_components: int,
         method: str = "closed_form",
         max_iter: int = 10000,
-        tol: float = 1e-10,
+        tol: float = 1e-14,
         random_state: int | np.random.Generator | None = None,
     ) -> None:
         self.n_components = n_components
@@ -179,6 +285,7 @@ class PPCA(EstimatorBase):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        _check_random_state(self.random_state, draw=False)
         k = check_n_components(self.n_components, min(n, p), "n_components")
         if k >= p:
             raise ValueError(
@@ -188,23 +295,33 @@ class PPCA(EstimatorBase):
         return k
 
     def fit(self, X: ArrayLike, y: object = None) -> PPCA:
-        """Fit the model to `X` (n x p, not modified); returns self."""
-        Xc, mean, _, _, _ = _centered(self._remember_input(X), 0)
-        n, p = Xc.shape
+        """Fit the model to `X` (n x p, not modified); returns self.
+
+        Both methods work on the centered data read in their frame (exact powers
+        of two, :class:`pcalib.covariance._Frame`), so no square overflows; W,
+        sigma^2 and the log-likelihood are converted back to the data's units.
+        """
+        arr, _ = _validated(self._remember_input(X), 0)
+        n, p = arr.shape
         k = self._check_params(n, p)
+        centered = _center_array(arr, 0)
+        Xc = centered.values
         if self.method == "closed_form":
-            components, s, total_ss, _ = _decompose(Xc.copy(), min(n, p), "svd", mean=mean, need_scores=False)
+            components, s, _, _, _ = _decompose(Xc.copy(), min(n, p), "svd", need_scores=False)
             lam = s**2 / n  # the nonzero eigenvalues of S; the other p - min(n, p) are 0
             sigma2 = float(lam[k:].sum()) / (p - k)  # from the tail directly: no cancellation
-            self._check_sigma2(sigma2, total_ss / n / p)
+            self._check_sigma2(sigma2, float(lam.sum()) / p)
             W = components[:k].T * np.sqrt(np.maximum(lam[:k] - sigma2, 0.0))
-            history = [self._loglik(Xc, W, sigma2)]
+            history = [self._loglik(Xc, W, sigma2)[0]]
         else:
             W, sigma2, history = self._em(Xc, k)
             W = _canonical_W(W)
-        self.W_, self.sigma2_, self.mean_ = W, float(sigma2), mean
+        e = centered.exponent  # back to the data's units: x = 2**e y
+        self.W_ = _rescale(W, e, "W_")
+        self.sigma2_ = float(_rescale(sigma2, 2 * e, "sigma2_"))
+        self.mean_ = centered.mean
         self.n_iter_ = len(history) - 1
-        self.loglik_history_ = np.asarray(history)
+        self.loglik_history_ = np.asarray(history) - n * p * e * np.log(2.0)
         return self
 
     @staticmethod
@@ -216,23 +333,27 @@ class PPCA(EstimatorBase):
             )
 
     @staticmethod
-    def _loglik(Xc: np.ndarray, W: np.ndarray, sigma2: float) -> float:
-        return float(_gaussian_log_likelihood(Xc, np.zeros(Xc.shape[1]), W, sigma2).sum())
+    def _loglik(Xc: np.ndarray, W: np.ndarray, sigma2: float) -> tuple[float, float, np.ndarray, np.ndarray]:
+        """Total log-likelihood of the centered data, its round-off level, and the
+        canonical parameters of W (W = A diag(d) B^T, thin SVD)."""
+        A, d, _ = np.linalg.svd(W, full_matrices=False)
+        values, sizes = _spectral_log_likelihood(Xc, A, d**2 + sigma2, sigma2)
+        return float(values.sum()), 4 * _EPS * float(sizes.sum()), A, d
 
-    def _converged(self, history: list[float]) -> bool:
-        r"""Stop when the remaining likelihood gain is below ``tol * |L|``.
+    def _converged(self, gains: list[float], roundoff: float, loglik: float, steps: list[float]) -> bool:
+        r"""EM's convergence test, on the log-likelihood and on the parameters.
 
-        EM converges linearly, :math:`d_{t+1} \approx r\, d_t` for the gains
-        :math:`d_t = L_t - L_{t-1}`; the gain still to come is then about
-        :math:`d_t\, r / (1 - r)` (Aitken), which can be far larger than the last
-        step when r is close to 1.
+        The log-likelihood test passes when the last two gains are within its
+        round-off, or when the gain still to come, extrapolated by :func:`_remaining`,
+        is at most ``tol * |L|``; the parameter test when the relative change of
+        the parameters still to come is at most :math:`\sqrt{\mathrm{tol}}`.
+        Gains or steps that do not shrink (a plateau) never pass.
         """
-        if len(history) < 3:
+        if len(steps) < 2:
             return False
-        d_prev, d = history[-2] - history[-3], history[-1] - history[-2]
-        r = d / d_prev if d_prev > 0 else 0.0
-        remaining = d * r / (1.0 - r) if 0.0 <= r < 1.0 else np.inf
-        return max(abs(d), remaining) <= self.tol * abs(history[-1])
+        at_roundoff = max(abs(gains[-1]), abs(gains[-2])) <= roundoff
+        likelihood = at_roundoff or _remaining(gains) <= self.tol * abs(loglik)
+        return likelihood and _remaining(steps) <= np.sqrt(self.tol)
 
     def _em(self, Xc: np.ndarray, k: int) -> tuple[np.ndarray, float, list[float]]:
         n, p = Xc.shape
@@ -240,27 +361,36 @@ class PPCA(EstimatorBase):
         rng = _check_random_state(self.random_state)
         W = rng.standard_normal((p, k)) * np.sqrt(tr_S / p)
         sigma2 = tr_S / p
+        self._check_sigma2(sigma2, sigma2)  # constant data
         history: list[float] = []
-        I = np.eye(k)
+        gains: list[float] = []
+        steps: list[float] = []  # relative change of (sigma2, d^2, column space of W)
+        previous = None
         for _ in range(self.max_iter):
-            SW = Xc.T @ (Xc @ W) / n
-            M = W.T @ W + sigma2 * I
-            Minv_WtS = np.linalg.solve(M, SW.T)  # M^{-1} W^T S  (k x p)
-            Minv_WtSW = Minv_WtS @ W
-            # log-likelihood of the current iterate, from quantities already at hand
-            logdet = (p - k) * np.log(sigma2) + np.linalg.slogdet(M)[1]
-            trace_term = (tr_S - np.trace(Minv_WtSW)) / sigma2
-            history.append(-0.5 * n * (p * _LOG_2PI + logdet + trace_term))
-            if self._converged(history):
+            value, roundoff, A, d = self._loglik(Xc, W, sigma2)
+            if previous is not None:
+                gains.append(value - history[-1])
+                steps.append(_parameter_change(previous, (sigma2, d, A)))
+            history.append(value)
+            if self._converged(gains, roundoff, value, steps):
                 break
-            W_new = np.linalg.solve((sigma2 * I + Minv_WtSW).T, SW.T).T
-            sigma2 = (tr_S - np.sum(Minv_WtS.T * W_new)) / p
+            previous = (sigma2, d, A)
+            M = W.T @ W + sigma2 * np.eye(k)
+            Minv = scipy.linalg.inv(M, check_finite=False)
+            Z = (Xc @ W) @ Minv  # posterior means, one row per sample
+            E = n * sigma2 * Minv + Z.T @ Z  # sum of the posterior second moments
+            W_star = scipy.linalg.solve(E, (Xc.T @ Z).T, assume_a="pos").T
+            residual = Xc - Z @ W_star.T
+            sigma2 = (float(np.einsum("ij,ij->", residual, residual))
+                      + n * sigma2 * float(np.einsum("ij,ji->", Minv, W_star.T @ W_star))) / (n * p)
             self._check_sigma2(sigma2, tr_S / p)
-            W = W_new
+            W = W_star @ scipy.linalg.cholesky(E / n, lower=True)  # the parameter expansion
         else:
+            history.append(self._loglik(Xc, W, sigma2)[0])  # the iterate returned
             warnings.warn(
                 f"PPCA EM did not converge in max_iter={self.max_iter} iterations "
-                f"(tol={self.tol}); increase max_iter",
+                f"(tol={self.tol}): the log-likelihood still changed by "
+                f"{history[-1] - history[-2]:.3g} in the last one; increase max_iter",
                 UserWarning,
                 stacklevel=3,
             )

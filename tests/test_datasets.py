@@ -107,3 +107,21 @@ def test_against_spherical_law_of_cosines_and_known_distance():
 def test_great_circle_rejects(lat, lon, radius, exc, words):
     with pytest.raises(exc, match=words):
         great_circle_distances(lat, lon, radius=radius)
+
+
+def test_great_circle_distances_rejects_radius_true():
+    """Issue 10, item 9: a bool is not a radius."""
+    with pytest.raises(ValueError, match="radius must be a positive finite number"):
+        great_circle_distances([0.0, 1.0], [0.0, 1.0], radius=True)
+
+
+def test_dataset_repr_is_short():
+    """Issue 14, item 4: name, shape and feature names, not every number."""
+    iris = datasets.load_iris()
+    assert repr(iris) == (
+        "Dataset(name='iris', shape=(150, 4), classes=3, feature_names=['sepal_length', "
+        "'sepal_width', 'petal_length', 'petal_width'])"
+    )
+    digits = repr(datasets.load_digits())
+    assert len(digits) < 200 and "shape=(1797, 64)" in digits and "(64 in all)" in digits
+    assert repr(datasets.load_cities()).startswith("Cities(33 cities: 'Lisbon'")

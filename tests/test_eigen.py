@@ -10,6 +10,7 @@ import pcalib
 import pcalib._eigen as eigen_module
 import pcalib.pca as pca_module
 from pcalib._eigen import krylov_top, top_eigh
+from pcalib.covariance import _Frame as Frame
 
 
 def spd_with_spectrum(values, seed=0):
@@ -73,7 +74,12 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     X[:5000] += 3.0  # the first block's mean is not the overall mean
     X += offset
     assert len(pca_module._row_blocks(*X.shape)) > 1
-    C, mean, scale = pca_module._scatter(X, 1, False)
+    frame = Frame.of(X)
+    C, mean, scale = pca_module._scatter(X, frame, 1, False)
+    # C and the mean are in the frame's units: X read as X * 2**-e, e a power of two
+    e = int(frame.exponent)
+    assert 0.5 <= np.ptp(np.ldexp(X, -e), axis=0).max() < 1
+    C, mean = np.ldexp(C, 2 * e), np.ldexp(mean, e)
     Xc = X - X.mean(axis=0)
     np.testing.assert_allclose(np.tril(C), np.tril(Xc.T @ Xc), rtol=1e-6 if offset else 1e-12,
                                atol=1e-9 * np.abs(Xc.T @ Xc).max())

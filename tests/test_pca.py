@@ -151,10 +151,12 @@ def test_gram_route_with_zero_singular_values_completes_the_basis():
     assert res.singular_values[-1] == 0.0
     assert res.explained_variance[-1] == 0.0
     np.testing.assert_allclose(res.components @ res.components.T, np.eye(4), atol=1e-12)
-    np.testing.assert_allclose(res.scores[:, -1], 0.0, atol=0)
-    # the completed axis is orthogonal to the data's span
+    # the completed axis is orthogonal to the data's span, and the scores are X_c V
+    # (what transform computes: 0 on that axis to round-off, not exactly)
     Xc = X - X.mean(axis=0)
     np.testing.assert_allclose(Xc @ res.components[-1], 0.0, atol=1e-12)
+    np.testing.assert_allclose(res.scores, Xc @ res.components.T, rtol=0, atol=1e-14 * np.abs(Xc).max())
+    np.testing.assert_allclose(res.scores[:, -1], 0.0, rtol=0, atol=1e-14 * np.abs(Xc).max())
 
 
 def test_eig_route_clips_negative_round_off_eigenvalues():

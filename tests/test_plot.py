@@ -173,3 +173,70 @@ def test_1d_inputs_rejected(func, arg, exc, words):
 def test_cumulative_variance_rejects_threshold(threshold):
     with pytest.raises(ValueError, match="threshold must be"):
         plot.cumulative_variance([0.5, 0.5], threshold=threshold)
+
+
+# -- issue 10 ------------------------------------------------------------------------
+
+def test_projection_of_a_standardized_pca_draws_its_axes_in_the_data_units():
+    """Issue 10, item 8. A PCA of standardized data finds axes v_j of the correlation
+    matrix; in the data's units axis j points along D_s v_j. Reference: NumPy's
+    eigenvectors of np.corrcoef and np.std."""
+    rng = np.random.default_rng(3)
+    X = np.c_[rng.normal(size=200), 0.3 * rng.normal(size=200)] @ np.array([[1.0, 40.0], [0.0, 20.0]])
+    model = pcalib.PCA(standardize=True).fit(X)
+    ax = plot.projection(X, model, project=True)
+    sd = X.std(axis=0, ddof=1)
+    lam, V = np.linalg.eigh(np.corrcoef(X, rowvar=False))
+    for head, v, l in zip(arrows(ax), V.T[::-1], lam[::-1]):
+        drawn = np.subtract(head.xy, head.xyann)
+        np.testing.assert_allclose(np.abs(drawn), np.abs(2 * np.sqrt(l) * v * sd), rtol=1e-10)
+        np.testing.assert_allclose(head.xyann, X.mean(axis=0), rtol=1e-12)
+    first = np.subtract(arrows(ax)[0].xy, arrows(ax)[0].xyann)
+    assert abs(first[1]) > 10 * abs(first[0])  # mostly along x_2, as the data are
+    projections = np.asarray(ax.collections[1].get_offsets())
+    v1 = V[:, -1]
+    Z = (X - X.mean(axis=0)) / sd
+    np.testing.assert_allclose(projections, X.mean(axis=0) + np.outer(Z @ v1, v1 * sd), rtol=1e-9)
+
+
+def test_biplot_accepts_a_fitted_estimator(data):
+    """Issue 10, items 8 and 10: a fitted PCA, as documented (it stores no scores)."""
+    model = pcalib.PCA(2).fit(data)
+    with pytest.raises(TypeError, match=r"fitted PCA stores no scores: .*biplot\(model, data=X\)"):
+        plot.biplot(model)
+    ax = plot.biplot(model, data=data)
+    Xc = data - data.mean(axis=0)
+    V = np.linalg.svd(Xc, full_matrices=False)[2][:2]
+    np.testing.assert_allclose(np.abs(ax.collections[0].get_offsets()), np.abs(Xc @ V.T), rtol=1e-10)
+    again = plot.biplot(model.transform(data), model)
+    np.testing.assert_allclose(again.collections[0].get_offsets(), ax.collections[0].get_offsets())
+    with pytest.raises(TypeError, match="data is only used"):
+        plot.biplot(model.transform(data), model, data=data)
+
+
+def test_scree_rejects_complex_input():
+    """Issue 10, item 9: complex values were cast to real, discarding the imaginary part."""
+    with pytest.raises(TypeError, match="must hold real numbers, got complex"):
+        plot.scree(np.array([1 + 1j, 2.0]))
+
+
+def test_cumulative_variance_accepts_a_float32_threshold():
+    """Issue 10, item 10: "threshold must be a number in (0, 1], got np.float32(0.9)"."""
+    ax = plot.cumulative_variance([0.5, 0.3, 0.2], threshold=np.float32(0.75))
+    assert ax.get_lines()[-1].get_xdata()[0] == 2
+    with pytest.raises(ValueError, match="threshold must be"):
+        plot.cumulative_variance([0.5, 0.5], threshold=True)
+
+
+def test_plot_without_matplotlib_says_how_to_install_it():
+    """Issue 14, item 4: a clear ImportError naming the extra, matplotlib hidden."""
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; sys.modules['matplotlib.pyplot'] = None\n"
+        "import pcalib\n"
+        "try:\n"
+        "    pcalib.plot.scree([2.0, 1.0])\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install pcalib[plot]" in out.stdout

@@ -41,12 +41,24 @@ class Dataset:
         Name of each class: sample i belongs to ``target_names[target[i]]``.
     feature_names : list of str
         Name of each column of `data`.
+    name : str
+        Short name of the data set (``"iris"``, ``"digits"``).
     """
 
     data: np.ndarray
     target: np.ndarray
     target_names: list[str]
     feature_names: list[str]
+    name: str = "dataset"
+
+    def __repr__(self) -> str:
+        """Name, shape and (up to five) feature names, not every number."""
+        names = self.feature_names
+        shown = ", ".join(map(repr, names[:5])) + (f", ... ({len(names)} in all)" if len(names) > 5 else "")
+        return (
+            f"Dataset(name={self.name!r}, shape={self.data.shape}, "
+            f"classes={len(self.target_names)}, feature_names=[{shown}])"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,10 @@ class Cities:
     names: list[str]
     latitude: np.ndarray
     longitude: np.ndarray
+
+    def __repr__(self) -> str:
+        shown = ", ".join(map(repr, self.names[:3]))
+        return f"Cities({len(self.names)} cities: {shown}, ...)"
 
 
 def load_iris() -> Dataset:
@@ -98,7 +114,7 @@ def load_iris() -> Dataset:
     species = [row[4] for row in body]
     target_names = list(dict.fromkeys(species))
     target = np.array([target_names.index(s) for s in species])
-    return Dataset(data, target, target_names, header[:4])
+    return Dataset(data, target, target_names, header[:4], "iris")
 
 
 def load_digits() -> Dataset:
@@ -125,7 +141,7 @@ def load_digits() -> Dataset:
     with gzip.open(_DATA / "digits.csv.gz", "rt") as f:
         table = np.loadtxt(f, delimiter=",")
     features = [f"pixel_{i}_{j}" for i in range(8) for j in range(8)]
-    return Dataset(table[:, :64], table[:, 64].astype(int), [str(d) for d in range(10)], features)
+    return Dataset(table[:, :64], table[:, 64].astype(int), [str(d) for d in range(10)], features, "digits")
 
 
 def load_cities() -> Cities:
@@ -232,7 +248,9 @@ def great_circle_distances(lat: ArrayLike, lon: ArrayLike, radius: float = 6371.
     lam = np.radians(_as_degrees(lon, "lon", 360.0))
     if phi.shape != lam.shape:
         raise ValueError(f"lat and lon must have the same length, got {phi.size} and {lam.size}")
-    if not (isinstance(radius, (int, float, np.floating, np.integer)) and np.isfinite(radius) and radius > 0):
+    if isinstance(radius, (bool, np.bool_)) or not (
+        isinstance(radius, (int, float, np.floating, np.integer)) and np.isfinite(radius) and radius > 0
+    ):
         raise ValueError(f"radius must be a positive finite number, got {radius!r}")
     h = (np.sin((phi[None, :] - phi[:, None]) / 2) ** 2
          + np.cos(phi)[:, None] * np.cos(phi)[None, :] * np.sin((lam[None, :] - lam[:, None]) / 2) ** 2)
