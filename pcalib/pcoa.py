@@ -220,12 +220,12 @@ class PCoAResult:
             )
         if new.min() < 0:
             i, j = np.unravel_index(np.argmin(new), new.shape)
-            raise ValueError(f"D_new_to_old must be non-negative: D_new_to_old[{i}, {j}] = {new[i, j]!r}")
+            raise ValueError(f"D_new_to_old must be non-negative: D_new_to_old[{i}, {j}] = {float(new[i, j])!r}")
         squared = _squared_distances(np.ldexp(new.astype(np.float64), -unit.exponent), self.correction, unit.constant)
         weighted = unit.coordinates if unit.weights is None else unit.coordinates * unit.weights[:, None]
-        positive = _positive_axes(unit)
+        positive, values = _positive_axes(unit)
         out = np.zeros((new.shape[0], unit.coordinates.shape[1]))
-        out[:, positive] = (unit.gram_diagonal - squared) @ weighted[:, positive] / (2 * unit.eigenvalues[positive])
+        out[:, positive] = (unit.gram_diagonal - squared) @ weighted[:, positive] / (2 * values)
         out = _scaled(out, unit.exponent, self.coordinates.dtype, "the new coordinates")
         return out if frame is None else _frame(out, frame.index)
 
@@ -281,10 +281,9 @@ class PCoAResult:
             raise ValueError(f"X must have one row per object of the map, n = {n}, got shape {data.shape}")
         w = np.ones(n) if unit.weights is None else unit.weights
         centered = data - (w @ data) / w.sum()
-        positive = _positive_axes(unit)
+        positive, values = _positive_axes(unit)
         arrows = np.zeros((data.shape[1], unit.coordinates.shape[1]))
-        weighted = unit.coordinates[:, positive] * w[:, None]
-        arrows[:, positive] = centered.T @ weighted / unit.eigenvalues[positive]
+        arrows[:, positive] = centered.T @ (unit.coordinates[:, positive] * w[:, None]) / values
         arrows = _scaled(arrows, -unit.exponent, np.dtype(np.float64), "the variables' projections")
         return arrows if frame is None else _frame(arrows, frame.columns)
 
@@ -412,7 +411,7 @@ def _weights_vector(weights: object, labels: Any, n: int) -> np.ndarray:
     bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"weights must be finite and positive, got weights[{i}] = {w[i]!r}")
+        raise ValueError(f"weights must be finite and positive, got weights[{i}] = {float(w[i])!r}")
     return w
 
 
@@ -511,9 +510,11 @@ def _krylov_top(B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float] |
     return krylov_top(B, k, rtol=_KRYLOV_RTOL, max_dim=B.shape[0] // 6)
 
 
-def _positive_axes(unit: _UnitMap) -> np.ndarray:
-    k = unit.coordinates.shape[1]
-    return unit.eigenvalues[:k] > 0
+def _positive_axes(unit: _UnitMap) -> tuple[np.ndarray, np.ndarray]:
+    """(mask, eigenvalues) of the map's axes whose eigenvalue is positive."""
+    values = unit.eigenvalues[: unit.coordinates.shape[1]]
+    positive = values > 0
+    return positive, values[positive]
 
 
 def _scaled(values: Any, exponent: int, dtype: np.dtype, name: str, lost: list[str] | None = None) -> Any:
@@ -695,7 +696,7 @@ def pcoa(
     if largest == 0:  # every object at the same place
         return _all_zero_result(n, k, full, dtype, correction, w, labels)
     exponent = int(np.frexp(largest)[1])          # largest / 2**exponent in [1/2, 1)
-    unit_D = np.ldexp(arr.astype(np.float64), -exponent)
+    unit_D = np.ldexp(np.ascontiguousarray(arr, dtype=np.float64), -exponent)  # any layout in
     np.fill_diagonal(unit_D, 0.0)                 # zero up to the tolerance accepted
     constant = 0.0 if correction is None else _correction_constant(unit_D, correction)
     D2 = _squared_distances(unit_D, correction, constant)
