@@ -565,9 +565,12 @@ def pcoa(
     .. math::
 
         B = -\tfrac12 H D^{(2)} H = \sum_j \beta_j u_j u_j^\top, \qquad
-        y_j = \sqrt{\beta_j}\, u_j, \qquad
-        \text{proportion}_j = \frac{\beta_j}{\operatorname{tr} B},
-        \quad \operatorname{tr} B = \frac{1}{2n}\sum_{i,j} d_{ij}^2 .
+        y_j = \sqrt{\beta_j}\, u_j,
+
+    .. math::
+
+        \text{proportion}_j = \frac{\beta_j}{\operatorname{tr} B}, \qquad
+        \operatorname{tr} B = \frac{1}{2n}\sum_{i,j} d_{ij}^2 .
 
     With weights :math:`\omega_i` (``vegan::wcmdscale``), B is centered at the weighted
     mean, :math:`H_\omega = I - \mathbf{1}\omega^\top/\sum_i\omega_i`, the eigenpairs are
