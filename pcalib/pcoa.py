@@ -6,22 +6,37 @@ Gram matrix of the centered configuration
 .. math:: B = -\tfrac12 H D^{(2)} H, \qquad H = I_n - \tfrac1n \mathbf{1}\mathbf{1}^\top,
 
 where :math:`D^{(2)}` is the entrywise square, and returns the coordinates
-:math:`Y_k = U_k \Lambda_k^{1/2}` from the k largest eigenpairs of B. For Euclidean
-distances of the rows of X, :math:`B = X_c X_c^\top` and the coordinates are the PCA
-scores of X.
+:math:`Y_k = U_k \operatorname{diag}(\beta_1, \dots, \beta_k)^{1/2}` from the k largest
+eigenpairs :math:`(\beta_j, u_j)` of B. For Euclidean distances of the rows of X,
+:math:`B = X_c X_c^\top` and the coordinates are the PCA scores of X.
+
+What ecologists use besides (R's ``ape::pcoa``, ``ape::biplot.pcoa`` and
+``vegan::wcmdscale``; Legendre and Legendre, *Numerical Ecology*, 3rd ed., section 9.3):
+the Lingoes and Cailliez corrections that make a non-Euclidean D Euclidean, sample
+weights, placing new samples in an existing map (Gower 1968), the broken-stick
+expectation of the proportions explained, and the projection of the original variables
+onto the axes.
+
+Every computation runs on ``D`` divided by a power of two near ``max(D)`` (an exact
+scaling), so that the squares of distances neither overflow nor underflow; the results
+are scaled back at the end.
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._eigen import krylov_top
 from ._signs import axis_signs
-from ._validation import as_square_matrix, output_dtype
+from ._validation import as_data_matrix, as_square_matrix, output_dtype
 
 __all__ = ["PCoAResult", "double_center", "pcoa"]
 
@@ -35,28 +50,48 @@ _DENSE_MAX_N = 500
 _KRYLOV_RTOL = 1e-10
 # Rows per block when validating and squaring D (keeps blocks in cache).
 _ROW_BLOCK = 64
+_EPS = np.finfo(np.float64).eps
+CORRECTIONS = ("lingoes", "cailliez")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
+class _UnitMap:
+    """What the methods of a result need, computed on D / 2**exponent.
+
+    Working at that scale keeps squared distances representable, so the methods give
+    the right answer whenever the distances themselves are representable.
+    """
+
+    exponent: int                 # D was divided by 2**exponent
+    coordinates: np.ndarray       # (n, k) principal coordinates
+    eigenvalues: np.ndarray       # every computed eigenvalue, decreasing
+    gram_diagonal: np.ndarray     # b_ii of the (weighted) double-centered matrix
+    weights: np.ndarray | None    # sample weights, None for equal weights
+    constant: float               # the added constant of the correction, 0 if none
+
+
+@dataclass(frozen=True, eq=False)
 class PCoAResult:
     r"""Result of :func:`pcoa`.
 
     Attributes
     ----------
     coordinates : ndarray of shape (n, k)
-        Principal coordinates :math:`Y_k = U_k \Lambda_k^{1/2}`, one row per object.
-        Axis j has zero coordinates if its eigenvalue is not positive.
+        Principal coordinates :math:`y_j = \sqrt{\beta_j}\, u_j` (with weights,
+        :math:`\sqrt{\beta_j}\,\Omega^{-1/2} u_j`), one row per object. Axis j has zero
+        coordinates if its eigenvalue is not positive.
     eigenvalues : ndarray
-        Eigenvalues of B in decreasing order, negative ones kept. All n of them when
-        the full spectrum was computed (``full_spectrum`` is True); otherwise the k
-        largest.
+        Eigenvalues :math:`\beta_j` in decreasing order, negative ones kept, after the
+        correction if one was applied. All n of them when the full spectrum was computed
+        (``full_spectrum`` is True); otherwise the k largest.
     proportion_explained : ndarray of shape (k,)
-        :math:`\lambda_j / \operatorname{tr} B`. The denominator is the sum of all n
+        :math:`\beta_j / \operatorname{tr} B`. The denominator is the sum of all n
         eigenvalues, obtained from the distances without the spectrum, so the
         proportion of an axis does not depend on k. With negative eigenvalues the
         proportions of the positive axes add up to more than 1.
     total_inertia : float
-        :math:`\operatorname{tr} B = \sum_i \lambda_i = \frac{1}{2n} \sum_{i,j} d_{ij}^2`.
+        :math:`\operatorname{tr} B = \sum_i \beta_i = \frac{1}{2n} \sum_{i,j} d_{ij}^2`
+        (with weights :math:`\frac{1}{2 \sum_i \omega_i}\sum_{i,j}\omega_i\omega_j d_{ij}^2`).
     min_eigenvalue : float
         The smallest eigenvalue of B if the full spectrum was computed or n is small
         enough for the dense solver; otherwise the smallest Ritz value of the Krylov
@@ -64,6 +99,17 @@ class PCoAResult:
         so a negative value proves that D is not Euclidean.
     full_spectrum : bool
         Whether `eigenvalues` holds all n eigenvalues.
+    correction : {None, "lingoes", "cailliez"}
+        The correction requested.
+    added_constant : float
+        The constant the correction added: :math:`c_1` (Lingoes,
+        :math:`d'_{ij} = \sqrt{d_{ij}^2 + 2c_1}`) or :math:`c_2` (Cailliez,
+        :math:`d'_{ij} = d_{ij} + c_2`), for :math:`i \ne j`. 0 when no correction was
+        requested or D is Euclidean (B has no negative eigenvalue), as in ``ape::pcoa``.
+    weights : ndarray of shape (n,) or None
+        The sample weights :math:`\omega_i`, None for the unweighted analysis.
+    labels : pandas.Index or None
+        The sample labels when D was a pandas DataFrame, else None.
     """
 
     coordinates: np.ndarray
@@ -72,22 +118,182 @@ class PCoAResult:
     total_inertia: float
     min_eigenvalue: float
     full_spectrum: bool
+    correction: str | None = None
+    added_constant: float = 0.0
+    weights: np.ndarray | None = None
+    labels: Any = None
+    _unit: _UnitMap | None = field(default=None, repr=False)
 
     @property
     def negative_share(self) -> float | None:
         r"""Share of the negative eigenvalues in the absolute spectrum.
 
-        .. math:: \frac{\sum_{\lambda_i < 0} |\lambda_i|}{\sum_i |\lambda_i|}
+        .. math:: \frac{\sum_{\beta_i < 0} |\beta_i|}{\sum_i |\beta_i|}
 
         0 for a Euclidean distance matrix. ``None`` when only k eigenvalues were
         computed (the sum needs all of them); 0 when all eigenvalues are zero.
         """
         if not self.full_spectrum:
             return None
-        absolute = float(np.abs(self.eigenvalues).sum())
+        values = self._unit.eigenvalues
+        absolute = float(np.abs(values).sum())
         if absolute == 0.0:
             return 0.0
-        return float(-self.eigenvalues[self.eigenvalues < 0].sum()) / absolute
+        return float(-values[values < 0].sum()) / absolute
+
+    @property
+    def broken_stick(self) -> np.ndarray | None:
+        r"""Broken-stick expectation of the proportion explained by each of the k axes.
+
+        .. math:: b_j = \frac{1}{r_+} \sum_{i=j}^{r_+} \frac1i \quad (j \le r_+),
+            \qquad b_j = 0 \quad (j > r_+),
+
+        the expected length of the j-th longest of :math:`r_+` pieces of a stick of
+        length 1 broken at random, with :math:`r_+` the number of positive eigenvalues
+        (``ape::pcoa``'s column ``Broken_stick``; ape counts the positive eigenvalues
+        after a Lingoes-type shift when B has negative eigenvalues and no correction
+        was requested, so its :math:`r_+` is then larger). An axis whose
+        `proportion_explained` exceeds :math:`b_j` explains more than a random
+        division of the total would. ``None`` when only k eigenvalues were computed
+        (:math:`r_+` needs all of them).
+        """
+        if not self.full_spectrum:
+            return None
+        positive = int(np.count_nonzero(self._unit.eigenvalues > 0))
+        k = self.proportion_explained.shape[0]
+        stick = np.zeros(k)
+        if positive:
+            tail_sums = np.cumsum(1.0 / np.arange(positive, 0, -1))[::-1] / positive
+            stick[: min(k, positive)] = tail_sums[:k]
+        return stick.astype(self.proportion_explained.dtype)
+
+    def transform(self, D_new_to_old: ArrayLike) -> Any:
+        r"""Place new objects in the map by Gower's (1968) add-a-point formula.
+
+        A new object with dissimilarities :math:`d_{\ast i}` to the n original objects
+        gets the coordinates
+
+        .. math::
+
+            y_{\ast j} = \frac{1}{2\beta_j} \sum_{i=1}^n \omega_i\, y_{ij}
+            \left(b_{ii} - d_{\ast i}^2\right), \qquad j = 1, \dots, k,
+
+        with :math:`b_{ii}` the diagonal of B (the squared distance of object i from
+        the centroid) and :math:`\omega_i = 1` without weights; 0 on axes whose
+        eigenvalue is not positive. For an original object (its row of D) this gives
+        back its coordinates; for Euclidean distances of the rows of X it gives the
+        PCA scores :math:`V_k^\top (x_\ast - \bar x)` of the new point. The map's
+        correction is applied to the new dissimilarities first
+        (:math:`\sqrt{d_{\ast i}^2 + 2c_1}` or :math:`d_{\ast i} + c_2`, every new
+        object being distinct from every original one, as distinct original objects are).
+
+        Parameters
+        ----------
+        D_new_to_old : array_like or pandas.DataFrame of shape (m, n)
+            Dissimilarities of m new objects (rows) to the n original ones (columns),
+            finite and non-negative, measured like D. A DataFrame whose columns carry
+            the labels of the map is aligned on them. Not modified.
+
+        Returns
+        -------
+        ndarray of shape (m, k), or a pandas.DataFrame indexed like `D_new_to_old`
+        when it is one. float32 when the map is float32.
+
+        Raises
+        ------
+        TypeError
+            If `D_new_to_old` is not numeric.
+        ValueError
+            If it is not a 2-D array with n columns of finite non-negative numbers,
+            or its column labels do not match the map's.
+        """
+        unit = self._unit
+        n = unit.coordinates.shape[0]
+        frame = _pandas_frame(D_new_to_old)
+        if frame is not None:
+            D_new_to_old = _aligned(frame, self.labels, "columns", "D_new_to_old")
+        new = as_data_matrix(D_new_to_old, "D_new_to_old")
+        if new.shape[1] != n:
+            raise ValueError(
+                f"D_new_to_old must have one column per original object, n = {n}, "
+                f"got shape {new.shape}"
+            )
+        if new.min() < 0:
+            i, j = np.unravel_index(np.argmin(new), new.shape)
+            raise ValueError(f"D_new_to_old must be non-negative: D_new_to_old[{i}, {j}] = {float(new[i, j])!r}")
+        squared = _squared_distances(np.ldexp(new.astype(np.float64), -unit.exponent), self.correction, unit.constant)
+        weighted = unit.coordinates if unit.weights is None else unit.coordinates * unit.weights[:, None]
+        positive, values = _positive_axes(unit)
+        out = np.zeros((new.shape[0], unit.coordinates.shape[1]))
+        out[:, positive] = (unit.gram_diagonal - squared) @ weighted[:, positive] / (2 * values)
+        out = _scaled(out, unit.exponent, self.coordinates.dtype, "the new coordinates")
+        return out if frame is None else _frame(out, frame.index)
+
+    def project_variables(self, X: ArrayLike) -> Any:
+        r"""Project variables measured on the objects onto the axes (the PCoA biplot).
+
+        As ``ape::biplot.pcoa``: the covariance of each variable with the standardized
+        coordinates, divided by the standard deviation :math:`\sqrt{\beta_j/(n-1)}` of
+        the coordinates,
+
+        .. math::
+
+            \frac{1}{n-1} X_c^\top Z_k
+            \operatorname{diag}\!\Big(\frac{\beta_j}{n-1}\Big)^{-1/2}
+            = X_c^\top U_k \operatorname{diag}(\beta_j)^{-1/2}
+            = X_c^\top Y_k \operatorname{diag}(\beta_j)^{-1},
+
+        where :math:`Z_k` holds the coordinates standardized to variance 1. With
+        weights, :math:`X` is centered at its weighted mean and the last form becomes
+        :math:`X_c^\top \Omega Y_k \operatorname{diag}(\beta_j)^{-1}`. For Euclidean
+        distances of the rows of X itself the rows of the result are the principal axes
+        :math:`V_k` (up to the sign of each column). Axes with non-positive eigenvalues
+        get 0. After a correction, :math:`\beta_j` are the corrected eigenvalues of the
+        axes drawn (``ape::biplot.pcoa`` draws the corrected coordinates but divides
+        by the uncorrected eigenvalues).
+
+        Parameters
+        ----------
+        X : array_like or pandas.DataFrame of shape (n, p)
+            Variables (columns) measured on the n objects of the map (rows), in the
+            same order; a DataFrame with the map's labels as index is aligned on them.
+            Standardize it first to compare variables in different units. Not modified.
+
+        Returns
+        -------
+        ndarray of shape (p, k), or a pandas.DataFrame indexed by the columns of `X`
+        when it is one.
+
+        Raises
+        ------
+        TypeError
+            If `X` is not numeric.
+        ValueError
+            If `X` is not a finite 2-D array with n rows, or its labels do not match.
+        """
+        unit = self._unit
+        n = unit.coordinates.shape[0]
+        frame = _pandas_frame(X)
+        if frame is not None:
+            X = _aligned(frame, self.labels, "index", "X")
+        data = as_data_matrix(X, "X").astype(np.float64, copy=False)
+        if data.shape[0] != n:
+            raise ValueError(f"X must have one row per object of the map, n = {n}, got shape {data.shape}")
+        w = np.ones(n) if unit.weights is None else unit.weights
+        centered = data - (w @ data) / w.sum()
+        positive, values = _positive_axes(unit)
+        arrows = np.zeros((data.shape[1], unit.coordinates.shape[1]))
+        arrows[:, positive] = centered.T @ (unit.coordinates[:, positive] * w[:, None]) / values
+        arrows = _scaled(arrows, -unit.exponent, np.dtype(np.float64), "the variables' projections")
+        return arrows if frame is None else _frame(arrows, frame.columns)
+
+    def to_frame(self) -> Any:
+        """The coordinates as a pandas DataFrame, indexed by `labels` (0..n-1 without
+        labels), with columns ``PCo1``, ..., ``PCok``. Imports pandas."""
+        import pandas as pd
+
+        index = self.labels if self.labels is not None else pd.RangeIndex(self.coordinates.shape[0])
+        return _frame(self.coordinates, index)
 
 
 def double_center(M: ArrayLike) -> np.ndarray:
@@ -136,48 +342,206 @@ def double_center(M: ArrayLike) -> np.ndarray:
     return C
 
 
-def _gram_from_distances(D: np.ndarray) -> np.ndarray:
-    """Validate the distance matrix D and return B = -1/2 H D^(2) H in float64.
+# --- pandas: imported only if the caller passes pandas objects -----------------------
 
-    Works on blocks of rows that stay in cache: one sweep checks signs and symmetry,
-    squares and halves the entries and takes the row means; a second sweep subtracts
-    the row and column means (equal, by symmetry) and adds the grand mean.
-    """
+
+def _pandas_frame(value: object) -> Any:
+    """`value` if it is a pandas DataFrame, else None. Never imports pandas: if pandas
+    is not imported yet, `value` cannot be a DataFrame."""
+    pd = sys.modules.get("pandas")
+    return value if pd is not None and isinstance(value, pd.DataFrame) else None
+
+
+def _is_default_index(index: Any, size: int) -> bool:
+    pd = sys.modules["pandas"]
+    return isinstance(index, pd.RangeIndex) and index.equals(pd.RangeIndex(size))
+
+
+def _aligned(frame: Any, labels: Any, axis: str, name: str) -> Any:
+    """The values of `frame`, with its `axis` ("index" or "columns") put in the order of
+    `labels`. Positional when `labels` is None or the axis carries the default 0..n-1."""
+    index = getattr(frame, axis)
+    if labels is None or _is_default_index(index, len(index)) or index.equals(labels):
+        return frame.to_numpy()
+    if index.has_duplicates or len(index) != len(labels) or not index.isin(labels).all():
+        raise ValueError(
+            f"the {axis} of {name} must be the labels of the map's objects "
+            f"(first: {list(labels[:3])}), got {list(index[:3])}"
+        )
+    return (frame.loc[labels] if axis == "index" else frame.loc[:, labels]).to_numpy()
+
+
+def _frame(values: np.ndarray, index: Any) -> Any:
+    pd = sys.modules["pandas"]
+    columns = [f"PCo{j + 1}" for j in range(values.shape[1])]
+    return pd.DataFrame(values, index=index, columns=columns)
+
+
+def _distance_labels(frame: Any) -> tuple[np.ndarray, Any]:
+    """(values, labels) of a distance matrix given as a DataFrame. The labels are the
+    index (the columns if the index is the default 0..n-1); the columns must name the
+    same objects and are put in the order of the rows."""
+    n_rows, n_columns = frame.shape
+    if n_rows != n_columns:
+        return frame.to_numpy(), None  # as_square_matrix reports the shape
+    by_columns = _is_default_index(frame.index, n_rows) and not _is_default_index(frame.columns, n_columns)
+    labels = frame.columns if by_columns else frame.index
+    if labels.has_duplicates:
+        raise ValueError(f"the labels of D must be unique, got duplicates such as "
+                         f"{list(labels[labels.duplicated()][:3])}")
+    return (frame.to_numpy() if by_columns else _aligned(frame, labels, "columns", "D")), labels
+
+
+def _weights_vector(weights: object, labels: Any, n: int) -> np.ndarray:
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(weights, pd.Series) and labels is not None:
+        missing = labels[~labels.isin(weights.index)]
+        if len(missing):
+            raise ValueError(f"weights has no entry for the objects {list(missing[:3])} of D")
+        weights = weights.loc[labels]
+    try:
+        w = np.asarray(weights)
+    except Exception as exc:  # ragged lists and other unconvertible objects
+        raise TypeError(f"weights must be a 1-D array of positive numbers: {exc}") from None
+    if w.dtype == bool or not (np.issubdtype(w.dtype, np.integer) or np.issubdtype(w.dtype, np.floating)):
+        raise TypeError(f"weights must hold real numbers, got dtype {w.dtype}")
+    if w.shape != (n,):
+        raise ValueError(f"weights must have shape ({n},), one per object of D, got shape {w.shape}")
+    w = w.astype(np.float64)
+    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"weights must be finite and positive, got weights[{i}] = {float(w[i])!r}")
+    return w
+
+
+# --- the computation, on D scaled to max|D| in [1/2, 1) --------------------------------
+
+
+def _check_distances(D: np.ndarray) -> None:
+    """Raise ValueError unless D is non-negative, symmetric and has a zero diagonal (the
+    last two up to _DISTANCE_RTOL * max(D)). One sweep over blocks of rows."""
     n = D.shape[0]
     tol = _DISTANCE_RTOL * float(D.max())
-    B = np.empty((n, n))
-    row = np.empty(n)
-    blocks = [slice(start, min(start + _ROW_BLOCK, n)) for start in range(0, n, _ROW_BLOCK)]
-    for rows in blocks:
+    for start in range(0, n, _ROW_BLOCK):
+        rows = slice(start, min(start + _ROW_BLOCK, n))
         block = D[rows]
         if block.min() < 0:
             i, j = np.unravel_index(np.argmin(block), block.shape)
-            raise ValueError(f"D must be non-negative: D[{rows.start + i}, {j}] = {block[i, j]!r}")
+            raise ValueError(f"D must be non-negative: D[{start + i}, {j}] = {block[i, j]!r}")
         asym = np.abs(block - D[:, rows].T)
         if asym.max() > tol:
             i, j = np.unravel_index(np.argmax(asym), asym.shape)
             raise ValueError(
-                f"D must be symmetric: D[{rows.start + i}, {j}] = {block[i, j]!r} but "
-                f"D[{j}, {rows.start + i}] = {D[j, rows.start + i]!r} (tolerance {tol:.3g}, "
+                f"D must be symmetric: D[{start + i}, {j}] = {block[i, j]!r} but "
+                f"D[{j}, {start + i}] = {D[j, start + i]!r} (tolerance {tol:.3g}, "
                 f"relative to max|D|)"
             )
-        out = B[rows]
-        np.multiply(block, block, out=out)
-        out *= -0.5
-        row[rows] = out.mean(axis=1)
     diagonal = np.abs(np.diagonal(D))
     if diagonal.max() > tol:
         i = int(np.argmax(diagonal))
         raise ValueError(f"D must have a zero diagonal: D[{i}, {i}] = {D[i, i]!r}")
-    shifted = row - row.mean()
-    for rows in blocks:
-        B[rows] -= row[rows, None] + shifted
-    return B
+
+
+def _squared_distances(D: np.ndarray, correction: str | None, constant: float) -> np.ndarray:
+    r"""The squared dissimilarities after the correction, for distinct objects:
+    :math:`d^2 + 2c_1` (Lingoes), :math:`(d + c_2)^2` (Cailliez), :math:`d^2` (none).
+    The diagonal of a square D is left to the caller."""
+    if correction == "lingoes" and constant:
+        return D * D + 2 * constant
+    if correction == "cailliez" and constant:
+        shifted = D + constant
+        return shifted * shifted
+    return D * D
+
+
+def _double_centered(D2: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    r"""In place on the squared distances :math:`D^{(2)}` (symmetric, zero diagonal):
+
+    .. math:: \Omega^{1/2} \big(-\tfrac12 H_\omega D^{(2)} H_\omega^\top\big) \Omega^{1/2},
+        \qquad H_\omega = I - \mathbf{1}\omega^\top / \textstyle\sum_i \omega_i,
+
+    entrywise :math:`-\frac12\sqrt{\omega_i\omega_j}\,(d_{ij}^2 - r_i - r_j + g)` with the
+    weighted row means :math:`r = D^{(2)}\omega / \sum\omega` and
+    :math:`g = \omega^\top r / \sum\omega`. Without weights, B itself.
+    """
+    n = D2.shape[0]
+    row = D2.mean(axis=1) if weights is None else D2 @ weights / weights.sum()
+    grand = row.mean() if weights is None else weights @ row / weights.sum()
+    shifted = row - grand
+    root = None if weights is None else np.sqrt(weights)
+    for start in range(0, n, _ROW_BLOCK):
+        rows = slice(start, min(start + _ROW_BLOCK, n))
+        block = D2[rows]
+        block -= row[rows, None] + shifted
+        block *= -0.5
+        if root is not None:
+            block *= root[rows, None] * root
+    return D2
+
+
+def _round_off(n: int, values: np.ndarray, smallest: float) -> float:
+    """Eigenvalues below this in magnitude are round-off: n * eps * max |eigenvalue|."""
+    return n * _EPS * max(float(np.abs(values).max()), abs(smallest))
+
+
+def _correction_constant(D: np.ndarray, correction: str) -> float:
+    r"""The Lingoes constant :math:`c_1 = -\beta_n` or the Cailliez constant :math:`c_2`,
+    the largest real eigenvalue of :math:`\begin{pmatrix} 0 & 2B \\ -I & -4B_1\end{pmatrix}`
+    with :math:`B_1 = -\frac12 HDH`; 0 if B has no negative eigenvalue (beyond round-off).
+    Computed from the unweighted B: whether D is Euclidean does not depend on weights."""
+    n = D.shape[0]
+    B = _double_centered(D * D, None)
+    beta = scipy.linalg.eigh(B, eigvals_only=True, check_finite=False)
+    if beta[0] >= -_round_off(n, beta, beta[0]):
+        return 0.0
+    if correction == "lingoes":
+        return float(-beta[0])
+    B1 = 0.5 * double_center(-D)      # -1/2 H D H
+    companion = np.block([[np.zeros((n, n)), 2 * B], [-np.eye(n), -4 * B1]])
+    # The largest real part, as ape::pcoa and vegan take it: it is the largest real
+    # eigenvalue (tests/test_pcoa.py checks this), and a real double root split by
+    # round-off into a complex pair is still found.
+    return float(scipy.linalg.eigvals(companion, check_finite=False, overwrite_a=True).real.max())
 
 
 def _krylov_top(B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The k leading eigenpairs of B by :func:`pcalib._eigen.krylov_top` at ``_KRYLOV_RTOL``."""
     return krylov_top(B, k, rtol=_KRYLOV_RTOL, max_dim=B.shape[0] // 6)
+
+
+def _positive_axes(unit: _UnitMap) -> tuple[np.ndarray, np.ndarray]:
+    """(mask, eigenvalues) of the map's axes whose eigenvalue is positive."""
+    values = unit.eigenvalues[: unit.coordinates.shape[1]]
+    positive = values > 0
+    return positive, values[positive]
+
+
+def _scaled(values: Any, exponent: int, dtype: np.dtype, name: str, lost: list[str] | None = None) -> Any:
+    """``values * 2**exponent`` in `dtype`; a number that over- or underflows there is
+    reported by name in `lost` (or, when `lost` is None, by a warning to the caller of
+    the caller: a public method)."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(values, exponent).astype(dtype)
+    failed = (values != 0) & ((np.abs(out) < np.finfo(dtype).tiny) | ~np.isfinite(out))
+    if np.any(failed):
+        if lost is None:
+            _warn_not_representable([name], dtype, exponent, stacklevel=4)
+        else:
+            lost.append(name)
+    return out
+
+
+def _warn_not_representable(names: list[str], dtype: np.dtype, exponent: int, stacklevel: int = 3) -> None:
+    warnings.warn(
+        f"pcoa: {', '.join(names)} are not representable in {np.dtype(dtype).name} at the "
+        f"scale of D (max D about 2**{exponent}): numbers that overflow are inf, numbers "
+        f"that underflow lose digits or are 0. Coordinates and proportion_explained "
+        f"are computed at a safe scale; divide D by a constant to get all numbers.",
+        RuntimeWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _check_k(k: object, n: int) -> int:
@@ -188,24 +552,56 @@ def _check_k(k: object, n: int) -> int:
     return int(k)
 
 
-def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = None) -> PCoAResult:
+def pcoa(
+    D: ArrayLike,
+    k: int | None = None,
+    *,
+    correction: str | None = None,
+    weights: ArrayLike | None = None,
+    full_spectrum: bool | None = None,
+) -> PCoAResult:
     r"""Principal coordinates analysis (classical multidimensional scaling).
 
     .. math::
 
-        B = -\tfrac12 H D^{(2)} H = U \Lambda U^\top, \qquad
-        Y_k = U_k \Lambda_k^{1/2}, \qquad
-        \text{proportion}_j = \frac{\lambda_j}{\operatorname{tr} B},
-        \quad \operatorname{tr} B = \frac{1}{2n}\sum_{i,j} d_{ij}^2 .
+        B = -\tfrac12 H D^{(2)} H = \sum_j \beta_j u_j u_j^\top, \qquad
+        y_j = \sqrt{\beta_j}\, u_j,
+
+    .. math::
+
+        \text{proportion}_j = \frac{\beta_j}{\operatorname{tr} B}, \qquad
+        \operatorname{tr} B = \frac{1}{2n}\sum_{i,j} d_{ij}^2 .
+
+    With weights :math:`\omega_i` (``vegan::wcmdscale``), B is centered at the weighted
+    mean, :math:`H_\omega = I - \mathbf{1}\omega^\top/\sum_i\omega_i`, the eigenpairs are
+    those of :math:`\Omega^{1/2} B_\omega \Omega^{1/2}` with
+    :math:`B_\omega = -\frac12 H_\omega D^{(2)} H_\omega^\top`,
+    :math:`\Omega = \operatorname{diag}(\omega)`, and the coordinates are
+    :math:`\sqrt{\beta_j}\,\Omega^{-1/2} u_j`. Integer weights give the analysis of
+    the objects repeated that many times.
 
     Parameters
     ----------
-    D : array_like of shape (n, n)
+    D : array_like or pandas.DataFrame of shape (n, n)
         Distance (or dissimilarity) matrix: finite, non-negative, symmetric and with
-        a zero diagonal, the last two up to :math:`10^{-10} \max|D|`. Not modified.
+        a zero diagonal, the last two up to :math:`10^{-10} \max|D|`. A DataFrame's
+        index gives the sample `labels` (its columns are aligned on them by name).
+        Not modified.
     k : int, optional
         Number of axes, 1 <= k <= n. ``None`` (default): every axis with a positive
         eigenvalue.
+    correction : {None, "lingoes", "cailliez"}
+        Make a non-Euclidean D Euclidean before the analysis (Legendre and Legendre
+        2012, section 9.3.4), as ``ape::pcoa``. Lingoes: :math:`d'_{ij} =
+        \sqrt{d_{ij}^2 + 2c_1}` with :math:`c_1 = -\beta_n`, minus the smallest
+        eigenvalue of B. Cailliez: :math:`d'_{ij} = d_{ij} + c_2` with :math:`c_2` the
+        largest real eigenvalue of :math:`\begin{pmatrix} 0 & 2B \\ -I & -4B_1
+        \end{pmatrix}`, :math:`B_1 = -\frac12 HDH`, the smallest constant that makes
+        D' Euclidean. Both for :math:`i \ne j`; applied only if B has a negative
+        eigenvalue. The constant is reported as `added_constant`.
+    weights : array_like of shape (n,), optional
+        Positive sample weights :math:`\omega_i` (a pandas Series is aligned on the
+        labels of D). None: equal weights.
     full_spectrum : bool, optional
         Compute all n eigenvalues. Default: True when `k` is None, False otherwise
         (then only the k largest are computed, which for large n is much faster).
@@ -216,15 +612,25 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
     PCoAResult
         `coordinates` (n, k), `eigenvalues` (all n if the full spectrum was computed,
         else the k largest), `proportion_explained` (k,), `total_inertia`,
-        `min_eigenvalue`, `full_spectrum` and the property `negative_share`.
+        `min_eigenvalue`, `full_spectrum`, `correction`, `added_constant`, `weights`,
+        `labels`; the properties `negative_share` and `broken_stick`; the methods
+        `transform` (new objects), `project_variables` (biplot) and `to_frame`.
 
     Raises
     ------
     TypeError
-        If `D` is not numeric or `k` is not an integer.
+        If `D` or `weights` is not numeric or `k` is not an integer.
     ValueError
         If `D` is not a square 2-D array of finite, non-negative numbers, not symmetric
-        or has a non-zero diagonal; if `k` is out of range.
+        or has a non-zero diagonal; if `k` is out of range, `correction` unknown, or
+        `weights` not positive with one entry per object.
+
+    Warns
+    -----
+    RuntimeWarning
+        If D is so large or so small that eigenvalues (squared distances) or the Lingoes
+        constant overflow or underflow the output dtype; `coordinates` and
+        `proportion_explained` are right at every scale at which D is representable.
 
     Notes
     -----
@@ -237,16 +643,24 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
       axis is the same whatever k is. (The alternative, relative to the sum of the
       positive eigenvalues, needs the full spectrum, and a program that divides by the
       sum of the k computed ones reports proportions that change with k.)
-    - **Round-off.** Eigenvalues with :math:`|\lambda| < n\,\epsilon \max|\lambda|`
+    - **Round-off.** Eigenvalues with :math:`|\beta| < n\,\epsilon \max|\beta|`
       (:math:`\epsilon` the float64 machine epsilon) are set to exactly 0: the zero
       eigenvalue of :math:`B\mathbf{1} = 0`, and the rank deficiency of Euclidean
-      distances of points in fewer than n - 1 dimensions.
+      distances of points in fewer than n - 1 dimensions. A correction is applied
+      only if the smallest eigenvalue is below :math:`-n\,\epsilon\max|\beta|`
+      (``ape::pcoa`` uses the absolute threshold :math:`-\sqrt{\epsilon}`).
+    - **Scale.** D is divided by the power of two nearest above max(D) (exact), so that
+      squared distances stay representable; results are scaled back. An all-zero D
+      (every object at the same place) gives zero eigenvalues, coordinates and
+      proportions.
     - **Solver.** The full spectrum, or n <= 500, uses a dense symmetric eigensolver
       after an O(n^2) double centering. Otherwise a block Krylov method with
       Rayleigh-Ritz computes the k leading eigenpairs to a relative residual of
       :math:`10^{-10}` (falling back to the dense solver on a flat spectrum); the
-      solver is shared with the PCA routes.
-    - **Signs.** Each eigenvector :math:`u_j` is flipped so that its entry of largest
+      solver is shared with the PCA routes. A correction needs the smallest
+      eigenvalue of B (dense, :math:`O(n^3)`), and Cailliez's the eigenvalues of a
+      2n x 2n non-symmetric matrix (about 8 times the cost of B's).
+    - **Signs.** Each coordinate column is flipped so that its entry of largest
       absolute value is positive. PCA applies the convention to the p-dimensional
       axes :math:`v_j` instead, so for Euclidean distances of X the coordinates equal
       the PCA scores :math:`X_c V_k` up to the sign of each column.
@@ -259,7 +673,14 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
     >>> result = pcoa(D)
     >>> result.coordinates.shape, round(result.total_inertia, 10)  # (9 + 16 + 25) / 3
     ((3, 2), 16.6666666667)
+    >>> star = [[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]]
+    >>> round(pcoa(star, correction="lingoes").added_constant, 12)  # -(smallest beta)
+    0.25
     """
+    labels = None
+    frame = _pandas_frame(D)
+    if frame is not None:
+        D, labels = _distance_labels(frame)
     arr = as_square_matrix(D, "D")
     dtype = output_dtype(arr)
     n = arr.shape[0]
@@ -268,36 +689,82 @@ def pcoa(D: ArrayLike, k: int | None = None, *, full_spectrum: bool | None = Non
     if k is None and full_spectrum is False:
         raise ValueError("full_spectrum=False needs k: with k=None every positive axis is returned, "
                          "which needs all eigenvalues")
+    if correction is not None and correction not in CORRECTIONS:
+        raise ValueError(f"correction must be None, 'lingoes' or 'cailliez', got {correction!r}")
+    w = None if weights is None else _weights_vector(weights, labels, n)
     full = k is None if full_spectrum is None else bool(full_spectrum)
-    B = _gram_from_distances(arr)
-    total = float(np.trace(B))
+
+    _check_distances(arr)
+    largest = float(arr.max())
+    if largest == 0:  # every object at the same place
+        return _all_zero_result(n, k, full, dtype, correction, w, labels)
+    exponent = int(np.frexp(largest)[1])          # largest / 2**exponent in [1/2, 1)
+    unit_D = np.ldexp(np.ascontiguousarray(arr, dtype=np.float64), -exponent)  # any layout in
+    np.fill_diagonal(unit_D, 0.0)                 # zero up to the tolerance accepted
+    constant = 0.0 if correction is None else _correction_constant(unit_D, correction)
+    D2 = _squared_distances(unit_D, correction, constant)
+    np.fill_diagonal(D2, 0.0)                     # the correction is for distinct objects
+    M = _double_centered(D2, w)
+    total = float(np.trace(M))
+    gram_diagonal = np.diagonal(M).copy() if w is None else np.diagonal(M) / w
 
     top = None
     if not full and n > _DENSE_MAX_N:
-        top = _krylov_top(B, k)
+        top = _krylov_top(M, k)
     if top is None:
-        values, vectors = np.linalg.eigh(B)
+        values, vectors = np.linalg.eigh(M)
         values, vectors = values[::-1], vectors[:, ::-1]
         smallest = float(values[-1])
     else:
         values, vectors, smallest = top
-    tiny = n * np.finfo(np.float64).eps * max(np.abs(values).max(), abs(smallest))
+    tiny = _round_off(n, values, smallest)
     values = np.where(np.abs(values) < tiny, 0.0, values)
     if abs(smallest) < tiny:
         smallest = 0.0
 
     if k is None:
         k = int(np.count_nonzero(values > 0))
-    U = vectors[:, :k]
+    U = vectors[:, :k] if w is None else vectors[:, :k] / np.sqrt(w)[:, None]
     U = U * axis_signs(U.T)
     coordinates = U * np.sqrt(np.maximum(values[:k], 0.0))
     eigenvalues = values if full else values[:k]
-    proportion = values[:k] / total if total > 0 else np.zeros(k)
+    proportion = values[:k] / total
+    lost: list[str] = []
+    result = PCoAResult(
+        coordinates=_scaled(coordinates, exponent, dtype, "coordinates", lost),
+        eigenvalues=_scaled(eigenvalues, 2 * exponent, dtype, "eigenvalues", lost),
+        proportion_explained=proportion.astype(dtype),
+        total_inertia=float(_scaled(total, 2 * exponent, np.float64, "total_inertia", lost)),
+        min_eigenvalue=float(_scaled(smallest, 2 * exponent, np.float64, "min_eigenvalue", lost)),
+        full_spectrum=full,
+        correction=correction,
+        added_constant=float(_scaled(constant, exponent * (2 if correction == "lingoes" else 1),
+                                     np.float64, "added_constant", lost)),
+        weights=w,
+        labels=labels,
+        _unit=_UnitMap(exponent, coordinates, eigenvalues, gram_diagonal, w, constant),
+    )
+    if lost:
+        _warn_not_representable(lost, dtype, exponent)
+    return result
+
+
+def _all_zero_result(n: int, k: int | None, full: bool, dtype: np.dtype, correction: str | None,
+                     w: np.ndarray | None, labels: Any) -> PCoAResult:
+    """Every distance is 0: B = 0, every eigenvalue is 0 and no axis has a positive one."""
+    k = 0 if k is None else k
+    eigenvalues = np.zeros(n if full else k)
+    coordinates = np.zeros((n, k))
     return PCoAResult(
         coordinates=coordinates.astype(dtype),
         eigenvalues=eigenvalues.astype(dtype),
-        proportion_explained=proportion.astype(dtype),
-        total_inertia=total,
-        min_eigenvalue=smallest,
+        proportion_explained=np.zeros(k, dtype=dtype),
+        total_inertia=0.0,
+        min_eigenvalue=0.0,
         full_spectrum=full,
+        correction=correction,
+        added_constant=0.0,
+        weights=w,
+        labels=labels,
+        _unit=_UnitMap(0, coordinates, eigenvalues, np.zeros(n), w, 0.0),
     )

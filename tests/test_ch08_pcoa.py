@@ -268,3 +268,138 @@ def test_scikit_bio_proportions_depend_on_the_number_of_axes():
                                beta[:3] / positive_sum, rtol=1e-8)
     np.testing.assert_allclose(few.proportion_explained.to_numpy(),
                                beta[:3] / trace, rtol=1e-8)
+
+
+# -- prop-pcoa-lingoes ------------------------------------------------------------------------------
+
+def complement_of_ones(n):
+    """Orthonormal basis (n x (n-1)) of the vectors orthogonal to 1, by NumPy's QR."""
+    return np.linalg.qr(np.c_[np.ones(n), np.eye(n)[:, : n - 1]])[0][:, 1:]
+
+
+@theorem("prop-pcoa-lingoes")
+@given(dissimilarities(), st.floats(0.0, 2.0))
+def test_lingoes_adds_c_H_and_shifts_the_eigenvalues(D, c):
+    n = D.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    off = 1.0 - np.eye(n)
+    B = explicit_gram(D)
+    B_corrected = explicit_gram(np.sqrt(D**2 + 2 * c * off))
+    np.testing.assert_allclose(B_corrected, B + c * H, atol=1e-10 * max(1.0, (D**2).max()))
+    Q = complement_of_ones(n)
+    beta_perp = np.linalg.eigvalsh(Q.T @ B @ Q)                 # eigenvalues on 1-perp
+    np.testing.assert_allclose(np.linalg.eigvalsh(Q.T @ B_corrected @ Q), beta_perp + c,
+                               atol=1e-9 * max(1.0, (D**2).max()))
+
+
+@theorem("prop-pcoa-lingoes")
+@given(dissimilarities())
+def test_lingoes_constant_is_minus_the_smallest_eigenvalue_and_is_the_smallest(D):
+    n = D.shape[0]
+    beta = np.linalg.eigvalsh(explicit_gram(D))
+    if beta[0] > -1e-9 * beta[-1]:
+        return                                                   # already Euclidean
+    off = 1.0 - np.eye(n)
+    result = pcalib.pcoa(D, correction="lingoes")
+    np.testing.assert_allclose(result.added_constant, -beta[0], rtol=1e-10)
+    at = np.linalg.eigvalsh(explicit_gram(np.sqrt(D**2 - 2 * beta[0] * off)))
+    below = np.linalg.eigvalsh(explicit_gram(np.sqrt(D**2 - 2 * 0.99 * beta[0] * off)))
+    assert at[0] >= -1e-10 * at[-1] and below[0] < -1e-3 * abs(beta[0])
+    assert result.eigenvalues.min() >= -1e-10 * result.eigenvalues[0]
+
+
+# -- prop-pcoa-cailliez -----------------------------------------------------------------------------
+
+@theorem("prop-pcoa-cailliez")
+@given(dissimilarities(), st.floats(-1.0, 2.0))
+def test_cailliez_pencil_formula(D, c):
+    n = D.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    B1 = -0.5 * H @ D @ H
+    D_shifted = (D + c) * (1.0 - np.eye(n))
+    np.testing.assert_allclose(explicit_gram(D_shifted), explicit_gram(D) + 2 * c * B1 + c**2 / 2 * H,
+                               atol=1e-10 * max(1.0, D.max() + abs(c)) ** 2)
+
+
+@theorem("prop-pcoa-cailliez")
+@settings(max_examples=30)
+@given(dissimilarities(max_n=14))
+def test_cailliez_constant_makes_every_larger_shift_euclidean_and_sits_on_the_boundary(D):
+    n = D.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    B, B1 = explicit_gram(D), -0.5 * H @ D @ H
+    if np.linalg.eigvalsh(B)[0] > -1e-9 * np.abs(B).max():
+        return                                                   # already Euclidean
+    companion = np.block([[np.zeros((n, n)), 2 * B], [-np.eye(n), -4 * B1]])
+    values, vectors = np.linalg.eig(companion)
+    real = np.abs(values.imag) <= 1e-9 * np.abs(values).max()
+    top = np.argmax(np.where(real, values.real, -np.inf))
+    c2 = values[top].real
+    assert c2 > 0
+    np.testing.assert_allclose(pcalib.pcoa(D, correction="cailliez").added_constant, c2, rtol=1e-9)
+    off = 1.0 - np.eye(n)
+    Q = complement_of_ones(n)
+    scale = np.abs(explicit_gram(D + c2 * off)).max()
+    for c in (c2, 1.01 * c2, 1.5 * c2, 3 * c2):                  # Euclidean from c2 on
+        assert np.linalg.eigvalsh(explicit_gram(D + c * off))[0] >= -1e-10 * scale
+    # at c2: a zero eigenvalue on 1-perp, its eigenvector the lower half a2 of the
+    # companion's eigenvector, orthogonal to 1
+    assert abs(np.linalg.eigvalsh(Q.T @ explicit_gram(D + c2 * off) @ Q)[0]) <= 1e-10 * scale
+    a2 = vectors[n:, top].real
+    a2 /= np.linalg.norm(a2)
+    assert abs(a2.sum()) <= 1e-8 * np.sqrt(n)
+    assert np.linalg.norm(explicit_gram(D + c2 * off) @ a2) <= 1e-8 * scale
+
+
+@theorem("prop-pcoa-cailliez")
+def test_cailliez_constant_of_the_star_by_hand():
+    """Exercise ex-pcoa-star-corrections: c2 = (sqrt(3) - 1)/2, c1 = 1/4, both planar."""
+    D = np.array([[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]], dtype=float)
+    cailliez = pcalib.pcoa(D, correction="cailliez")
+    lingoes = pcalib.pcoa(D, correction="lingoes")
+    np.testing.assert_allclose(cailliez.added_constant, (np.sqrt(3) - 1) / 2, rtol=1e-12)
+    np.testing.assert_allclose(lingoes.added_constant, 0.25, rtol=1e-12)
+    assert cailliez.coordinates.shape == lingoes.coordinates.shape == (4, 2)
+
+
+# -- prop-pcoa-add-a-point --------------------------------------------------------------------------
+
+def gower_add_a_point(D, k, D_new):
+    """Gower (1968) written out with NumPy: y*_j = sum_i y_ij (b_ii - d*_i^2) / (2 beta_j)."""
+    B = explicit_gram(D)
+    beta, U = np.linalg.eigh(B)
+    beta, U = beta[::-1][:k], U[:, ::-1][:, :k]
+    Y = U * np.sqrt(beta)
+    return (np.diag(B) - D_new**2) @ Y / (2 * beta), Y
+
+
+@theorem("prop-pcoa-add-a-point")
+@given(dissimilarities())
+def test_an_object_placed_from_its_own_dissimilarities_lands_on_itself(D):
+    beta = np.linalg.eigvalsh(explicit_gram(D))[::-1]
+    k = int(np.sum(beta > 1e-6 * beta[0]))
+    placed_numpy, Y = gower_add_a_point(D, k, D)
+    tol = 1e-6 * np.abs(Y).max()
+    np.testing.assert_allclose(placed_numpy, Y, atol=tol)
+    result = pcalib.pcoa(D, k=k)
+    np.testing.assert_allclose(result.transform(D), result.coordinates, atol=tol)
+
+
+@theorem("prop-pcoa-add-a-point")
+@settings(max_examples=40)
+@given(point_clouds(max_n=20, max_p=5), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_new_points_get_their_pca_scores(X, k, seed):
+    from scipy.spatial.distance import cdist
+
+    n, p = X.shape
+    Xc = X - X.mean(axis=0)
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    k = min(k, n - 1, p)
+    if k < 1 or not well_separated(s, k):
+        return
+    X_new = X.mean(axis=0) + np.random.default_rng(seed).normal(size=(3, p)) * s[0] / np.sqrt(n)
+    D = squareform(pdist(X))
+    result = pcalib.pcoa(D, k=k)
+    signs = np.where(np.sum(result.coordinates * (Xc @ Vt[:k].T), axis=0) < 0, -1.0, 1.0)
+    expected = (X_new - X.mean(axis=0)) @ Vt[:k].T * signs
+    np.testing.assert_allclose(result.transform(cdist(X_new, X)), expected, atol=1e-6 * s[0])

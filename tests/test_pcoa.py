@@ -330,3 +330,625 @@ def test_result_is_frozen():
     res = pcoa(np.array([[0.0, 1.0], [1.0, 0.0]]))
     with pytest.raises(AttributeError):
         res.coordinates = None
+
+
+# --- references for the ecologists' PCoA, written from the published formulas ---------
+#
+# Legendre and Legendre (2012), Numerical Ecology, section 9.3.4, as ape::pcoa implements
+# them; vegan::wcmdscale for the weights; Gower (1968) for adding a point. Everything here
+# uses NumPy only (explicit H, numpy.linalg.eigh / eigvals), never pcalib.
+
+
+def off_diagonal(n):
+    return 1.0 - np.eye(n)
+
+
+def smallest_on_complement_of_ones(B):
+    """Smallest eigenvalue of B restricted to the complement of 1 (B 1 = 0 always)."""
+    n = len(B)
+    Q = np.linalg.qr(np.c_[np.ones(n), np.eye(n)[:, : n - 1]])[0][:, 1:]  # basis of 1-perp
+    return np.linalg.eigvalsh(Q.T @ B @ Q)[0]
+
+
+def lingoes_reference(D):
+    """c1 = -(smallest eigenvalue of B) and d'_ij = sqrt(d_ij^2 + 2 c1), i != j."""
+    c1 = -np.linalg.eigvalsh(gram_explicit(D))[0]
+    return c1, np.sqrt(D**2 + 2 * c1 * off_diagonal(len(D)))
+
+
+def cailliez_matrix(D):
+    """The 2n x 2n matrix [[0, 2B], [-I, -4 B1]] with B1 = -1/2 H D H (Cailliez 1983)."""
+    n = len(D)
+    H = np.eye(n) - 1.0 / n
+    B1 = -0.5 * H @ D @ H
+    return np.block([[np.zeros((n, n)), 2 * gram_explicit(D)], [-np.eye(n), -4 * B1]])
+
+
+def cailliez_reference(D):
+    """c2 = largest real eigenvalue of the Cailliez matrix and d'_ij = d_ij + c2, i != j."""
+    eigenvalues = np.linalg.eigvals(cailliez_matrix(D))
+    real = eigenvalues[np.abs(eigenvalues.imag) <= 1e-9 * np.abs(eigenvalues).max()].real
+    c2 = real.max()
+    return c2, D + c2 * off_diagonal(len(D))
+
+
+def ape_pcoa(D):
+    """ape::pcoa's steps for a Euclidean (or corrected) D, in NumPy: eigenvalues of B by
+    eigh, zero below sqrt(eps), coordinates of the positive axes, relative eigenvalues
+    over the trace, and the broken stick rev(cumsum(1/(k:1))/k) over the k positive axes."""
+    B = gram_explicit(D)
+    values, vectors = np.linalg.eigh(B)
+    values, vectors = values[::-1], vectors[:, ::-1]
+    values[np.abs(values) < np.sqrt(np.finfo(float).eps)] = 0.0
+    k = int(np.sum(values > np.sqrt(np.finfo(float).eps)))
+    coordinates = vectors[:, :k] * np.sqrt(values[:k])
+    stick = np.cumsum(1.0 / np.arange(k, 0, -1))[::-1] / k
+    return values, coordinates, values[:k] / np.trace(B), stick
+
+
+def weighted_reference(D, w):
+    """vegan::wcmdscale: weighted Gower centring, Omega^1/2 B_w Omega^1/2, coordinates
+    scaled by 1/sqrt(w); explicit matrices."""
+    n = len(D)
+    Hw = np.eye(n) - np.outer(np.ones(n), w) / w.sum()
+    Bw = -0.5 * Hw @ (D**2) @ Hw.T
+    root = np.sqrt(w)
+    values, vectors = np.linalg.eigh(root[:, None] * Bw * root[None, :])
+    values, vectors = values[::-1], vectors[:, ::-1]
+    positive = values > 1e-10 * values[0]
+    return values, vectors[:, positive] * np.sqrt(values[positive]) / root[:, None]
+
+
+def assert_same_axes(Y, reference, values, atol):
+    """Coordinates equal up to the sign of each column, where the eigenvalues are simple;
+    for a repeated eigenvalue only the subspace is defined: compare Y Y^T."""
+    assert Y.shape == reference.shape
+    assert np.allclose(Y @ Y.T, reference @ reference.T, atol=atol * max(1.0, np.abs(reference).max()))
+    k = Y.shape[1]
+    gaps = -np.diff(values[: k + 1]) if k < len(values) else -np.diff(np.r_[values[:k], 0.0])
+    if np.all(gaps > 1e-6 * values[0]):
+        assert np.allclose(align_signs(Y, reference), reference, atol=atol)
+
+
+def non_euclidean(seed=0, n=15):
+    """Dissimilarities of independent uniform entries: far from Euclidean."""
+    rng = np.random.default_rng(seed)
+    A = rng.uniform(0.1, 2.0, size=(n, n))
+    return np.triu(A, 1) + np.triu(A, 1).T
+
+
+STAR = np.array([[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]], dtype=float)
+
+
+# --- Lingoes and Cailliez -------------------------------------------------------------
+
+
+REFERENCES = {"lingoes": lingoes_reference, "cailliez": cailliez_reference}
+
+
+@pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
+@pytest.mark.parametrize("make", [bray_curtis, non_euclidean, lambda: STAR], ids=["bray-curtis", "uniform", "star"])
+def test_correction_matches_the_published_formula_and_ape(make, correction):
+    D = make()
+    constant, D_corrected = REFERENCES[correction](D)
+    res = pcoa(D, correction=correction)
+    assert res.correction == correction and constant > 0
+    assert np.isclose(res.added_constant, constant, rtol=1e-9)
+    values, coordinates, relative, stick = ape_pcoa(D_corrected)
+    scale = values[0]
+    assert np.allclose(res.eigenvalues, values, rtol=0, atol=1e-9 * scale)
+    assert_same_axes(res.coordinates, coordinates, values, atol=1e-7 * np.sqrt(scale))
+    assert np.allclose(res.proportion_explained, relative, rtol=1e-9)
+    assert np.allclose(res.broken_stick, stick, rtol=1e-12)
+    # Euclidean after the correction: smallest eigenvalue 0 (to round-off), the rest >= 0,
+    # and the coordinates on the positive axes reproduce the corrected table
+    assert res.eigenvalues.min() >= -1e-12 * scale and res.min_eigenvalue >= -1e-12 * scale
+    assert np.allclose(squareform(pdist(res.coordinates)), D_corrected, atol=1e-7 * D_corrected.max())
+    if correction == "lingoes":
+        assert coordinates.shape[1] <= len(D) - 2  # beta_n and the eigenvalue on 1 become 0
+    else:  # ape and vegan take the largest real part of all eigenvalues: the same number
+        assert np.isclose(np.linalg.eigvals(cailliez_matrix(D)).real.max(), constant, rtol=1e-9)
+
+
+def test_lingoes_shifts_every_eigenvalue_but_the_one_on_ones():
+    """B' = B + c1 H: eigenvalues beta_j + c1 on the complement of 1, 0 on 1."""
+    D = bray_curtis(seed=4)
+    beta = np.linalg.eigvalsh(gram_explicit(D))              # ascending, one of them on 1
+    res = pcoa(D, correction="lingoes")
+    c1 = -beta[0]
+    on_ones = np.argmin(np.abs(beta))                        # B 1 = 0: the zero eigenvalue
+    expected = np.sort(np.r_[np.delete(beta, on_ones) + c1, 0.0])[::-1]
+    assert np.allclose(res.eigenvalues, expected, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=25)
+@given(st.integers(4, 14), st.integers(0, 2**32 - 1), st.sampled_from(["uniform", "braycurtis", "cityblock"]))
+def test_cailliez_constant_is_the_smallest_that_makes_D_euclidean(n, seed, kind):
+    rng = np.random.default_rng(seed)
+    if kind == "uniform":
+        D = non_euclidean(seed % 1000, n)
+    else:
+        counts = rng.poisson(rng.uniform(0.5, 20.0, size=(n, 6))) + (np.arange(6) == 0)
+        D = squareform(pdist(counts.astype(float), kind))
+    B = gram_explicit(D)
+    if np.linalg.eigvalsh(B)[0] > -1e-9 * np.abs(B).max():
+        return  # already Euclidean: no correction to test
+    c2 = pcoa(D, correction="cailliez").added_constant
+    scale = np.linalg.eigvalsh(gram_explicit(D + c2 * off_diagonal(n)))[-1]
+    at = smallest_on_complement_of_ones(gram_explicit(D + c2 * off_diagonal(n)))
+    below = smallest_on_complement_of_ones(gram_explicit(D + (1 - 1e-6) * c2 * off_diagonal(n)))
+    assert abs(at) <= 1e-11 * scale          # Euclidean, on the boundary
+    assert below < 0                          # a slightly smaller constant is not enough
+    above = np.linalg.eigvalsh(gram_explicit(D + 1.5 * c2 * off_diagonal(n)))
+    assert above[0] >= -1e-11 * scale         # and every larger one is
+
+
+def test_corrections_agree_with_skbio_on_the_corrected_distances():
+    D = bray_curtis(seed=5)
+    for correction, reference in (("lingoes", lingoes_reference), ("cailliez", cailliez_reference)):
+        _, D_corrected = reference(D)
+        ev, prop, coords = skbio_pcoa(D_corrected, 3)
+        res = pcoa(D, k=3, correction=correction)
+        assert np.allclose(res.eigenvalues, ev, rtol=1e-9)
+        assert np.allclose(res.proportion_explained, prop, rtol=1e-9)
+        assert np.allclose(align_signs(res.coordinates, coords), coords, atol=1e-8)
+
+
+def test_star_constants_by_hand():
+    """Hub at 1 from three leaves, leaves at 2 from each other. Lingoes: B has the
+    eigenvalues 2, 2, 0, -1/4, so c1 = 1/4. Cailliez: with d + c the hub must lie at the
+    circumradius (2 + c)/sqrt(3) of the leaves' triangle, 1 + c >= (2 + c)/sqrt(3), so
+    c2 = (sqrt(3) - 1)/2, and both corrected configurations are planar."""
+    lingoes = pcoa(STAR, correction="lingoes")
+    cailliez = pcoa(STAR, correction="cailliez")
+    assert np.isclose(lingoes.added_constant, 0.25, rtol=1e-12)
+    assert np.isclose(cailliez.added_constant, (np.sqrt(3) - 1) / 2, rtol=1e-12)
+    assert np.allclose(lingoes.eigenvalues, [2.25, 2.25, 0, 0], atol=1e-12)
+    assert lingoes.coordinates.shape == cailliez.coordinates.shape == (4, 2)
+
+
+def test_no_correction_for_euclidean_distances():
+    D = squareform(pdist(euclidean_data(n=12)))
+    plain = pcoa(D)
+    for correction in ("lingoes", "cailliez"):
+        res = pcoa(D, correction=correction)
+        assert res.added_constant == 0.0 and res.correction == correction
+        assert np.array_equal(res.coordinates, plain.coordinates)
+        assert np.array_equal(res.eigenvalues, plain.eigenvalues)
+
+
+def test_correction_with_k_and_float32():
+    D = bray_curtis(seed=6)
+    full = pcoa(D, correction="cailliez")
+    part = pcoa(D.astype(np.float32), k=2, correction="cailliez")
+    assert part.coordinates.dtype == np.float32 and part.eigenvalues.shape == (2,)
+    assert np.isclose(part.added_constant, full.added_constant, rtol=1e-5)
+    assert np.allclose(part.coordinates, full.coordinates[:, :2], atol=1e-5)
+
+
+@pytest.mark.parametrize("correction", ["none", "Lingoes", "additive", 1])
+def test_rejects_unknown_correction(correction):
+    with pytest.raises(ValueError, match="correction must be None, 'lingoes' or 'cailliez'"):
+        pcoa(STAR, correction=correction)
+
+
+# --- broken stick ---------------------------------------------------------------------
+
+
+def test_broken_stick_closed_form():
+    """b_j = (1/r) sum_{i=j}^r 1/i = (psi(r + 1) - psi(j)) / r (digamma), 0 beyond r."""
+    from scipy.special import digamma
+
+    X = euclidean_data(n=20, p=6)
+    res = pcoa(squareform(pdist(X)), k=8, full_spectrum=True)
+    r = 6
+    j = np.arange(1, r + 1)
+    expected = (digamma(r + 1) - digamma(j)) / r
+    assert np.allclose(res.broken_stick[:r], expected, rtol=1e-12)
+    assert np.all(res.broken_stick[r:] == 0.0) and res.broken_stick.shape == (8,)
+    assert np.isclose(pcoa(squareform(pdist(X))).broken_stick.sum(), 1.0, rtol=1e-12)
+    loop = [sum(1.0 / i for i in range(jj, r + 1)) / r for jj in j]
+    assert np.allclose(res.broken_stick[:r], loop, rtol=1e-12)
+
+
+def test_broken_stick_needs_the_full_spectrum_and_counts_positive_eigenvalues():
+    D = bray_curtis()
+    assert pcoa(D, k=2).broken_stick is None
+    res = pcoa(D)
+    beta = np.linalg.eigvalsh(gram_explicit(D))
+    r = int(np.sum(beta > 1e-12))
+    assert np.isclose(res.broken_stick[0], np.sum(1.0 / np.arange(1, r + 1)) / r, rtol=1e-12)
+    assert np.isclose(res.broken_stick[-1], 1.0 / r / r if res.coordinates.shape[1] == r else 0.0)
+
+
+# --- weights --------------------------------------------------------------------------
+
+
+@settings(max_examples=25)
+@given(st.integers(3, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_weights_follow_the_defining_formulas(n, seed, euclidean):
+    rng = np.random.default_rng(seed)
+    D = squareform(pdist(rng.normal(size=(n, 3)))) if euclidean else non_euclidean(seed % 1000, n)
+    w = rng.uniform(0.2, 5.0, size=n)
+    values, coordinates = weighted_reference(D, w)
+    res = pcoa(D, weights=w)
+    assert np.allclose(res.eigenvalues, values, rtol=0, atol=1e-10 * values[0])
+    assert res.coordinates.shape == coordinates.shape
+    assert np.allclose(align_signs(res.coordinates, coordinates), coordinates, atol=1e-7 * np.sqrt(values[0]))
+    total = w @ (D**2) @ w / (2 * w.sum())
+    assert np.isclose(res.total_inertia, total, rtol=1e-10) and np.isclose(values.sum(), total, rtol=1e-10)
+    assert np.array_equal(res.weights, w)
+
+
+@pytest.mark.parametrize("make", [bray_curtis, lambda: squareform(pdist(euclidean_data(n=10)))], ids=["bray-curtis", "euclidean"])
+def test_integer_weights_equal_repeated_objects(make):
+    D = make()
+    n = len(D)
+    w = np.random.default_rng(3).integers(1, 4, size=n)
+    repeated = np.repeat(np.repeat(D, w, axis=0), w, axis=1)   # object i, w_i times
+    first = np.r_[0, np.cumsum(w)[:-1]]                           # index of each first copy
+    res = pcoa(D, weights=w)
+    rep = pcoa(repeated)
+    k = res.coordinates.shape[1]
+    assert rep.coordinates.shape[1] == k
+    assert np.allclose(res.eigenvalues[:k], rep.eigenvalues[:k], rtol=1e-9)
+    assert np.allclose(res.coordinates, rep.coordinates[first], atol=1e-9)  # same signs too
+    assert np.isclose(res.total_inertia, rep.total_inertia, rtol=1e-12)
+    assert np.allclose(res.proportion_explained, rep.proportion_explained[:k], rtol=1e-9)
+    assert np.isclose(res.negative_share, rep.negative_share, rtol=1e-8, atol=1e-15)
+
+
+def test_weights_on_euclidean_distances_give_weighted_pca_scores():
+    X = euclidean_data(n=25, p=4)
+    w = np.random.default_rng(1).uniform(0.5, 3.0, size=25)
+    Xc = X - w @ X / w.sum()
+    lam, V = np.linalg.eigh(Xc.T @ (w[:, None] * Xc))
+    scores = Xc @ V[:, ::-1]
+    res = pcoa(squareform(pdist(X)), weights=w)
+    assert np.allclose(res.eigenvalues[:4], lam[::-1], rtol=1e-10)
+    assert np.allclose(align_signs(res.coordinates, scores), scores, atol=1e-9)
+
+
+def test_equal_weights_scale_the_eigenvalues_only():
+    """vegan keeps the weights as given: weights c * 1 count each object c times."""
+    D = bray_curtis(seed=8)
+    plain = pcoa(D)
+    tripled = pcoa(D, weights=np.full(len(D), 3.0))
+    assert np.allclose(tripled.eigenvalues, 3 * plain.eigenvalues, rtol=1e-10, atol=1e-14)
+    assert np.allclose(tripled.coordinates, plain.coordinates, atol=1e-10)
+    assert np.allclose(tripled.proportion_explained, plain.proportion_explained, rtol=1e-10)
+
+
+def test_weights_and_correction_use_the_unweighted_constant():
+    """Euclidean or not does not depend on the weights: the constant is B's, then the
+    corrected D' is analysed with weights (as vegan::wcmdscale(add=) does)."""
+    D = bray_curtis(seed=9)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=len(D))
+    for correction, reference in (("lingoes", lingoes_reference), ("cailliez", cailliez_reference)):
+        constant, D_corrected = reference(D)
+        res = pcoa(D, correction=correction, weights=w)
+        assert np.isclose(res.added_constant, constant, rtol=1e-9)
+        values, coordinates = weighted_reference(D_corrected, w)
+        assert np.allclose(res.eigenvalues[: len(values)], values, atol=1e-9 * values[0])
+        assert np.allclose(align_signs(res.coordinates, coordinates), coordinates, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "weights, exc, words",
+    [(np.ones(3), ValueError, r"weights must have shape \(4,\)"),
+     (np.ones((4, 1)), ValueError, "weights must have shape"),
+     ([1.0, 0.0, 1.0, 1.0], ValueError, r"finite and positive, got weights\[1\] = 0.0"),
+     ([1.0, 1.0, -2.0, 1.0], ValueError, r"weights\[2\] = -2.0"),
+     ([1.0, 1.0, 1.0, np.nan], ValueError, r"weights\[3\] = nan"),
+     (["a", "b", "c", "d"], TypeError, "weights must hold real numbers"),
+     ([True, True, True, True], TypeError, "weights must hold real numbers")],
+)
+def test_rejects_bad_weights(weights, exc, words):
+    with pytest.raises(exc, match=words):
+        pcoa(STAR, weights=weights)
+
+
+# --- adding points (Gower 1968) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("make", [bray_curtis, non_euclidean, lambda: squareform(pdist(euclidean_data(n=15)))],
+                         ids=["bray-curtis", "uniform", "euclidean"])
+def test_transform_gives_back_the_original_objects(make, weighted):
+    D = make()
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=len(D)) if weighted else None
+    res = pcoa(D, k=len(D) - 1, weights=w)       # includes axes with beta <= 0 when there are
+    placed = res.transform(D)
+    assert placed.shape == res.coordinates.shape
+    assert np.allclose(placed, res.coordinates, atol=1e-9 * np.abs(res.coordinates).max())
+
+
+def test_transform_gives_the_pca_scores_of_new_points():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(30, 4)) * [5.0, 3.0, 1.5, 0.5] + 7.0
+    X_new = rng.normal(size=(6, 4)) * 4.0 + 7.0
+    res = pcoa(squareform(pdist(X)), k=3)
+    mean = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    train = (X - mean) @ Vt[:3].T
+    signs = np.where(np.sum(res.coordinates * train, axis=0) < 0, -1.0, 1.0)
+    expected = (X_new - mean) @ Vt[:3].T * signs
+    from scipy.spatial.distance import cdist
+
+    assert np.allclose(res.transform(cdist(X_new, X)), expected, atol=1e-9 * np.abs(expected).max())
+
+
+def test_weighted_transform_gives_weighted_pca_scores_of_new_points():
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(12)
+    X, X_new = rng.normal(size=(20, 3)) * [3.0, 2.0, 1.0], rng.normal(size=(4, 3))
+    w = rng.uniform(0.5, 3.0, size=20)
+    mean = w @ X / w.sum()
+    _, V = np.linalg.eigh((X - mean).T @ (w[:, None] * (X - mean)))
+    V = V[:, ::-1]
+    res = pcoa(squareform(pdist(X)), weights=w)
+    signs = np.where(np.sum(res.coordinates * ((X - mean) @ V), axis=0) < 0, -1.0, 1.0)
+    assert np.allclose(res.transform(cdist(X_new, X)), (X_new - mean) @ V * signs, atol=1e-9)
+
+
+@pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
+def test_transform_applies_the_correction_to_new_dissimilarities(correction):
+    """A point z of the corrected (Euclidean) map, with corrected dissimilarities
+    |z - y_i| to the objects, is given uncorrected dissimilarities by inverting the
+    correction; transform must place it at z."""
+    D = bray_curtis(seed=10)
+    res = pcoa(D, correction=correction)
+    Y, c = res.coordinates, res.added_constant
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(3, Y.shape[1])) * 2 * np.abs(Y).max()         # far from the cloud
+    corrected = np.linalg.norm(z[:, None, :] - Y[None, :, :], axis=2)
+    original = np.sqrt(corrected**2 - 2 * c) if correction == "lingoes" else corrected - c
+    assert original.min() > 0
+    assert np.allclose(res.transform(original), z, atol=1e-8 * np.abs(z).max())
+
+
+def test_transform_at_extreme_scales_and_float32():
+    D = bray_curtis(seed=2)
+    res = pcoa(D, k=3)
+    for scale in (1e-200, 1e200):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # eigenvalues overflow: expected
+            scaled = pcoa(D * scale, k=3)
+        assert np.allclose(scaled.transform(D[:4] * scale) / scale, res.coordinates[:4], atol=1e-12)
+    r32 = pcoa(D.astype(np.float32), k=3)
+    out = r32.transform(D[:4].astype(np.float32))
+    assert out.dtype == np.float32 and np.allclose(out, res.coordinates[:4], atol=1e-5)
+
+
+def test_transform_does_not_modify_input_and_validates():
+    res = pcoa(bray_curtis(n=8), k=2)
+    D_new = np.abs(np.random.default_rng(0).normal(size=(2, 8)))
+    before = D_new.copy()
+    res.transform(D_new)
+    assert np.array_equal(D_new, before)
+    with pytest.raises(ValueError, match=r"one column per original object, n = 8, got shape \(2, 7\)"):
+        res.transform(D_new[:, :7])
+    with pytest.raises(ValueError, match="D_new_to_old must be a 2-D"):
+        res.transform(D_new[0])
+    negative = D_new.copy()
+    negative[0, 1] = -0.5
+    with pytest.raises(ValueError, match=r"non-negative: D_new_to_old\[0, 1\] = -0.5"):
+        res.transform(negative)
+    with pytest.raises(ValueError, match="NaN"):
+        res.transform(np.full((1, 8), np.nan))
+    with pytest.raises(TypeError, match="D_new_to_old must hold real numbers"):
+        res.transform(np.full((1, 8), "a"))
+
+
+def test_transform_of_an_all_zero_map():
+    res = pcoa(np.zeros((3, 3)), k=2)
+    assert np.array_equal(res.transform(np.ones((2, 3))), np.zeros((2, 2)))
+
+
+# --- projecting variables (ape::biplot.pcoa) ------------------------------------------
+
+
+def ape_biplot(X, coordinates, eigenvalues):
+    """ape::biplot.pcoa: S = cov(Y, scale(points)); U = S diag((eig/(n-1))^-1/2)."""
+    n = len(X)
+    points = (coordinates - coordinates.mean(axis=0)) / coordinates.std(axis=0, ddof=1)
+    S = (X - X.mean(axis=0)).T @ points / (n - 1)
+    return S @ np.diag((eigenvalues / (n - 1)) ** -0.5)
+
+
+def test_project_variables_matches_ape_biplot():
+    rng = np.random.default_rng(4)
+    counts = rng.poisson(rng.gamma(0.7, 4.0, size=8), size=(25, 8)) + 1
+    D = squareform(pdist(counts, "braycurtis"))
+    res = pcoa(D, k=3)
+    arrows = res.project_variables(counts)
+    assert arrows.shape == (8, 3)
+    assert np.allclose(arrows, ape_biplot(counts, res.coordinates, res.eigenvalues), rtol=1e-10, atol=1e-12)
+
+
+def test_project_variables_gives_the_axes_for_euclidean_distances():
+    X = euclidean_data(n=20, p=4)
+    res = pcoa(squareform(pdist(X)), k=3)
+    _, _, Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    V = Vt[:3].T
+    arrows = res.project_variables(X)
+    assert np.allclose(align_signs(arrows, V), V, atol=1e-10)
+    # the signs are those of the map: arrows and coordinates flip together
+    assert np.allclose((X - X.mean(axis=0)) @ arrows, res.coordinates, atol=1e-9)
+
+
+def test_project_variables_weighted_gives_weighted_axes():
+    X = euclidean_data(n=20, p=3)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, size=20)
+    mean = w @ X / w.sum()
+    res = pcoa(squareform(pdist(X)), weights=w)
+    arrows = res.project_variables(X)
+    assert np.allclose(arrows.T @ arrows, np.eye(3), atol=1e-10)        # orthonormal axes
+    assert np.allclose((X - mean) @ arrows, res.coordinates, atol=1e-9)
+
+
+def test_project_variables_after_a_correction_uses_the_corrected_eigenvalues():
+    """ape::biplot.pcoa divides by the uncorrected eigenvalues of the same axes; pcalib by
+    the corrected ones of the axes drawn: the two differ by sqrt(beta'_j / beta_j)."""
+    rng = np.random.default_rng(6)
+    counts = rng.poisson(rng.gamma(0.7, 4.0, size=6), size=(20, 6)) + 1
+    D = squareform(pdist(counts, "braycurtis"))
+    res = pcoa(D, k=2, correction="lingoes")
+    uncorrected = pcoa(D, k=2).eigenvalues
+    ape = ape_biplot(counts, res.coordinates, uncorrected)
+    assert np.allclose(res.project_variables(counts) * np.sqrt(res.eigenvalues / uncorrected), ape, rtol=1e-10)
+
+
+def test_project_variables_validates():
+    res = pcoa(bray_curtis(n=8), k=2)
+    with pytest.raises(ValueError, match=r"one row per object of the map, n = 8, got shape \(7, 3\)"):
+        res.project_variables(np.ones((7, 3)))
+    with pytest.raises(ValueError, match="X contains NaN"):
+        res.project_variables(np.full((8, 2), np.nan))
+
+
+# --- pandas ---------------------------------------------------------------------------
+
+
+def labelled(D, names=None):
+    import pandas as pd
+
+    names = names or [f"site{i}" for i in range(len(D))]
+    return pd.DataFrame(D, index=names, columns=names)
+
+
+def test_dataframe_labels_and_to_frame():
+    D = bray_curtis(n=10)
+    frame = labelled(D)
+    res = pcoa(frame, k=3)
+    assert list(res.labels) == list(frame.index)
+    out = res.to_frame()
+    assert list(out.index) == list(frame.index) and list(out.columns) == ["PCo1", "PCo2", "PCo3"]
+    assert np.array_equal(out.to_numpy(), res.coordinates)
+    assert np.array_equal(res.coordinates, pcoa(D, k=3).coordinates)
+    assert pcoa(D, k=2).labels is None and list(pcoa(D, k=2).to_frame().index) == list(range(10))
+
+
+def test_dataframe_columns_are_aligned_by_label():
+    D = bray_curtis(n=8)
+    frame = labelled(D)
+    shuffled = frame[frame.columns[::-1]]                       # same objects, other order
+    assert np.array_equal(pcoa(shuffled).coordinates, pcoa(frame).coordinates)
+    other = frame.rename(columns={"site0": "elsewhere"})
+    with pytest.raises(ValueError, match="columns of D must be the labels"):
+        pcoa(other)
+    with pytest.raises(ValueError, match="labels of D must be unique"):
+        pcoa(labelled(D, ["a"] * 8))
+
+
+def test_dataframe_with_labels_only_on_the_columns():
+    import pandas as pd
+
+    D = bray_curtis(n=6)
+    names = list("abcdef")
+    res = pcoa(pd.DataFrame(D, columns=names))
+    assert list(res.labels) == names
+
+
+def test_weights_series_is_aligned_by_label():
+    import pandas as pd
+
+    D = bray_curtis(n=8)
+    frame = labelled(D)
+    w = np.arange(1.0, 9.0)
+    series = pd.Series(w, index=frame.index)[::-1]               # reversed order
+    assert np.array_equal(pcoa(frame, weights=series).coordinates, pcoa(D, weights=w).coordinates)
+    with pytest.raises(ValueError, match="weights has no entry for the objects"):
+        pcoa(frame, weights=series.iloc[1:])
+
+
+def test_transform_and_project_variables_with_dataframes():
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    counts = rng.poisson(5.0, size=(10, 4)) + 1
+    names = [f"s{i}" for i in range(10)]
+    D = squareform(pdist(counts, "braycurtis"))
+    res = pcoa(labelled(D, names), k=2)
+    new = pd.DataFrame(D[:3], index=["n1", "n2", "n3"], columns=names)[names[::-1]]
+    placed = res.transform(new)
+    assert list(placed.index) == ["n1", "n2", "n3"] and list(placed.columns) == ["PCo1", "PCo2"]
+    assert np.allclose(placed.to_numpy(), res.coordinates[:3], atol=1e-12)
+    species = pd.DataFrame(counts, index=names, columns=list("ABCD")).iloc[::-1]
+    arrows = res.project_variables(species)
+    assert list(arrows.index) == list("ABCD")
+    assert np.allclose(arrows.to_numpy(), res.project_variables(counts), atol=1e-12)
+    with pytest.raises(ValueError, match="columns of D_new_to_old must be the labels"):
+        res.transform(pd.DataFrame(D[:1], columns=[f"x{i}" for i in range(10)]))
+
+
+def test_pcalib_does_not_import_pandas_for_numpy_input():
+    import subprocess
+
+    code = (
+        "import sys, numpy as np, pcalib\n"
+        "D = np.array([[0, 1, 2], [1, 0, 1.5], [2, 1.5, 0]])\n"
+        "r = pcalib.pcoa(D, correction='cailliez', weights=[1, 2, 3])\n"
+        "r.transform(D[:1]); r.project_variables(np.eye(3)); r.broken_stick\n"
+        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- scale (issue 10) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e-100, 1e100, 1e200, 1e300])
+@pytest.mark.parametrize("correction", [None, "lingoes", "cailliez"])
+def test_right_at_any_representable_scale(scale, correction):
+    """Regression (issue 10): pcoa(D * 1e-200) returned 0 axes and inertia 0, and
+    pcoa(D * 1e200) raised LAPACK's 'Eigenvalues did not converge'."""
+    D = bray_curtis(seed=3)
+    res = pcoa(D, correction=correction)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scaled = pcoa(D * scale, correction=correction)
+    assert scaled.coordinates.shape == res.coordinates.shape
+    assert np.allclose(scaled.coordinates / scale, res.coordinates, rtol=0, atol=1e-12)
+    assert np.allclose(scaled.proportion_explained, res.proportion_explained, rtol=1e-12)
+    assert np.isclose(scaled.negative_share, res.negative_share, rtol=1e-10, atol=1e-15)
+    assert np.allclose(scaled.broken_stick, res.broken_stick, rtol=1e-12)
+    if correction == "cailliez":
+        assert np.isclose(scaled.added_constant / scale, res.added_constant, rtol=1e-9)
+    if abs(np.log10(scale)) < 145:                # eigenvalues (squares) representable
+        assert not caught
+        assert np.allclose(scaled.eigenvalues / scale / scale, res.eigenvalues, rtol=0, atol=1e-12)
+        assert np.isclose(scaled.total_inertia / scale / scale, res.total_inertia, rtol=1e-12)
+    else:                                         # not representable: said, never nan
+        assert len(caught) == 1 and issubclass(caught[0].category, RuntimeWarning)
+        assert "eigenvalues" in str(caught[0].message) and "total_inertia" in str(caught[0].message)
+        big = scale > 1
+        assert np.all(np.isinf(scaled.eigenvalues[res.eigenvalues != 0]) == big)
+        assert not np.any(np.isnan(scaled.eigenvalues)) and not np.isnan(scaled.total_inertia)
+
+
+def test_float32_overflow_of_eigenvalues_is_reported():
+    D = (bray_curtis(seed=3) * 1e30).astype(np.float32)
+    with pytest.warns(RuntimeWarning, match="eigenvalues.* not representable in float32"):
+        res = pcoa(D, k=2)
+    assert np.all(np.isinf(res.eigenvalues)) and np.all(np.isfinite(res.coordinates))
+    assert np.allclose(res.coordinates / 1e30, pcoa(bray_curtis(seed=3), k=2).coordinates, atol=1e-5)
+
+
+@pytest.mark.parametrize("n, k", [(4, None), (4, 2), (600, 2)])
+def test_all_zero_distances_give_a_clear_result_without_warnings(n, k):
+    """Regression (issue 10): a spurious RuntimeWarning on an all-zero PCoA (the Krylov
+    route divided 0 by 0). Every object at the same place: every eigenvalue, coordinate
+    and proportion is exactly 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = pcoa(np.zeros((n, n)), k=k)
+        assert np.array_equal(res.eigenvalues, np.zeros(res.eigenvalues.shape))
+        assert not np.any(np.signbit(res.eigenvalues))
+        assert res.coordinates.shape == (n, k or 0) and not np.any(res.coordinates)
+        assert np.array_equal(res.proportion_explained, np.zeros(k or 0))
+        assert res.total_inertia == 0.0 and res.added_constant == 0.0
+        if res.full_spectrum:
+            assert res.negative_share == 0.0 and res.broken_stick.shape == (0,)
+        assert pcoa(np.zeros((n, n)), k=k, correction="cailliez").added_constant == 0.0
