@@ -10,7 +10,7 @@ from .centering import center, centering_matrix
 from .covariance import covariance, standardize, total_variance
 
 # Chapters "Maximum variance", "SVD and PCA", "Minimum reconstruction error"
-from .pca import PCAResult, choose_k, pca_eig, pca_gram, pca_svd, reconstruction_error
+from .pca import PCAResult, pca_eig, pca_gram, pca_svd, reconstruction_error
 
 # Chapters "Eckart-Young", "PCA at scale"
 from .lowrank import low_rank_approx, randomized_svd, truncated_svd
@@ -23,6 +23,17 @@ from .estimator import PCA, NotFittedError
 
 # Chapter "Principal coordinates"
 from .pcoa import PCoAResult, double_center, pcoa
+
+# Chapter "How many components, and how sure?"
+from .selection import (
+    ParallelAnalysis,
+    broken_stick,
+    choose_k,
+    cv_press,
+    minka_log_evidence,
+    parallel_analysis,
+)
+from .bootstrap import BootstrapResult, align_axes, bootstrap_pca
 
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
@@ -48,6 +59,14 @@ __all__ = [
     "PCoAResult",
     "double_center",
     "pcoa",
+    "broken_stick",
+    "minka_log_evidence",
+    "ParallelAnalysis",
+    "parallel_analysis",
+    "cv_press",
+    "BootstrapResult",
+    "align_axes",
+    "bootstrap_pca",
     "datasets",
     "plot",
 ]

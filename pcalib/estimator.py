@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike
 from ._validation import as_data_matrix, check_n_components, output_dtype
 from .covariance import _validated
 from .lowrank import _check_random_state
-from .pca import _decompose_data, choose_k
+from .pca import _decompose_data
+from .selection import choose_k
 from .ppca import _gaussian_log_likelihood
 
 __all__ = ["PCA", "NotFittedError"]
@@ -56,10 +57,14 @@ class PCA:
 
     Parameters
     ----------
-    n_components : int, float or None, default None
+    n_components : int, float, "mle" or None, default None
         int in ``[1, min(n, p)]``: number of components; float in (0, 1):
         keep the smallest number of components whose explained-variance ratio
-        reaches this fraction (:func:`pcalib.choose_k`); None: all ``min(n, p)``.
+        reaches this fraction (:func:`pcalib.choose_k`); "mle": Minka's rule,
+        the k of largest Laplace-approximated evidence
+        (:func:`pcalib.minka_log_evidence`, ``choose_k(method="minka")``), the
+        same k as scikit-learn's ``PCA(n_components="mle")``; it needs
+        n >= p >= 2; None: all ``min(n, p)``.
     solver : {"auto", "eig", "svd", "gram", "randomized"}, default "auto"
         "eig": eigendecomposition of the p x p covariance (partial, LAPACK
         ``syevr``, for k < p); "gram": of the n x n Gram matrix
@@ -200,6 +205,12 @@ class PCA:
         nc = self.n_components
         if nc is None:
             return m, False
+        if isinstance(nc, str) and nc == "mle":
+            if not n >= p >= 2:
+                raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
+            if self.solver == "randomized":
+                raise ValueError("solver='randomized' needs an integer n_components, got 'mle'")
+            return m, True
         if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
             if not 0 < nc < 1:
                 raise ValueError(
@@ -215,6 +226,7 @@ class PCA:
         if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, numbers.Integral):
             raise TypeError(
                 f"n_components must be an int, a float in (0, 1) or None, got {nc!r} of type {type(nc).__name__}"
+                " (or the string 'mle' for Minka's rule)"
             )
         return check_n_components(nc, m, "n_components"), False
 
@@ -245,7 +257,8 @@ class PCA:
         )
         ratio = s**2 / total_ss
         if fraction:
-            k = choose_k(ratio, self.n_components)
+            k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(self.n_components, str)
+                 else choose_k(ratio, self.n_components))
             components, s, ratio = components[:k], s[:k], ratio[:k]
             scores = scores[:, :k] if scores is not None else None
         ev = s**2 / (n - ddof)

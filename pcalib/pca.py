@@ -34,7 +34,7 @@ from ._validation import check_n_components, output_dtype
 from .covariance import _center_array, _centered, _checked_scale, _validated
 from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
-__all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "choose_k", "reconstruction_error"]
+__all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -345,72 +345,6 @@ def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
 
 for _f in (pca_eig, pca_svd, pca_gram):
     _f.__doc__ += _ROUTE_DOC
-
-
-def _as_ratio_array(explained_variance_ratio: ArrayLike) -> np.ndarray:
-    name = "explained_variance_ratio"
-    if isinstance(explained_variance_ratio, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D numeric array, got a {type(explained_variance_ratio).__name__}")
-    r = np.asarray(explained_variance_ratio)
-    if r.dtype == bool or not (np.issubdtype(r.dtype, np.integer) or np.issubdtype(r.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {r.dtype}")
-    r = r.astype(np.float64)
-    if r.ndim != 1 or r.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {r.shape}")
-    if not np.all(np.isfinite(r)) or np.any(r < 0) or r.sum() > 1 + 1e-8:
-        raise ValueError(
-            f"{name} must hold finite non-negative ratios summing to at most 1, got {r}"
-        )
-    return r
-
-
-def choose_k(explained_variance_ratio: ArrayLike, threshold: float = 0.95) -> int:
-    r"""Smallest number of components whose cumulative explained-variance ratio reaches `threshold`.
-
-    .. math:: k = \min\Big\{ j : \sum_{i \le j} r_i \ge t \Big\}
-
-    The comparison allows for round-off in the cumulative sum (a tolerance of
-    ``8 * len(r) * eps``), so ``choose_k([0.5, 0.5], 0.5) == 1`` and
-    ``choose_k([0.1] * 10, 1.0) == 10``.
-
-    Parameters
-    ----------
-    explained_variance_ratio : array_like of shape (m,)
-        Ratios in decreasing order of their components (non-negative, sum <= 1).
-    threshold : float, default 0.95
-        Fraction of the total variance to keep, ``0 < threshold <= 1``.
-
-    Returns
-    -------
-    int
-        Between 1 and ``m``.
-
-    Raises
-    ------
-    TypeError
-        If `threshold` is not a real number or the ratios are not numeric.
-    ValueError
-        If `threshold` is outside (0, 1], the ratios are not a valid 1-D array,
-        or their sum does not reach `threshold` (pass all the ratios).
-
-    Examples
-    --------
-    >>> choose_k([0.6, 0.3, 0.1], threshold=0.9)
-    2
-    """
-    r = _as_ratio_array(explained_variance_ratio)
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a real number in (0, 1], got {threshold!r}")
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    cumulative = np.cumsum(r)
-    reached = np.flatnonzero(cumulative >= threshold - 8 * r.size * _EPS)
-    if reached.size == 0:
-        raise ValueError(
-            f"explained_variance_ratio sums to {cumulative[-1]:.6g}, below threshold={threshold}; "
-            "pass the ratios of all components"
-        )
-    return int(reached[0]) + 1
 
 
 def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:

@@ -1,0 +1,251 @@
+r"""Bootstrap intervals for eigenvalues and principal axes (chapter *How many
+components, and how sure?*).
+
+A bootstrap resample draws n rows of X with replacement and repeats the PCA.
+Its eigenvalues are compared in order. Its axes are not comparable as they come:
+each is defined up to sign, and axes with close eigenvalues can change places.
+:func:`align_axes` matches each axis of the data to one axis of the resample
+(the assignment of largest total :math:`|\cos|`) and flips its sign so that
+:math:`\mathbf v_j^\top \mathbf v_j^* \ge 0`; only then are percentiles of the
+entries meaningful.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import linear_sum_assignment
+
+from ._validation import output_dtype
+from .covariance import _centered
+from .estimator import PCA
+from .lowrank import _check_random_state
+
+__all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
+
+#: Resamples are processed in stacks of at most this many entries (32 MB of float64).
+_STACK_ENTRIES = 2**22
+
+
+def align_axes(axes: ArrayLike, reference: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Match each reference axis to one of `axes` and orient it the same way.
+
+    With :math:`R` the k x p reference axes and :math:`A` the k' x p candidate
+    axes (k' >= k, orthonormal rows), the permutation :math:`\pi` maximizes
+
+    .. math:: \sum_{j=1}^{k} \big|\mathbf r_j^\top \mathbf a_{\pi(j)}\big|
+
+    over injective maps (the linear assignment problem, solved by
+    ``scipy.optimize.linear_sum_assignment``), and
+    :math:`s_j = \operatorname{sign}(\mathbf r_j^\top \mathbf a_{\pi(j)})`
+    (+1 for 0). Row j of the result is :math:`s_j \mathbf a_{\pi(j)}`.
+
+    Parameters
+    ----------
+    axes : array_like of shape (k', p)
+        Candidate axes, one per row (e.g. a bootstrap resample's).
+    reference : array_like of shape (k, p)
+        Axes to match, k <= k'.
+
+    Returns
+    -------
+    aligned : ndarray of shape (k, p)
+    permutation : ndarray of int, shape (k,)
+        ``aligned[j] = signs[j] * axes[permutation[j]]``.
+    signs : ndarray of shape (k,)
+        +1 or -1.
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 2-D with the same number of columns, or there
+        are fewer candidate axes than reference axes.
+    """
+    A, R = np.asarray(axes, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if A.ndim != 2 or R.ndim != 2 or A.shape[1] != R.shape[1] or A.shape[0] < R.shape[0]:
+        raise ValueError(
+            f"axes (k', p) and reference (k, p) must be 2-D with k <= k' and the same p, "
+            f"got shapes {A.shape} and {R.shape}"
+        )
+    aligned, permutation, signs = _align_batch(A[None], R)
+    return aligned[0], permutation[0], signs[0]
+
+
+def _align_batch(A: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`align_axes` for a stack of candidate sets A (c, k', p) against R (k, p).
+
+    Where each reference axis has its own best candidate (the usual case), that choice
+    maximizes the sum term by term; only the other sets go to the assignment solver.
+    """
+    cosines = np.einsum("jp,blp->bjl", R, A)  # (c, k, k')
+    permutation = np.argmax(np.abs(cosines), axis=2)
+    k = R.shape[0]
+    clash = np.sort(permutation, axis=1)
+    clash = np.any(clash[:, 1:] == clash[:, :-1], axis=1) if k > 1 else np.zeros(len(A), dtype=bool)
+    for b in np.flatnonzero(clash):
+        permutation[b] = linear_sum_assignment(-np.abs(cosines[b]))[1]
+    chosen = np.take_along_axis(cosines, permutation[:, :, None], axis=2)[:, :, 0]
+    signs = np.where(chosen < 0, -1.0, 1.0)
+    aligned = np.take_along_axis(A, permutation[:, :, None], axis=1) * signs[:, :, None]
+    return aligned, permutation, signs
+
+
+def _leading_eigenpairs(R: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""For a stack of centered resamples R (c, n, p): the k largest eigenvalues of
+    :math:`R_b^\top R_b / (n - \mathrm{ddof})`, shape (c, k), and their axes (c, k, p).
+    NumPy's stacked ``eigh`` of :math:`R_b^\top R_b` if n >= p, else its stacked SVD of
+    :math:`R_b`: one call per stack, all in NumPy's BLAS."""
+    _, n, p = R.shape
+    if n >= p:
+        w, V = np.linalg.eigh(np.matmul(R.transpose(0, 2, 1), R))
+        return w[:, : -k - 1 : -1] / (n - ddof), V[:, :, : -k - 1 : -1].transpose(0, 2, 1)
+    _, s, Vt = np.linalg.svd(R, full_matrices=False)
+    return s[:, :k] ** 2 / (n - ddof), Vt[:, :k]
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapResult:
+    r"""Result of :func:`bootstrap_pca`.
+
+    Attributes
+    ----------
+    explained_variance : ndarray of shape (k,)
+        Eigenvalues :math:`\lambda_j` of the data.
+    components : ndarray of shape (k, p)
+        Axes :math:`\mathbf v_j^\top` of the data (pcalib's sign convention).
+    explained_variance_samples : ndarray of shape (B, k)
+        The k largest eigenvalues of each resample, in decreasing order.
+    components_samples : ndarray of shape (B, k, p)
+        The resamples' axes aligned to `components` (:func:`align_axes`).
+    permutations, signs : ndarray of shape (B, k)
+        The alignment of each resample: resample axis ``permutations[b, j]``,
+        multiplied by ``signs[b, j]``, is matched to axis j.
+    level : float
+        Confidence level of the intervals.
+    explained_variance_interval : ndarray of shape (2, k)
+        Percentile intervals: rows are the :math:`(1 - \text{level})/2` and
+        :math:`(1 + \text{level})/2` quantiles of the resampled eigenvalues.
+    components_interval : ndarray of shape (2, k, p)
+        The same quantiles of each entry of the aligned axes.
+    """
+
+    explained_variance: np.ndarray
+    components: np.ndarray
+    explained_variance_samples: np.ndarray
+    components_samples: np.ndarray
+    permutations: np.ndarray
+    signs: np.ndarray
+    level: float
+    explained_variance_interval: np.ndarray
+    components_interval: np.ndarray
+
+    @property
+    def angles(self) -> np.ndarray:
+        r"""Angles (radians) between each aligned resample axis and the data's axis,
+        :math:`\arccos(\mathbf v_j^\top \mathbf v_j^*)`, shape (B, k)."""
+        cosines = np.einsum("bkp,kp->bk", self.components_samples, self.components, dtype=np.float64)
+        return np.arccos(np.clip(cosines, -1.0, 1.0))
+
+
+def bootstrap_pca(
+    X: ArrayLike,
+    k: int | None = None,
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    standardize: bool = False,
+    ddof: int = 1,
+    random_state: int | np.random.Generator | None = None,
+) -> BootstrapResult:
+    r"""Nonparametric bootstrap of a PCA: percentile intervals for eigenvalues and axes.
+
+    For b = 1, ..., B: draw n row indices uniformly with replacement, center
+    (and standardize) the resample :math:`X^{*b}` by its own mean (and standard
+    deviations), and compute its PCA (eigendecomposition of the covariance if
+    n >= p, else SVD of the data): eigenvalues :math:`\lambda_j^{*b}` (divisor
+    n - ddof) and axes, aligned to the data's by :func:`align_axes`. The percentile interval of a quantity
+    :math:`\theta` with resampled values :math:`\theta^{*1}, \dots, \theta^{*B}`
+    is
+
+    .. math:: \big[\, \theta^*_{((1-\text{level})/2)},\ \theta^*_{((1+\text{level})/2)} \,\big]
+
+    (empirical quantiles, Efron 1979). Eigenvalues are compared in order
+    (:math:`\lambda_j^{*b}` is the j-th largest of resample b); axes after
+    alignment. For distinct population eigenvalues these intervals are
+    asymptotically valid (Beran and Srivastava 1985); for equal ones they are not.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, p)
+        Data, n >= 2. Not modified.
+    k : int or None
+        Number of components, ``1 <= k <= min(n, p)``; None keeps all.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples B.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    standardize : bool, default False
+        PCA of the correlation matrix: the data and each resample are
+        standardized by their own standard deviations.
+    ddof : int, default 1
+        Variance divisor ``n - ddof``.
+    random_state : None, int or numpy.random.Generator
+        Seed of the resampling; the result is deterministic for a fixed seed.
+
+    Returns
+    -------
+    BootstrapResult
+        float32 arrays for float32 input.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`pcalib.PCA` for the data and k; for invalid `n_resamples` or
+        `level`; when standardizing, for a resample in which a column is constant.
+    """
+    reference = PCA(n_components=k, solver="svd", standardize=standardize, ddof=ddof).fit(X)
+    Xc, _, _, ddof, dtype = _centered(X, ddof)
+    n, p = Xc.shape
+    k = reference.n_components_
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    rng = _check_random_state(random_state)
+    axes_ref = reference.components_.astype(np.float64)
+    eigenvalues = np.empty((n_resamples, k))
+    axes = np.empty((n_resamples, k, p))
+    permutations = np.empty((n_resamples, k), dtype=np.intp)
+    signs = np.empty((n_resamples, k))
+    per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
+    for start in range(0, n_resamples, per_stack):
+        stack = slice(start, min(start + per_stack, n_resamples))
+        R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
+        if standardize:
+            constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
+            if constant.size:
+                raise ValueError(
+                    f"bootstrap resample {start + constant[0, 0]} has a constant column "
+                    f"({constant[0, 1]}); it cannot be standardized (use more samples or "
+                    "standardize=False)"
+                )
+        R -= R.mean(axis=1, keepdims=True)
+        if standardize:
+            R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
+        eigenvalues[stack], resample_axes = _leading_eigenpairs(R, k, ddof)
+        axes[stack], permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
+    tails = [(1 - level) / 2, (1 + level) / 2]
+    return BootstrapResult(
+        explained_variance=reference.explained_variance_,
+        components=reference.components_,
+        explained_variance_samples=eigenvalues.astype(dtype),
+        components_samples=axes.astype(dtype),
+        permutations=permutations,
+        signs=signs.astype(dtype),
+        level=float(level),
+        explained_variance_interval=np.quantile(eigenvalues, tails, axis=0).astype(dtype),
+        components_interval=np.quantile(axes, tails, axis=0).astype(dtype),
+    )

@@ -1,0 +1,208 @@
+"""Tests of pcalib.bootstrap: aligned axes, percentile intervals and their coverage.
+
+Independent references: NumPy's eigendecomposition of np.cov of the resampled rows;
+populations with known eigenvalues and axes (coverage by simulation); Anderson's
+asymptotic standard error sqrt(2/n) lambda_j of an eigenvalue of a Gaussian sample.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import pcalib
+from pcalib import PCA, align_axes, bootstrap_pca
+
+theorem = pytest.mark.theorem
+
+
+def gaussian_sample(n, eigenvalues, rng, basis=None):
+    lam = np.asarray(eigenvalues, dtype=float)
+    Z = rng.standard_normal((n, lam.size)) * np.sqrt(lam)
+    return Z if basis is None else Z @ basis.T
+
+
+# -- align_axes ------------------------------------------------------------------------
+
+
+def test_align_axes_undoes_a_permutation_and_sign_flips():
+    rng = np.random.default_rng(0)
+    reference = np.linalg.qr(rng.standard_normal((6, 4)))[0].T  # 4 orthonormal rows
+    order, flips = np.array([2, 0, 3, 1]), np.array([1.0, -1.0, -1.0, 1.0])
+    scrambled = reference[order] * flips[:, None]
+    aligned, permutation, signs = align_axes(scrambled, reference)
+    np.testing.assert_allclose(aligned, reference, atol=1e-15)
+    np.testing.assert_array_equal(scrambled[permutation] * signs[:, None], aligned)
+    np.testing.assert_array_equal(order[permutation], np.arange(4))
+
+
+def test_align_axes_maximizes_the_total_absolute_cosine_over_all_matchings():
+    rng = np.random.default_rng(2)
+    clashes = 0
+    for _ in range(200):
+        reference = np.linalg.qr(rng.standard_normal((5, 3)))[0].T
+        candidates = np.linalg.qr(rng.standard_normal((5, 4)))[0].T
+        cosines = np.abs(reference @ candidates.T)
+        clashes += len(set(np.argmax(cosines, axis=1))) < 3  # greedy choice not injective
+        best = max(itertools.permutations(range(4), 3),
+                   key=lambda m: sum(cosines[j, m[j]] for j in range(3)))
+        aligned, permutation, signs = align_axes(candidates, reference)
+        assert sum(cosines[j, permutation[j]] for j in range(3)) == pytest.approx(
+            sum(cosines[j, best[j]] for j in range(3)), rel=1e-12)
+        assert np.all(np.sum(aligned * reference, axis=1) >= 0)
+    assert clashes > 20  # the assignment solver was needed
+
+
+def test_align_axes_picks_from_more_candidates_and_rejects_bad_shapes():
+    rng = np.random.default_rng(1)
+    Q = np.linalg.qr(rng.standard_normal((5, 5)))[0].T
+    aligned, permutation, _ = align_axes(Q, -Q[[3, 1]])
+    np.testing.assert_array_equal(permutation, [3, 1])
+    np.testing.assert_allclose(aligned, -Q[[3, 1]], atol=1e-15)
+    with pytest.raises(ValueError, match="k <= k'"):
+        align_axes(Q[:2], Q[:3])
+    with pytest.raises(ValueError, match="the same p"):
+        align_axes(Q, Q[:, :4])
+
+
+# -- the resamples ------------------------------------------------------------------------
+
+
+def test_each_resample_is_the_pca_of_rows_drawn_with_replacement():
+    X = pcalib.datasets.load_iris().data
+    result = bootstrap_pca(X, 3, n_resamples=5, random_state=42)
+    # the same stream: one (B, n) draw of row indices (a single stack at this size)
+    indices = np.random.default_rng(42).integers(0, X.shape[0], size=(5, X.shape[0]))
+    for b in range(5):
+        rows = X[indices[b]]
+        lam, V = np.linalg.eigh(np.cov(rows, rowvar=False))
+        lam, V = lam[::-1][:3], V[:, ::-1][:, :3]
+        np.testing.assert_allclose(result.explained_variance_samples[b], lam, rtol=1e-10)
+        cosines = np.abs(np.sum(result.components_samples[b] * V.T, axis=1))
+        np.testing.assert_allclose(cosines, 1.0, atol=1e-10)  # same axes, up to sign
+        assert np.all(np.sum(result.components_samples[b] * result.components, axis=1) >= 0)
+
+
+def test_reference_is_the_pca_of_the_data_and_intervals_are_percentiles():
+    X = pcalib.datasets.load_iris().data
+    result = bootstrap_pca(X, 2, n_resamples=300, level=0.9, random_state=0)
+    full = PCA(2).fit(X)
+    np.testing.assert_allclose(result.explained_variance, full.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(result.components, full.components_, atol=1e-12)
+    lower, upper = np.percentile(result.explained_variance_samples, [5, 95], axis=0)
+    np.testing.assert_allclose(result.explained_variance_interval, [lower, upper], rtol=1e-12)
+    assert result.explained_variance_interval.shape == (2, 2)
+    assert result.components_interval.shape == (2, 2, 4)
+    assert np.all(result.components_interval[0] <= result.components_interval[1])
+    assert result.level == 0.9
+    np.testing.assert_allclose(np.cos(result.angles),
+                               np.einsum("bkp,kp->bk", result.components_samples, result.components))
+
+
+def test_standardized_bootstrap_resamples_the_correlation_matrix():
+    X = pcalib.datasets.load_iris().data * [1.0, 10.0, 100.0, 1000.0]
+    result = bootstrap_pca(X, 4, n_resamples=50, standardize=True, random_state=0)
+    np.testing.assert_allclose(result.explained_variance_samples.sum(axis=1), 4.0, rtol=1e-10)
+    np.testing.assert_allclose(result.explained_variance,
+                               np.linalg.eigvalsh(np.corrcoef(X, rowvar=False))[::-1], rtol=1e-10)
+
+
+def test_wide_data_use_the_svd_of_the_resample():
+    rng = np.random.default_rng(3)
+    X = gaussian_sample(12, [9.0, 4.0] + [1.0] * 18, rng)
+    result = bootstrap_pca(X, 2, n_resamples=3, random_state=7)
+    rows = X[np.random.default_rng(7).integers(0, 12, size=(3, 12))[0]]
+    lam = np.linalg.eigvalsh(np.cov(rows, rowvar=False))[::-1][:2]
+    np.testing.assert_allclose(result.explained_variance_samples[0], lam, rtol=1e-10)
+
+
+def test_deterministic_input_untouched_and_float32():
+    X = pcalib.datasets.load_iris().data
+    copy = X.copy()
+    a = bootstrap_pca(X, 2, n_resamples=40, random_state=3)
+    b = bootstrap_pca(X, 2, n_resamples=40, random_state=np.random.default_rng(3))
+    np.testing.assert_array_equal(a.components_samples, b.components_samples)
+    np.testing.assert_array_equal(X, copy)
+    single = bootstrap_pca(X.astype(np.float32), 2, n_resamples=40, random_state=3)
+    assert single.explained_variance_interval.dtype == np.float32
+    assert single.components_samples.dtype == np.float32
+    np.testing.assert_allclose(single.explained_variance_interval, a.explained_variance_interval, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n_resamples": 0}, ValueError, "n_resamples must be a positive integer"),
+        ({"level": 1.0}, ValueError, "level must be a number in"),
+        ({"k": 5}, ValueError, "between 1 and"),
+        ({"ddof": -1}, ValueError, "ddof must be non-negative"),
+    ],
+)
+def test_bad_options_are_rejected(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        bootstrap_pca(pcalib.datasets.load_iris().data, **{"k": 2, **kwargs})
+
+
+def test_a_resample_with_a_constant_column_cannot_be_standardized():
+    X = np.column_stack([np.arange(6.0), [0, 0, 0, 0, 0, 1.0]])
+    with pytest.raises(ValueError, match="constant column"):
+        bootstrap_pca(X, 1, n_resamples=50, standardize=True, random_state=0)
+
+
+# -- coverage ------------------------------------------------------------------------
+
+
+def coverage(eigenvalues, n, replications, n_resamples, level, seed):
+    """Fraction of simulated samples whose interval for lambda_1 covers lambda_1(C)."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.standard_normal((len(eigenvalues), len(eigenvalues))))[0]
+    hits = 0
+    for _ in range(replications):
+        X = gaussian_sample(n, eigenvalues, rng, basis)
+        lower, upper = bootstrap_pca(X, 1, n_resamples=n_resamples, level=level,
+                                     random_state=rng).explained_variance_interval[:, 0]
+        hits += lower <= eigenvalues[0] <= upper
+    return hits / replications
+
+
+@theorem("thm-howmany-bootstrap")
+def test_interval_for_a_distinct_largest_eigenvalue_covers_about_as_often_as_its_level():
+    # 300 replications: the binomial standard error at 0.9 is 0.017; the percentile
+    # interval of a distinct eigenvalue is asymptotically exact (Beran and Srivastava 1985)
+    observed = coverage([10.0, 3.0, 1.0, 0.5], n=200, replications=300, n_resamples=300,
+                        level=0.9, seed=0)
+    assert 0.85 <= observed <= 0.95
+
+
+@theorem("thm-howmany-bootstrap")
+def test_interval_for_a_tied_largest_eigenvalue_undercovers():
+    # lambda_1 = lambda_2: the bootstrap is not consistent for the ordered eigenvalues
+    observed = coverage([4.0, 4.0, 1.0, 0.5], n=200, replications=300, n_resamples=300,
+                        level=0.9, seed=1)
+    assert observed < 0.8
+
+
+@theorem("thm-howmany-anderson")
+def test_bootstrap_standard_error_matches_andersons_asymptotic_one():
+    # For Gaussian data with distinct eigenvalues, sd(lambda_hat_j) ~ sqrt(2/n) lambda_j.
+    rng = np.random.default_rng(5)
+    lam = np.array([8.0, 3.0, 1.0])
+    X = gaussian_sample(2000, lam, rng, np.linalg.qr(rng.standard_normal((3, 3)))[0])
+    result = bootstrap_pca(X, 3, n_resamples=1000, random_state=6)
+    spread = result.explained_variance_samples.std(axis=0)
+    np.testing.assert_allclose(spread, np.sqrt(2 / 2000) * result.explained_variance, rtol=0.12)
+
+
+def test_axis_intervals_cover_the_population_axis():
+    rng = np.random.default_rng(8)
+    basis = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+    v1 = basis[:, 0] * np.where(basis[np.argmax(np.abs(basis[:, 0])), 0] < 0, -1, 1)
+    hits = np.zeros(4)
+    replications = 200
+    for _ in range(replications):
+        X = gaussian_sample(300, [10.0, 3.0, 1.0, 0.5], rng, basis)
+        result = bootstrap_pca(X, 1, n_resamples=300, level=0.9, random_state=rng)
+        target = v1 if result.components[0] @ v1 > 0 else -v1  # the sample's orientation
+        lower, upper = result.components_interval[:, 0]
+        hits += (lower <= target) & (target <= upper)
+    assert np.all((hits / replications >= 0.8) & (hits / replications <= 0.97))
