@@ -18,19 +18,19 @@ import pcalib
 theorem = pytest.mark.theorem
 
 seeds = st.integers(0, 2**32 - 1)
-sizes = st.integers(1, 12)
+sizes = st.integers(1, 12)          # d: the size of a symmetric d x d matrix
 
 
-def symmetric(m, seed, spread=1.0):
-    """A random symmetric m x m matrix."""
-    B = np.random.default_rng(seed).normal(scale=spread, size=(m, m))
-    return (B + B.T) / 2
+def symmetric(d, seed, spread=1.0):
+    """A random symmetric d x d matrix."""
+    F = np.random.default_rng(seed).normal(scale=spread, size=(d, d))
+    return (F + F.T) / 2
 
 
 def symmetric_with_spectrum(eigenvalues, seed):
     """Q diag(eigenvalues) Q^T with a random orthogonal Q (Haar, by QR with sign fix)."""
-    m = len(eigenvalues)
-    Z = np.random.default_rng(seed).normal(size=(m, m))
+    d = len(eigenvalues)
+    Z = np.random.default_rng(seed).normal(size=(d, d))
     Q, R = np.linalg.qr(Z)
     Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
     A = (Q * np.asarray(eigenvalues, dtype=float)) @ Q.T
@@ -39,16 +39,16 @@ def symmetric_with_spectrum(eigenvalues, seed):
 
 @theorem("lem-la-real-eigenvalues")
 @given(sizes, seeds)
-def test_symmetric_matrices_have_real_eigenvalues_and_real_eigenvectors(m, seed):
-    A = symmetric(m, seed)
+def test_symmetric_matrices_have_real_eigenvalues_and_real_eigenvectors(d, seed):
+    A = symmetric(d, seed)
     general = scipy.linalg.eigvals(A)                      # complex-capable general solver
-    scale = max(1.0, np.abs(A).max()) * m
+    scale = max(1.0, np.abs(A).max()) * d
     assert np.abs(general.imag).max() <= 1e-10 * scale
     lam = np.linalg.eigvalsh(A)
     np.testing.assert_allclose(np.sort(general.real), lam, atol=1e-10 * scale)
     # a real eigenvector: the last right singular vector of A - lam I
     for value in lam:
-        v = np.linalg.svd(A - value * np.eye(m))[2][-1]
+        v = np.linalg.svd(A - value * np.eye(d))[2][-1]
         assert np.isrealobj(v) and np.isclose(np.linalg.norm(v), 1.0)
         np.testing.assert_allclose(A @ v, value * v, atol=1e-9 * scale)
 
@@ -61,15 +61,15 @@ def test_a_rotation_has_complex_eigenvalues():
 
 @theorem("lem-la-orthogonal-eigenvectors")
 @given(st.integers(2, 10), seeds)
-def test_eigenvectors_of_distinct_eigenvalues_are_orthogonal(m, seed):
+def test_eigenvectors_of_distinct_eigenvalues_are_orthogonal(d, seed):
     # Spectrum spaced by at least 1, so every eigenvalue is simple and well separated.
     rng = np.random.default_rng(seed)
-    spectrum = np.cumsum(1.0 + rng.random(m)) - m
+    spectrum = np.cumsum(1.0 + rng.random(d)) - d
     A, _ = symmetric_with_spectrum(spectrum, seed)
     # scipy.linalg.eig (LAPACK geev) normalizes but never orthogonalizes its eigenvectors.
     _, V = scipy.linalg.eig(A)
     V = V.real
-    np.testing.assert_allclose(V.T @ V, np.eye(m), atol=1e-9)
+    np.testing.assert_allclose(V.T @ V, np.eye(d), atol=1e-9)
 
 
 def test_eigenvectors_of_a_nonsymmetric_matrix_need_not_be_orthogonal():
@@ -79,15 +79,15 @@ def test_eigenvectors_of_a_nonsymmetric_matrix_need_not_be_orthogonal():
 
 @theorem("thm-la-spectral")
 @given(sizes, seeds)
-def test_spectral_decomposition_of_random_symmetric_matrices(m, seed):
-    A = symmetric(m, seed)
+def test_spectral_decomposition_of_random_symmetric_matrices(d, seed):
+    A = symmetric(d, seed)
     lam, V = scipy.linalg.eigh(A)
     lam, V = lam[::-1], V[:, ::-1]
-    np.testing.assert_allclose(V.T @ V, np.eye(m), atol=1e-12)
-    np.testing.assert_allclose(V.T @ A @ V, np.diag(lam), atol=1e-11 * m)
-    np.testing.assert_allclose((V * lam) @ V.T, A, atol=1e-11 * m)
+    np.testing.assert_allclose(V.T @ V, np.eye(d), atol=1e-12)
+    np.testing.assert_allclose(V.T @ A @ V, np.diag(lam), atol=1e-11 * d)
+    np.testing.assert_allclose((V * lam) @ V.T, A, atol=1e-11 * d)
     # the eigenvalues are the roots of the characteristic polynomial, with multiplicity
-    np.testing.assert_allclose(np.sort(np.linalg.eigvals(A).real)[::-1], lam, atol=1e-9 * m)
+    np.testing.assert_allclose(np.sort(np.linalg.eigvals(A).real)[::-1], lam, atol=1e-9 * d)
 
 
 @theorem("thm-la-spectral")
@@ -117,13 +117,13 @@ def test_pca_eig_diagonalizes_the_covariance(n, p, seed):
 
 @theorem("thm-la-rayleigh")
 @given(sizes, seeds)
-def test_rayleigh_quotient_lies_between_extreme_eigenvalues(m, seed):
-    A = symmetric(m, seed)
+def test_rayleigh_quotient_lies_between_extreme_eigenvalues(d, seed):
+    A = symmetric(d, seed)
     lam, V = np.linalg.eigh(A)                                 # ascending
-    x = np.random.default_rng(seed + 1).normal(size=(500, m))
-    R = np.einsum("ij,jk,ik->i", x, A, x) / np.einsum("ij,ij->i", x, x)
-    tol = 1e-12 * max(1.0, np.abs(lam).max()) * m
-    assert R.min() >= lam[0] - tol and R.max() <= lam[-1] + tol
+    x = np.random.default_rng(seed + 1).normal(size=(500, d))
+    quotients = np.einsum("ij,jk,ik->i", x, A, x) / np.einsum("ij,ij->i", x, x)
+    tol = 1e-12 * max(1.0, np.abs(lam).max()) * d
+    assert quotients.min() >= lam[0] - tol and quotients.max() <= lam[-1] + tol
     # the extremes are attained at the extreme eigenvectors, and scaling does not matter
     for j in (0, -1):
         v = V[:, j] * 3.7
@@ -147,18 +147,18 @@ def test_first_principal_axis_maximizes_projected_variance_against_scipy_optimiz
 @theorem("thm-la-courant-fischer")
 @settings(max_examples=30)
 @given(st.integers(2, 8), st.data())
-def test_courant_fischer_max_min_and_min_max(m, data):
+def test_courant_fischer_max_min_and_min_max(d, data):
     seed = data.draw(seeds)
-    k = data.draw(st.integers(1, m))
-    A = symmetric(m, seed)
+    k = data.draw(st.integers(1, d))
+    A = symmetric(d, seed)
     lam, V = np.linalg.eigh(A)
     lam, V = lam[::-1], V[:, ::-1]
     rng = np.random.default_rng(seed + 7)
-    tol = 1e-11 * max(1.0, np.abs(lam).max()) * m
+    tol = 1e-11 * max(1.0, np.abs(lam).max()) * d
     for _ in range(100):
-        Q, _ = np.linalg.qr(rng.normal(size=(m, k)))            # random k-dim subspace
+        Q, _ = np.linalg.qr(rng.normal(size=(d, k)))            # random k-dim subspace
         assert np.linalg.eigvalsh(Q.T @ A @ Q)[0] <= lam[k - 1] + tol
-        Q, _ = np.linalg.qr(rng.normal(size=(m, m - k + 1)))    # random (m-k+1)-dim subspace
+        Q, _ = np.linalg.qr(rng.normal(size=(d, d - k + 1)))    # random (d-k+1)-dim subspace
         assert np.linalg.eigvalsh(Q.T @ A @ Q)[-1] >= lam[k - 1] - tol
     # attained by the spans of the leading and the trailing eigenvectors
     top, bottom = V[:, :k], V[:, k - 1:]
@@ -168,23 +168,23 @@ def test_courant_fischer_max_min_and_min_max(m, data):
 
 @theorem("thm-la-courant-fischer")
 @given(st.integers(2, 10), seeds)
-def test_cauchy_interlacing_consequence(m, seed):
+def test_cauchy_interlacing_consequence(d, seed):
     # Deleting the last row and column interlaces the eigenvalues (a corollary of min-max).
-    A = symmetric(m, seed)
+    A = symmetric(d, seed)
     a = np.linalg.eigvalsh(A)[::-1]
     b = np.linalg.eigvalsh(A[:-1, :-1])[::-1]
-    tol = 1e-12 * max(1.0, np.abs(a).max()) * m
+    tol = 1e-12 * max(1.0, np.abs(a).max()) * d
     assert np.all(a[:-1] >= b - tol) and np.all(b >= a[1:] - tol)
 
 
 @theorem("prop-la-trace-eigenvalues")
 @given(sizes, st.integers(1, 12), seeds)
-def test_trace_is_cyclic_and_equals_the_sum_of_eigenvalues(m, q, seed):
+def test_trace_is_cyclic_and_equals_the_sum_of_eigenvalues(d, h, seed):
     rng = np.random.default_rng(seed)
-    B, C = rng.normal(size=(m, q)), rng.normal(size=(q, m))
-    np.testing.assert_allclose(np.trace(B @ C), np.trace(C @ B), atol=1e-12 * m * q)
-    A = symmetric(m, seed)
-    np.testing.assert_allclose(np.trace(A), np.linalg.eigvalsh(A).sum(), atol=1e-12 * m * max(1.0, np.abs(A).max()))
+    F, K = rng.normal(size=(d, h)), rng.normal(size=(h, d))
+    np.testing.assert_allclose(np.trace(F @ K), np.trace(K @ F), atol=1e-12 * d * h)
+    A = symmetric(d, seed)
+    np.testing.assert_allclose(np.trace(A), np.linalg.eigvalsh(A).sum(), atol=1e-12 * d * max(1.0, np.abs(A).max()))
 
 
 @theorem("prop-la-trace-eigenvalues")
@@ -199,27 +199,27 @@ def test_total_variance_is_the_sum_of_the_covariance_eigenvalues(n, p, seed):
 
 @theorem("prop-la-orthogonal-projector")
 @given(st.integers(1, 10), st.data())
-def test_projector_onto_orthonormal_columns(m, data):
-    k = data.draw(st.integers(1, m))
+def test_projector_onto_orthonormal_columns(d, data):
+    k = data.draw(st.integers(1, d))
     seed = data.draw(seeds)
     rng = np.random.default_rng(seed)
-    W, _ = np.linalg.qr(rng.normal(size=(m, k)))
-    P = W @ W.T
+    Q, _ = np.linalg.qr(rng.normal(size=(d, k)))
+    P = Q @ Q.T
     np.testing.assert_allclose(P, P.T, atol=1e-14)
     np.testing.assert_allclose(P @ P, P, atol=1e-12)
     np.testing.assert_allclose(np.trace(P), k, atol=1e-12)
     assert np.linalg.matrix_rank(P) == k
-    np.testing.assert_allclose(P @ W, W, atol=1e-12)            # range(W) is inside range(P)
-    R = np.eye(m) - P
-    np.testing.assert_allclose(R @ R, R, atol=1e-12)
-    np.testing.assert_allclose(W.T @ R, 0, atol=1e-12)
-    x = rng.normal(size=m)
+    np.testing.assert_allclose(P @ Q, Q, atol=1e-12)            # range(Q) is inside range(P)
+    complement = np.eye(d) - P
+    np.testing.assert_allclose(complement @ complement, complement, atol=1e-12)
+    np.testing.assert_allclose(Q.T @ complement, 0, atol=1e-12)
+    x = rng.normal(size=d)
     np.testing.assert_allclose((P @ x) @ (x - P @ x), 0, atol=1e-12)
     np.testing.assert_allclose(x @ x, (P @ x) @ (P @ x) + (x - P @ x) @ (x - P @ x), rtol=1e-12)
-    # closest point of range(W): least squares by LAPACK gives the same point
-    c = np.linalg.lstsq(W, x, rcond=None)[0]
-    np.testing.assert_allclose(W @ c, P @ x, atol=1e-12)
-    competitors = rng.normal(size=(200, k)) @ W.T
+    # closest point of range(Q): least squares by LAPACK gives the same point
+    c = np.linalg.lstsq(Q, x, rcond=None)[0]
+    np.testing.assert_allclose(Q @ c, P @ x, atol=1e-12)
+    competitors = rng.normal(size=(200, k)) @ Q.T
     assert np.linalg.norm(x - competitors, axis=1).min() >= np.linalg.norm(x - P @ x) - 1e-12
 
 
@@ -227,8 +227,8 @@ def test_projector_onto_orthonormal_columns(m, data):
 def test_pca_projector_and_centering_matrix_are_orthogonal_projectors():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(50, 6)) @ rng.normal(size=(6, 6))
-    W = pcalib.pca_eig(X, k=3).components.T
-    P = W @ W.T
+    Q = pcalib.pca_eig(X, k=3).components.T
+    P = Q @ Q.T
     np.testing.assert_allclose(P @ P, P, atol=1e-12)
     np.testing.assert_allclose(np.trace(P), 3, atol=1e-12)
     H = pcalib.centering_matrix(7)
@@ -242,10 +242,10 @@ def _svd_by_the_proof(A):
     Forming A^T A squares the condition number, so this is accurate only for
     well-conditioned non-zero singular values, which is what the test builds.
     """
-    mu, V = np.linalg.eigh(A.T @ A)
-    mu, V = np.maximum(mu[::-1], 0.0), V[:, ::-1]
-    positive = mu > 1e-8 * max(mu[0], 1e-300)
-    sigma = np.where(positive, np.sqrt(mu), 0.0)
+    squares, V = np.linalg.eigh(A.T @ A)                 # sigma_i^2
+    squares, V = np.maximum(squares[::-1], 0.0), V[:, ::-1]
+    positive = squares > 1e-8 * max(squares[0], 1e-300)
+    sigma = np.where(positive, np.sqrt(squares), 0.0)
     U = A @ V[:, positive] / sigma[positive]
     # complete to p orthonormal columns: project random vectors off U, then QR
     extra = np.random.default_rng(0).normal(size=(A.shape[0], A.shape[1] - U.shape[1]))
@@ -264,20 +264,20 @@ def _orthonormal_columns(rng, rows, cols):
 def test_svd_exists_and_matches_lapack(n, p, rank, seed):
     # A with known singular values: `rank` of them in [1, 10], the others exactly 0.
     rng = np.random.default_rng(seed)
-    r = min(n, p)
-    rank = min(rank, r)
-    known = np.zeros(r)
+    m = min(n, p)
+    rank = min(rank, m)
+    known = np.zeros(m)
     known[:rank] = np.sort(rng.uniform(1.0, 10.0, size=rank))[::-1]
-    A = (_orthonormal_columns(rng, n, r) * known) @ _orthonormal_columns(rng, p, r).T
+    A = (_orthonormal_columns(rng, n, m) * known) @ _orthonormal_columns(rng, p, m).T
     tall = A if n >= p else A.T
     U, s, V = _svd_by_the_proof(tall)
-    np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-10)
-    np.testing.assert_allclose(V.T @ V, np.eye(r), atol=1e-12)
+    np.testing.assert_allclose(U.T @ U, np.eye(m), atol=1e-10)
+    np.testing.assert_allclose(V.T @ V, np.eye(m), atol=1e-12)
     np.testing.assert_allclose((U * s) @ V.T, tall, atol=1e-10)
     np.testing.assert_allclose(s, known, atol=1e-10)
     np.testing.assert_allclose(np.linalg.svd(A, compute_uv=False), known, atol=1e-12)
     if rank > 0:
-        Uk, sk, Vtk = pcalib.truncated_svd(A, r)
+        Uk, sk, Vtk = pcalib.truncated_svd(A, m)
         np.testing.assert_allclose(sk, known, atol=1e-12)
         np.testing.assert_allclose((Uk * sk) @ Vtk, A, atol=1e-12)
         np.testing.assert_allclose(A @ Vtk[:rank].T, Uk[:, :rank] * sk[:rank], atol=1e-12)
@@ -287,15 +287,15 @@ def test_svd_exists_and_matches_lapack(n, p, rank, seed):
 @given(st.integers(1, 10), st.integers(1, 10), seeds)
 def test_svd_diagonalizes_both_gram_matrices(n, p, seed):
     A = np.random.default_rng(seed).normal(size=(n, p))
-    r = min(n, p)
-    U, s, Vt = pcalib.truncated_svd(A, r)
+    m = min(n, p)
+    U, s, Vt = pcalib.truncated_svd(A, m)
     tol = 1e-10 * max(1.0, s[0] ** 2)
     right = np.linalg.eigvalsh(A.T @ A)[::-1]
     left = np.linalg.eigvalsh(A @ A.T)[::-1]
-    np.testing.assert_allclose(right[:r], s**2, atol=tol)
-    np.testing.assert_allclose(right[r:], 0, atol=tol)
-    np.testing.assert_allclose(left[:r], s**2, atol=tol)
-    np.testing.assert_allclose(left[r:], 0, atol=tol)
+    np.testing.assert_allclose(right[:m], s**2, atol=tol)
+    np.testing.assert_allclose(right[m:], 0, atol=tol)
+    np.testing.assert_allclose(left[:m], s**2, atol=tol)
+    np.testing.assert_allclose(left[m:], 0, atol=tol)
     np.testing.assert_allclose(A.T @ A, (Vt.T * s**2) @ Vt, atol=tol)
     np.testing.assert_allclose(A @ A.T, (U * s**2) @ U.T, atol=tol)
     np.testing.assert_allclose(A.T @ U, Vt.T * s, atol=1e-12 * max(1.0, s[0]))
