@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike
 from ._eigen import krylov_top
 from ._signs import axis_signs
 from ._validation import as_data_matrix, as_square_matrix, output_dtype
+from .selection import broken_stick
 
 __all__ = ["PCoAResult", "double_center", "pcoa"]
 
@@ -163,8 +164,7 @@ class PCoAResult:
         k = self.proportion_explained.shape[0]
         stick = np.zeros(k)
         if positive:
-            tail_sums = np.cumsum(1.0 / np.arange(positive, 0, -1))[::-1] / positive
-            stick[: min(k, positive)] = tail_sums[:k]
+            stick[: min(k, positive)] = broken_stick(positive)[:k]
         return stick.astype(self.proportion_explained.dtype)
 
     def transform(self, D_new_to_old: ArrayLike) -> Any:
