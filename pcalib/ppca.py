@@ -21,6 +21,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from . import missing as _missing
 from ._signs import axis_signs
 from ._validation import as_data_matrix, check_n_components
 from .covariance import _centered
@@ -174,7 +175,13 @@ class PPCA:
         return k
 
     def fit(self, X: ArrayLike, y: object = None) -> PPCA:
-        """Fit the model to `X` (n x p, not modified); returns self."""
+        """Fit the model to `X` (n x p, not modified); returns self.
+
+        NaN entries are missing values: then EM over the observed entries
+        (:func:`pcalib.missing.fit_ppca`) whatever `method` says.
+        """
+        if _missing.has_missing(X):
+            return _missing.fit_ppca(self, X)
         Xc, mean, _, _, _ = _centered(X, 0)
         n, p = Xc.shape
         k = self._check_params(n, p)
@@ -266,8 +273,12 @@ class PPCA:
         return arr
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k)."""
-        arr = self._check_X(X)
+        r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k).
+
+        A row with NaN gets its posterior mean given its observed entries.
+        """
+        self._check_fitted()
+        arr = self._check_X(_missing.fill_missing(X, self.mean_, self.W_, self.sigma2_))
         M = self.W_.T @ self.W_ + self.sigma2_ * np.eye(self.W_.shape[1])
         return scipy.linalg.solve(M, self.W_.T @ (arr - self.mean_).T, assume_a="pos").T
 
