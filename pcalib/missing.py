@@ -300,11 +300,13 @@ def fill_missing(
 # -- iterative and regularized iterative PCA ---------------------------------------
 
 
-def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> np.ndarray:
-    r"""Rank-k reconstruction of the centered matrix `Z`, component j multiplied by
-    :math:`1 - \sigma^2/\tilde\lambda_j` if `regularized`, with
-    :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j` (eigenvalues of
-    :math:`Z^\top Z / n`, the PPCA noise variance)."""
+def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> tuple[np.ndarray, float]:
+    r"""Rank-k reconstruction of the centered matrix `Z` and :math:`\|Z\|_F^2`.
+
+    Component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j` if
+    `regularized`, with :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`
+    (eigenvalues of :math:`Z^\top Z / n`: the PPCA noise variance).
+    """
     n, p = Z.shape
     gram_of_columns = n >= p
     G = Z.T @ Z if gram_of_columns else Z @ Z.T
@@ -313,7 +315,8 @@ def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> np.ndarray:
     w = np.maximum(w, 0.0)
     noise = max(total - float(w.sum()), 0.0) / (p - k)  # n sigma^2
     shrink = np.divide(w - noise, w, out=np.zeros(k), where=w > 0) if regularized else np.ones(k)
-    return (Z @ U) * shrink @ U.T if gram_of_columns else (U * shrink) @ (U.T @ Z)
+    fitted = (Z @ U) * shrink @ U.T if gram_of_columns else (U * shrink) @ (U.T @ Z)
+    return fitted, total
 
 
 def _iterative_pca(
@@ -333,23 +336,28 @@ def _iterative_pca(
     (and scale) the completed matrix :math:`\hat X`, take its rank-k
     reconstruction (:func:`_shrunk_fit`), and copy it into the missing entries.
     Unregularized, each iteration does not increase the residual sum of squares
-    over the observed entries. Stops when the change of the completed matrix,
+    over the observed entries. Stops when the change of the imputed values,
     plus the change still to come if it shrinks geometrically (Aitken), is at
-    most ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F`.
+    most ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in
+    standardized units if `standardize`).
     """
-    missing = ~observed
+    rows, columns = np.nonzero(~observed)
     completed = np.where(observed, arr, np.nanmean(np.where(observed, arr, np.nan), axis=0))
     previous_step = np.inf
     for iteration in range(1, max_iter + 1):
         mean = completed.mean(axis=0)
         centered = completed - mean
-        sd = _checked_scale(completed, np.einsum("ij,ij->j", centered, centered), 0) if standardize else 1.0
-        fitted = _shrunk_fit(centered / sd, k, regularized) * sd + mean
-        step = float(np.linalg.norm(fitted[missing] - completed[missing]))
-        completed[missing] = fitted[missing]
+        sd = np.ones(arr.shape[1])
+        if standardize:
+            sd = _checked_scale(completed, np.einsum("ij,ij->j", centered, centered), 0)
+            centered /= sd
+        fitted, total = _shrunk_fit(centered, k, regularized)
+        imputed = fitted[rows, columns] * sd[columns] + mean[columns]
+        step = float(np.linalg.norm((imputed - completed[rows, columns]) / sd[columns]))
+        completed[rows, columns] = imputed
         ratio = step / previous_step if previous_step > 0 else 0.0
         to_come = step * ratio / (1.0 - ratio) if ratio < 1.0 else np.inf
-        if max(step, to_come) <= tol * np.linalg.norm(centered):
+        if max(step, to_come) <= tol * np.sqrt(total):
             return completed, iteration
         previous_step = step
     warnings.warn(
