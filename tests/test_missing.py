@@ -56,6 +56,7 @@ def rmse(completed, X, missing):
 # -- no missing entry: the complete-data answers ----------------------------------
 
 
+@theorem("thm-missing-observed-marginal")
 def test_em_over_observed_entries_without_missing_equals_closed_form():
     X = low_rank_data()
     k = 2
@@ -88,6 +89,7 @@ def test_estimator_with_missing_option_and_no_nan_equals_plain_pca():
 # -- the observed-data likelihood and EM -------------------------------------------
 
 
+@theorem("thm-missing-observed-marginal")
 def test_observed_loglik_matches_scipy_per_row():
     X, _ = remove_at_random(low_rank_data(n=60, p=5, seed=4), 0.3)
     rng = np.random.default_rng(5)
@@ -98,6 +100,7 @@ def test_observed_loglik_matches_scipy_per_row():
     assert loglik == pytest.approx(observed_loglik_scipy(X, mean, W, sigma2), rel=1e-12)
 
 
+@theorem("thm-missing-em-monotone")
 @pytest.mark.parametrize("rate", [0.1, 0.3, 0.5])
 def test_em_log_likelihood_never_decreases_and_is_the_scipy_value(rate):
     X, _ = remove_at_random(low_rank_data(n=200, p=8, k=2, seed=6), rate)
@@ -110,6 +113,7 @@ def test_em_log_likelihood_never_decreases_and_is_the_scipy_value(rate):
     )
 
 
+@theorem("thm-missing-em-monotone")
 def test_em_reaches_the_maximum_found_by_scipy_optimize():
     X, _ = remove_at_random(low_rank_data(n=80, p=4, k=1, seed=7), 0.25)
     p = X.shape[1]
@@ -258,6 +262,7 @@ def test_iterative_methods_match_a_first_principles_svd_implementation(method):
     np.testing.assert_allclose(completed[missing], fitted[missing], atol=1e-7)
 
 
+@theorem("prop-missing-iterative-least-squares")
 def test_iterative_pca_minimizes_observed_squared_error_like_alternating_least_squares():
     X, missing = remove_at_random(low_rank_data(n=60, p=6, seed=15), 0.15)
     observed = ~missing
