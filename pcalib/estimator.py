@@ -118,7 +118,7 @@ class PCA:
         standardized at each iteration if ``standardize``), and ``transform``
         of a row with NaN uses only its observed entries (each hole is replaced
         by its conditional mean under the fitted model,
-        :func:`pcalib.missing.fill_for_pca`).
+        :func:`pcalib.missing.fill_missing`).
 
     Attributes
     ----------
