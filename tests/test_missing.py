@@ -360,3 +360,16 @@ def test_bad_data():
         PCA(0.9, missing="regularized").fit(X)
     with pytest.raises(ValueError, match="features"):
         PPCA(2).fit(X).transform(X[:, :4])
+
+
+def test_regularized_fixed_point_holds_conditional_means_of_the_completed_fit():
+    X, missing = remove_at_random(low_rank_data(n=150, p=6, seed=20), 0.15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # slow tail; 1e-6 is reached long before
+        completed, model = impute_pca(X, 2, "regularized", tol=1e-10, max_iter=5000)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(6)  # PPCA fit of the completed matrix
+    for i in np.flatnonzero(missing.any(axis=1)):
+        o, m = ~missing[i], missing[i]
+        y_o = X[i, o] - model.mean_[o]
+        expected = model.mean_[m] + C[np.ix_(m, o)] @ np.linalg.solve(C[np.ix_(o, o)], y_o)
+        np.testing.assert_allclose(completed[i, m], expected, atol=1e-6 * np.abs(X[~missing]).max())
