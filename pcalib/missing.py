@@ -275,8 +275,10 @@ def fill_missing(
 
     .. math::
 
-        \E[x_m \mid x_o] = \mu_m + D_{s,m} W_m \hat z, \qquad
-        \hat z = M_o^{-1} W_o^\top D_{s,o}^{-1}(x_o - \mu_o),
+        \begin{aligned}
+        \E[x_m \mid x_o] &= \mu_m + D_{s,m} W_m \hat z, \\
+        \hat z &= M_o^{-1} W_o^\top D_{s,o}^{-1}(x_o - \mu_o),
+        \end{aligned}
 
     and its observed entries are kept. ``transform`` of the filled row then
     uses only the observed entries: for PPCA, :math:`M^{-1}W^\top(\hat x - \mu)

@@ -69,7 +69,7 @@ SEARCH_TERMS = {
     "book/08_pcoa": "coordinates",
     "book/09_ppca": "probabilistic",
     "book/10_pitfalls": "pitfalls",
-    "book/13_missing_values": "imputation",
+    "book/13_missing_values": "missing",
     "book/appendix_linear_algebra": "algebra",
     "book/appendix_api": "API",
     "book/bibliography": "bibliography",
