@@ -18,6 +18,9 @@ from .lowrank import low_rank_approx, randomized_svd, truncated_svd
 # Chapter "Probabilistic PCA"
 from .ppca import PPCA
 
+# Chapter "Missing values"
+from .missing import impute_pca
+
 # The estimator
 from .estimator import PCA, NotFittedError
 
@@ -54,6 +57,7 @@ __all__ = [
     "low_rank_approx",
     "randomized_svd",
     "PPCA",
+    "impute_pca",
     "PCA",
     "NotFittedError",
     "PCoAResult",

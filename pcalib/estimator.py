@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._sklearn_compat import EstimatorBase
+from . import missing as _missing
 from ._validation import as_data_matrix, check_n_components, output_dtype
 from .covariance import _rescale, _validated
 from .lowrank import _check_random_state
@@ -123,6 +124,14 @@ class PCA(EstimatorBase):
         Variance divisor ``n - ddof``.
     random_state : None, int or numpy.random.Generator
         Seed of the randomized solver.
+    missing : {None, "regularized"}, default None
+        None: NaN in `X` is an error. "regularized": NaN marks a missing
+        entry; ``fit`` analyses `X` completed by regularized iterative PCA with
+        ``n_components`` components (an int; :func:`pcalib.impute_pca`,
+        standardized at each iteration if ``standardize``), and ``transform``
+        of a row with NaN uses only its observed entries (each hole is replaced
+        by its conditional mean under the fitted model,
+        :func:`pcalib.missing.fill_missing`).
 
     Attributes
     ----------
@@ -167,6 +176,7 @@ class PCA(EstimatorBase):
         whiten: bool = False,
         ddof: int = 1,
         random_state: int | np.random.Generator | None = None,
+        missing: str | None = None,
     ) -> None:
         self.n_components = n_components
         self.solver = solver
@@ -174,8 +184,13 @@ class PCA(EstimatorBase):
         self.whiten = whiten
         self.ddof = ddof
         self.random_state = random_state
+        self.missing = missing
 
     _preserves_dtype = ("float64", "float32")
+
+    @property
+    def _accepts_nan(self) -> bool:  # NaN entries are missing values only with `missing`
+        return self.missing is not None
 
     @property
     def _n_features_out(self) -> int:
@@ -268,6 +283,8 @@ class PCA(EstimatorBase):
         return found
 
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
+        if self.missing is not None:
+            X = _missing.complete_for_pca(self, X)
         arr, ddof = _validated(X, self.ddof)
         dtype = output_dtype(arr)
         n, p = arr.shape
@@ -351,7 +368,13 @@ class PCA(EstimatorBase):
         return Z, output_dtype(arr)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        r"""Scores of new samples: :math:`((x - \bar{x}) / s)\, V_k`, whitened if ``whiten``."""
+        r"""Scores of new samples: :math:`((x - \bar{x}) / s)\, V_k`, whitened if ``whiten``.
+
+        With ``missing`` set, a row with NaN uses only its observed entries.
+        """
+        if self.missing is not None:
+            self._check_is_fitted()
+            X = _missing.fill_for_pca(self, X)
         Z, dtype = self._standardized(X)
         scores = Z @ self.components_.T.astype(np.float64)
         if self.whiten:

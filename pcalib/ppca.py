@@ -21,6 +21,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from . import missing as _missing
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._validation import as_data_matrix, check_n_components
@@ -255,6 +256,8 @@ class PPCA(EstimatorBase):
         the data have rank at most k after centering and the likelihood is unbounded.
     """
 
+    _accepts_nan = True  # NaN entries are missing values (pcalib.missing.fit_ppca)
+
     def __init__(
         self,
         n_components: int,
@@ -297,11 +300,16 @@ class PPCA(EstimatorBase):
     def fit(self, X: ArrayLike, y: object = None) -> PPCA:
         """Fit the model to `X` (n x p, not modified); returns self.
 
-        Both methods work on the centered data read in their frame (exact powers
-        of two, :class:`pcalib.covariance._Frame`), so no square overflows; W,
-        sigma^2 and the log-likelihood are converted back to the data's units.
+        NaN entries are missing values: then EM over the observed entries
+        (:func:`pcalib.missing.fit_ppca`) whatever `method` says. Otherwise both
+        methods work on the centered data read in their frame (exact powers of
+        two, ``pcalib.covariance._Frame``), so no square overflows; W, sigma^2
+        and the log-likelihood are converted back to the data's units.
         """
-        arr, _ = _validated(self._remember_input(X), 0)
+        X = self._remember_input(X)
+        if _missing.has_missing(X):
+            return _missing.fit_ppca(self, X)
+        arr, _ = _validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
         centered = _center_array(arr, 0)
@@ -402,17 +410,24 @@ class PPCA(EstimatorBase):
 
             raise NotFittedError("this PPCA instance is not fitted yet; call fit(X) first")
 
-    def _check_X(self, X: ArrayLike) -> np.ndarray:
+    def _check_X(self, X: ArrayLike, fill: bool = False) -> np.ndarray:
+        """`X` checked against the fit; with `fill`, NaN entries first replaced by
+        their conditional means given the row's observed entries."""
         self._check_fitted()
         X = self._check_input(X)
+        if fill:
+            X = _missing.fill_missing(X, self.mean_, self.W_, self.sigma2_)
         arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
         if arr.shape[1] != self.W_.shape[0]:
             raise ValueError(f"X has {arr.shape[1]} features, but PPCA was fitted with {self.W_.shape[0]}")
         return arr
 
     def transform(self, X: ArrayLike) -> np.ndarray:
-        r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k)."""
-        arr = self._check_X(X)
+        r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k).
+
+        A row with NaN gets its posterior mean given its observed entries.
+        """
+        arr = self._check_X(X, fill=True)
         M = self.W_.T @ self.W_ + self.sigma2_ * np.eye(self.W_.shape[1])
         return self._wrap_output(scipy.linalg.solve(M, self.W_.T @ (arr - self.mean_).T, assume_a="pos").T, X)
 

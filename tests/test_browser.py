@@ -70,6 +70,7 @@ SEARCH_TERMS = {
     "book/09_ppca": "probabilistic",
     "book/10_pitfalls": "pitfalls",
     "book/12_how_many_components": "sure",
+    "book/13_missing_values": "missing",
     "book/appendix_linear_algebra": "algebra",
     "book/appendix_api": "API",
     "book/bibliography": "bibliography",

@@ -197,10 +197,10 @@ def test_bad_sample_size_rejected():
         model.sample(0)
 
 
-def test_nan_rejected():
+def test_infinity_rejected():
     X = ppca_data()
-    X[0, 0] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN"):
+    X[0, 0] = np.inf  # NaN is a missing value (tests/test_missing.py), infinity an error
+    with pytest.raises(ValueError, match="infinity"):
         PPCA(2).fit(X)
 
 

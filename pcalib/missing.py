@@ -1,0 +1,526 @@
+r"""PCA and probabilistic PCA of data with missing values (chapter *Missing values*).
+
+Missing entries are NaN. Row i observes the features :math:`o_i`; :math:`W_{o}`,
+:math:`\mu_{o}` and :math:`x_{o}` keep the rows (entries) of those features.
+
+Probabilistic PCA (Tipping and Bishop 1999; Ilin and Raiko 2010). Under
+:math:`x = W z + \mu + \varepsilon` the observed part of a row is again a PPCA
+model, :math:`x_o \sim \mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)`, so the
+log-likelihood of the observed entries is
+
+.. math::
+
+    \mathcal L = \sum_i -\tfrac12\Big(p_i \log 2\pi + (p_i - k)\log\sigma^2
+    + \log\det M_i + \frac{\|y_i - W_{o_i}\hat z_i\|^2 + \sigma^2\|\hat z_i\|^2}{\sigma^2}\Big),
+
+with :math:`p_i = |o_i|`, :math:`y_i = x_{i,o_i} - \mu_{o_i}`,
+:math:`M_i = W_{o_i}^\top W_{o_i} + \sigma^2 I_k` and the posterior mean
+:math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. It is maximized by EM with a
+parameter-expanded M step (PX-EM, Liu, Rubin and Wu 1998), see :func:`_ppca_em`.
+
+Iterative PCA (the "EM" method of the R package missMDA) and regularized
+iterative PCA (Josse and Husson 2012), see :func:`_iterative_pca`: fill the
+holes with column means, then repeat "PCA of the completed matrix, refill the
+holes with its rank-k reconstruction", the regularized version shrinking
+component j by :math:`1 - \sigma^2/\tilde\lambda_j`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse
+from numpy.typing import ArrayLike
+
+from ._eigen import top_eigh
+from ._validation import _as_numeric_array, as_data_matrix, check_n_components, output_dtype
+from .covariance import _checked_scale
+from .lowrank import _check_random_state
+
+if TYPE_CHECKING:
+    from .estimator import PCA
+    from .ppca import PPCA
+
+__all__ = ["impute_pca"]
+
+METHODS = ("em", "regularized", "iterative")
+_ESTIMATOR_METHODS = ("regularized",)
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+# -- validation -------------------------------------------------------------------
+
+
+def has_missing(X: object) -> bool:
+    """True if `X` is a floating array (or nested list) holding at least one NaN."""
+    if scipy.sparse.issparse(X):
+        return False
+    try:
+        arr = np.asarray(X)
+    except Exception:  # ragged or exotic input: the caller's validation reports it
+        return False
+    return arr.dtype.kind == "f" and bool(np.isnan(arr).any())
+
+
+def _first_few(indices: np.ndarray) -> str:
+    shown = indices[:10].tolist()
+    return f"{shown}{' ...' if indices.size > 10 else ''}"
+
+
+def _incomplete_matrix(
+    X: ArrayLike, name: str = "X", *, n_features: int | None = None, whole_columns: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Validate a data matrix whose missing entries are NaN.
+
+    Returns a float64 copy, the boolean mask of observed entries and the output
+    dtype. Every row must observe at least one feature, and with
+    `whole_columns` every feature must be observed in at least one row.
+    """
+    if scipy.sparse.issparse(X):
+        raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
+    arr = _as_numeric_array(X, name)
+    arr = np.array(arr, dtype=output_dtype(arr), copy=True)
+    dtype = output_dtype(arr)
+    observed = ~np.isnan(arr)
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinity; observed entries must be finite (missing ones NaN)")
+    as_data_matrix(np.where(observed, arr, 0.0), name, copy=False)  # shape checks, NaN aside
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
+    empty_rows = np.flatnonzero(~observed.any(axis=1))
+    if empty_rows.size:
+        raise ValueError(
+            f"{name} has {empty_rows.size} row(s) with no observed value (all NaN): rows "
+            f"{_first_few(empty_rows)}; such a row carries no information, drop it"
+        )
+    empty_columns = np.flatnonzero(~observed.any(axis=0))
+    if whole_columns and empty_columns.size:
+        raise ValueError(
+            f"{name} has {empty_columns.size} column(s) with no observed value (all NaN): columns "
+            f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
+        )
+    return arr.astype(np.float64, copy=False), observed, dtype
+
+
+def _check_positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_tol(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+        raise ValueError(f"tol must be a positive number, got {value!r}")
+    return float(value)
+
+
+# -- probabilistic PCA over the observed entries ---------------------------------
+
+
+def _row_gram(mask: np.ndarray, W: np.ndarray) -> np.ndarray:
+    r""":math:`W_{o_i}^\top W_{o_i} = \sum_{j \in o_i} w_j w_j^\top` for every row, shape (n, k, k)."""
+    p, k = W.shape
+    outer = (W[:, :, None] * W[:, None, :]).reshape(p, k * k)
+    return (mask @ outer).reshape(-1, k, k)
+
+
+def _latent_means(Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
+    r"""Posterior means :math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`, shape (n, k).
+
+    `Y0` holds the centered observed entries and 0 at the missing ones, `mask`
+    is 1.0 at observed entries. With :math:`\sigma^2 = 0` the limit, the
+    minimum-norm least-squares solution :math:`W_{o_i}^{+} y_i`, is returned.
+    """
+    G = _row_gram(mask, W)
+    B = (Y0 @ W)[..., None]
+    if sigma2 > 0:
+        G[:, np.arange(W.shape[1]), np.arange(W.shape[1])] += sigma2
+        return np.linalg.solve(G, B)[..., 0]
+    return (np.linalg.pinv(G, hermitian=True) @ B)[..., 0]
+
+
+def _posterior(
+    Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    r"""E step: posterior means (n, k), posterior covariances :math:`\sigma^2 M_i^{-1}`
+    (n, k, k) and the observed-data log-likelihood of the parameters."""
+    k = W.shape[1]
+    M = _row_gram(mask, W)
+    M[:, np.arange(k), np.arange(k)] += sigma2
+    L = np.linalg.cholesky(M)
+    M_inv = np.linalg.inv(M)
+    Z = (M_inv @ (Y0 @ W)[..., None])[..., 0]
+    residual = (Y0 - Z @ W.T) * mask
+    p_obs = mask.sum(axis=1)
+    quad = (np.einsum("ij,ij->i", residual, residual) + sigma2 * np.einsum("ij,ij->i", Z, Z)) / sigma2
+    logdet_M = 2.0 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
+    loglik = -0.5 * float(np.sum(p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad))
+    return Z, sigma2 * M_inv, loglik
+
+
+def _m_step(
+    X0: np.ndarray, mask: np.ndarray, Z: np.ndarray, Sigma: np.ndarray, n_observed: float
+) -> tuple[np.ndarray, np.ndarray, float]:
+    r"""M step: for each feature j, :math:`(w_j, \mu_j)` solves
+    :math:`A_j \beta_j = b_j` with
+
+    .. math::
+
+        A_j = \sum_{i:\, j \in o_i} \begin{pmatrix} \hat z_i \hat z_i^\top + \Sigma_i & \hat z_i \\
+        \hat z_i^\top & 1 \end{pmatrix}, \qquad
+        b_j = \sum_{i:\, j \in o_i} x_{ij} \begin{pmatrix} \hat z_i \\ 1 \end{pmatrix},
+
+    then :math:`\sigma^2 = \frac{1}{|\Omega|}\sum_{(i,j) \in \Omega}
+    \big((x_{ij} - \mu_j - w_j^\top \hat z_i)^2 + w_j^\top \Sigma_i w_j\big)`.
+    """
+    n, k = Z.shape
+    Z1 = np.hstack([Z, np.ones((n, 1))])
+    second = Z1[:, :, None] * Z1[:, None, :]
+    second[:, :k, :k] += Sigma
+    A = (mask.T @ second.reshape(n, -1)).reshape(-1, k + 1, k + 1)
+    beta = np.linalg.solve(A, (X0.T @ Z1)[..., None])[..., 0]
+    W, mu = beta[:, :k], beta[:, k]
+    residual = (X0 - Z @ W.T - mu) * mask
+    spread = np.sum(_row_gram(mask, W) * Sigma)
+    return W, mu, (float(np.sum(residual**2)) + float(spread)) / n_observed
+
+
+def _ppca_em(
+    arr: np.ndarray,
+    observed: np.ndarray,
+    k: int,
+    *,
+    max_iter: int,
+    converged: Callable[[list[float]], bool],
+    random_state: object,
+    check_sigma2: Callable[[float, float], None],
+) -> tuple[np.ndarray, np.ndarray, float, list[float]]:
+    r"""Maximum-likelihood PPCA of the observed entries by PX-EM.
+
+    Each iteration is the E step of :func:`_posterior`, the M step of
+    :func:`_m_step`, and the parameter-expansion step: with
+    :math:`\nu = \frac1n\sum_i \hat z_i` and
+    :math:`\Psi = \frac1n\sum_i (\hat z_i \hat z_i^\top + \Sigma_i) - \nu\nu^\top`,
+
+    .. math::
+
+        \mu \leftarrow \mu + W\nu, \qquad W \leftarrow W L, \quad L L^\top = \Psi .
+
+    The log-likelihood never decreases. Returns W, the mean, sigma^2 and the
+    log-likelihood of every iterate; the parameters returned are those of the
+    last entry.
+    """
+    n, p = arr.shape
+    shift = np.nanmean(np.where(observed, arr, np.nan), axis=0)  # observed column means
+    mask = observed.astype(np.float64)
+    X0 = np.where(observed, arr - shift, 0.0)
+    n_observed = float(mask.sum())
+    average_variance = float(np.sum(X0**2)) / n_observed
+    rng = _check_random_state(random_state)
+    W = rng.standard_normal((p, k)) * np.sqrt(average_variance)
+    mu, sigma2 = np.zeros(p), average_variance
+    history: list[float] = []
+    for _ in range(max_iter):
+        Z, Sigma, loglik = _posterior(X0 - mu * mask, mask, W, sigma2)
+        history.append(loglik)
+        if converged(history):
+            break
+        W, mu, sigma2 = _m_step(X0, mask, Z, Sigma, n_observed)
+        check_sigma2(sigma2, average_variance)
+        nu = Z.mean(axis=0)
+        Psi = (Z.T @ Z + Sigma.sum(axis=0)) / n - np.outer(nu, nu)
+        mu = mu + W @ nu
+        W = W @ np.linalg.cholesky(Psi)
+    else:
+        warnings.warn(
+            f"PPCA EM with missing values did not converge in max_iter={max_iter} iterations; "
+            "increase max_iter",
+            UserWarning,
+            stacklevel=4,
+        )
+    return W, mu + shift, sigma2, history
+
+
+def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
+    """Fit `model` (a :class:`pcalib.PPCA`) to `X` with NaN entries by PX-EM; returns it.
+
+    Called by ``PPCA.fit`` when `X` holds NaN. Sets the fitted attributes as
+    the complete-data fit does.
+    """
+    from .ppca import _canonical_W, _remaining
+
+    def converged(history: list[float]) -> bool:
+        """The likelihood part of PPCA's EM test: the last gain and the gain still to
+        come, extrapolated from the last two, at most ``tol * |L|``."""
+        gains = list(np.diff(history[-3:]))
+        if len(gains) < 2:
+            return False
+        return max(abs(gains[-1]), _remaining(gains)) <= model.tol * abs(history[-1])
+
+    arr, observed, _ = _incomplete_matrix(X)
+    n, p = arr.shape
+    k = model._check_params(n, p)
+    W, mean, sigma2, history = _ppca_em(
+        arr, observed, k, max_iter=model.max_iter, converged=converged,
+        random_state=model.random_state, check_sigma2=model._check_sigma2,
+    )
+    model.W_, model.sigma2_, model.mean_ = _canonical_W(W), float(sigma2), mean
+    model.n_iter_ = len(history) - 1
+    model.loglik_history_ = np.asarray(history)
+    return model
+
+
+def fill_missing(
+    X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma2: float, scale: np.ndarray | None = None
+) -> ArrayLike:
+    r"""Replace each NaN by its conditional mean given the row's observed entries.
+
+    Under :math:`x = D_s(W z + \varepsilon) + \mu` (:math:`D_s` = ``diag(scale)``,
+    the identity by default), a row's missing part is filled with
+
+    .. math::
+
+        \begin{aligned}
+        \E[x_m \mid x_o] &= \mu_m + D_{s,m} W_m \hat z, \\
+        \hat z &= M_o^{-1} W_o^\top D_{s,o}^{-1}(x_o - \mu_o),
+        \end{aligned}
+
+    and its observed entries are kept. ``transform`` of the filled row then
+    uses only the observed entries: for PPCA, :math:`M^{-1}W^\top(\hat x - \mu)
+    = \hat z`, the posterior mean given :math:`x_o`. With :math:`\sigma^2 = 0`,
+    :math:`\hat z = W_o^{+} D_{s,o}^{-1}(x_o - \mu_o)`, the least-squares fit.
+    `X` without NaN is returned unchanged (the caller validates it).
+    """
+    if not has_missing(X):
+        return X
+    arr, observed, dtype = _incomplete_matrix(X, "X", n_features=W.shape[0], whole_columns=False)
+    scale = np.ones(W.shape[0]) if scale is None else np.asarray(scale, dtype=np.float64)
+    rows = np.flatnonzero(~observed.all(axis=1))
+    part, seen = arr[rows], observed[rows]
+    Y0 = np.where(seen, (part - mean) / scale, 0.0)
+    Z = _latent_means(Y0, seen.astype(np.float64), W, sigma2)
+    part[~seen] = ((Z @ W.T) * scale + mean)[~seen]
+    arr[rows] = part
+    return arr.astype(dtype, copy=False)
+
+
+# -- iterative and regularized iterative PCA ---------------------------------------
+
+
+def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> tuple[np.ndarray, float]:
+    r"""Rank-k reconstruction of the centered matrix `Z` and :math:`\|Z\|_F^2`.
+
+    Component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j` if
+    `regularized`, with :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`
+    (eigenvalues of :math:`Z^\top Z / n`: the PPCA noise variance).
+    """
+    n, p = Z.shape
+    gram_of_columns = n >= p
+    G = Z.T @ Z if gram_of_columns else Z @ Z.T
+    total = float(np.trace(G))
+    w, U = top_eigh(G, k)
+    w = np.maximum(w, 0.0)
+    noise = max(total - float(w.sum()), 0.0) / (p - k)  # n sigma^2
+    shrink = np.divide(w - noise, w, out=np.zeros(k), where=w > 0) if regularized else np.ones(k)
+    fitted = (Z @ U) * shrink @ U.T if gram_of_columns else (U * shrink) @ (U.T @ Z)
+    return fitted, total
+
+
+def _iterative_pca(
+    arr: np.ndarray,
+    observed: np.ndarray,
+    k: int,
+    *,
+    regularized: bool,
+    standardize: bool = False,
+    max_iter: int,
+    tol: float,
+) -> tuple[np.ndarray, int]:
+    r"""Complete `arr` by (regularized) iterative PCA; returns the completed copy and the
+    number of iterations.
+
+    Start from the column means of the observed entries; then repeat: center
+    (and scale) the completed matrix :math:`\hat X`, take its rank-k
+    reconstruction (:func:`_shrunk_fit`), and copy it into the missing entries.
+    Unregularized, each iteration does not increase the residual sum of squares
+    over the observed entries. Stops when the change of the imputed values,
+    plus the change still to come if it shrinks geometrically (Aitken), is at
+    most ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in
+    standardized units if `standardize`).
+    """
+    rows, columns = np.nonzero(~observed)
+    completed = np.where(observed, arr, np.nanmean(np.where(observed, arr, np.nan), axis=0))
+    previous_step = np.inf
+    for iteration in range(1, max_iter + 1):
+        mean = completed.mean(axis=0)
+        centered = completed - mean
+        sd = np.ones(arr.shape[1])
+        if standardize:
+            sd = _checked_scale(completed, np.einsum("ij,ij->j", centered, centered), 0)
+            centered /= sd
+        fitted, total = _shrunk_fit(centered, k, regularized)
+        imputed = fitted[rows, columns] * sd[columns] + mean[columns]
+        step = float(np.linalg.norm((imputed - completed[rows, columns]) / sd[columns]))
+        completed[rows, columns] = imputed
+        ratio = step / previous_step if previous_step > 0 else 0.0
+        to_come = step * ratio / (1.0 - ratio) if ratio < 1.0 else np.inf
+        if max(step, to_come) <= tol * np.sqrt(total):
+            return completed, iteration
+        previous_step = step
+    warnings.warn(
+        f"iterative PCA did not converge in max_iter={max_iter} iterations (tol={tol}); "
+        "increase max_iter",
+        UserWarning,
+        stacklevel=3,
+    )
+    return completed, max_iter
+
+
+def complete_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
+    """The matrix that ``PCA.fit`` analyses when ``missing`` is set: `X` itself if it
+    has no NaN, otherwise `X` completed by regularized iterative PCA with
+    ``n_components`` components (standardized at every iteration if ``standardize``)."""
+    if estimator.missing not in _ESTIMATOR_METHODS:
+        raise ValueError(f"missing must be None or one of {_ESTIMATOR_METHODS}, got {estimator.missing!r}")
+    k = estimator.n_components
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"missing={estimator.missing!r} needs an integer n_components (the rank of the "
+            f"imputation model), got {k!r}"
+        )
+    if not has_missing(X):
+        return X
+    arr, observed, dtype = _incomplete_matrix(X)
+    k = _check_rank(k, *arr.shape, "n_components")
+    completed, _ = _iterative_pca(
+        arr, observed, k, regularized=True, standardize=bool(estimator.standardize),
+        max_iter=1000, tol=1e-8,
+    )
+    return completed.astype(dtype, copy=False)
+
+
+def fill_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
+    r"""Fill the NaN of `X` for ``PCA.transform`` (``missing`` set): conditional means
+    (:func:`fill_missing`) under the PPCA model of the fit, in the standardized
+    space, with :math:`\sigma^2` the mean of the p - k discarded eigenvalues (the
+    rule of the regularized iteration; ``noise_variance_`` averages over m - k).
+    A rescaling of the model covariance does not change a conditional mean, so the
+    divisor ``n - ddof`` does not matter."""
+    if not has_missing(X):
+        return X
+    k, p = estimator.n_components_, estimator.n_features_in_
+    m = min(estimator.n_samples_, p)
+    sigma2 = estimator.noise_variance_ * (m - k) / (p - k) if k < p else 0.0
+    ev = estimator.explained_variance_.astype(np.float64)
+    W = estimator.components_.T.astype(np.float64) * np.sqrt(np.maximum(ev - sigma2, 0.0))
+    return fill_missing(X, estimator.mean_.astype(np.float64), W, sigma2, estimator.scale_)
+
+
+def _check_rank(k: object, n: int, p: int, name: str = "k") -> int:
+    k = check_n_components(k, min(n, p), name)
+    if k >= min(n, p):
+        raise ValueError(
+            f"{name} must be smaller than min(n_samples, n_features) = {min(n, p)} to impute "
+            f"(a rank-{k} model fits every observed entry exactly), got {k}"
+        )
+    return k
+
+
+def impute_pca(
+    X: ArrayLike,
+    k: int,
+    method: str = "regularized",
+    *,
+    max_iter: int = 1000,
+    tol: float | None = None,
+    random_state: int | np.random.Generator | None = None,
+) -> tuple[np.ndarray, PPCA]:
+    r"""Fill the missing entries (NaN) of `X` with a k-component PCA model.
+
+    Methods:
+
+    * ``"em"``: maximum-likelihood probabilistic PCA of the observed entries
+      (:class:`pcalib.PPCA` fitted by EM, Tipping and Bishop 1999; Ilin and
+      Raiko 2010); each hole gets its conditional mean given the observed entries
+      of its row, :math:`\E[x_m \mid x_o] = \mu_m + W_m M_o^{-1} W_o^\top (x_o - \mu_o)`.
+    * ``"regularized"``: regularized iterative PCA (Josse and Husson 2012).
+      Repeat: PCA of the completed matrix, then refill the holes with the
+      reconstruction :math:`\bar x + V_k (I - \sigma^2 \tilde\Lambda_k^{-1})
+      V_k^\top (\hat x - \bar x)`, :math:`\tilde\lambda_j` the eigenvalues with
+      divisor n and :math:`\sigma^2` the mean of the p - k discarded ones. At
+      convergence each hole holds its conditional mean under the PPCA fit of
+      the completed matrix.
+    * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
+      method called "EM" in missMDA. It minimizes the squared error over the
+      observed entries and over-fits: prefer "regularized" or "em".
+
+    Parameters
+    ----------
+    X : array_like of shape (n, p)
+        Data with NaN at the missing entries; every row and every column must
+        hold an observed value, and observed values must be finite. Not modified.
+    k : int
+        Number of components, ``1 <= k < min(n, p)``.
+    method : {"regularized", "em", "iterative"}, default "regularized"
+    max_iter : int, default 1000
+        Maximum number of iterations.
+    tol : float, optional
+        "em": stop when the remaining gain of the log-likelihood is below
+        ``tol`` times its size (default 1e-10, as :class:`pcalib.PPCA`); the
+        iterative methods: when the change of the imputed values (plus the
+        change still to come) is below ``tol`` times the Frobenius norm of the
+        centered completed matrix (default 1e-8).
+    random_state : None, int or numpy.random.Generator
+        Seed of the random initial W of EM (unused by the iterative methods,
+        which start from the column means).
+
+    Returns
+    -------
+    completed : ndarray of shape (n, p)
+        `X` with its NaN replaced (observed entries unchanged); float32 for
+        float32 input.
+    model : PPCA
+        For "em", the fitted model; for the iterative methods, the closed-form
+        PPCA of the completed matrix. Its ``transform`` of a row with NaN uses
+        only the row's observed entries.
+
+    Raises
+    ------
+    TypeError
+        If `X` is not numeric or `k` is not an integer.
+    ValueError
+        If `X` is not 2-D, holds infinity, or has a row or column with no
+        observed value; if `k`, `method`, `max_iter` or `tol` is out of range.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 2)) @ rng.standard_normal((2, 6)) + 0.1 * rng.standard_normal((200, 6))
+    >>> X_missing = X.copy()
+    >>> X_missing[rng.random(X.shape) < 0.2] = np.nan
+    >>> completed, model = impute_pca(X_missing, 2)
+    >>> bool(np.sqrt(np.mean((completed - X)[np.isnan(X_missing)] ** 2)) < 0.2)
+    True
+    """
+    from .ppca import PPCA
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    max_iter = _check_positive_int(max_iter, "max_iter")
+    arr, observed, dtype = _incomplete_matrix(X)
+    k = _check_rank(k, *arr.shape)
+    if method == "em":
+        tol = _check_tol(1e-10 if tol is None else tol)
+        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state).fit(arr)
+        completed = np.asarray(fill_missing(arr, model.mean_, model.W_, model.sigma2_))
+    else:
+        tol = _check_tol(1e-8 if tol is None else tol)
+        completed, _ = _iterative_pca(
+            arr, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
+        )
+        model = PPCA(k).fit(completed)
+    return completed.astype(dtype, copy=False), model

@@ -1,0 +1,33 @@
+"""Tests of the results of the chapter "Missing values" (book/13_missing_values.md)
+that tests/test_missing.py does not already name.
+
+Reference: Monte Carlo simulation of the missingness mechanism written out here.
+"""
+
+import numpy as np
+import pytest
+
+theorem = pytest.mark.theorem
+
+
+@theorem("prop-missing-mean-imputation")
+@pytest.mark.parametrize("rho", [0.1, 0.3, 0.6])
+def test_mean_imputation_scales_variances_by_1_minus_rho_and_covariances_by_its_square(rho):
+    rng = np.random.default_rng(0)
+    n, p = 200_000, 4
+    A = rng.normal(size=(p, p))
+    C = A @ A.T + np.eye(p)
+    mu = rng.normal(size=p)
+    X = rng.multivariate_normal(mu, C, size=n)
+    observed = rng.random((n, p)) >= rho
+    filled = np.where(observed, X, mu)  # fill with the population mean, as in the statement
+    expected = C * (1 - rho) ** 2
+    np.fill_diagonal(expected, np.diag(C) * (1 - rho))
+    # Monte Carlo error of a covariance entry: about sqrt(C_jj C_ll / n) < 1% of max C here
+    np.testing.assert_allclose(np.cov(filled, rowvar=False), expected, atol=0.01 * np.abs(C).max())
+    np.testing.assert_allclose(filled.mean(axis=0), mu, atol=0.01 * np.sqrt(np.diag(C)).max())
+    # the correlations shrink by the factor 1 - rho
+    r_true = C / np.sqrt(np.outer(np.diag(C), np.diag(C)))
+    r_filled = np.corrcoef(filled, rowvar=False)
+    off = ~np.eye(p, dtype=bool)
+    np.testing.assert_allclose(r_filled[off], (1 - rho) * r_true[off], atol=0.01)

@@ -1,0 +1,375 @@
+"""Tests of pcalib.missing: PCA and probabilistic PCA of data with missing entries (NaN).
+
+Independent references: the closed-form PPCA written out with numpy.linalg.eigh,
+scipy.stats.multivariate_normal on the observed coordinates of each row, a direct
+maximization of the observed-data likelihood with scipy.optimize, the Gaussian
+conditional mean C_mo C_oo^{-1} (x_o - mu_o) computed with numpy.linalg.solve, and a
+first-principles regularized iterative PCA written with numpy.linalg.svd.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.sparse
+from scipy.stats import multivariate_normal
+
+from pcalib import PCA, PPCA, impute_pca
+from pcalib.missing import _posterior, fit_ppca
+
+theorem = pytest.mark.theorem
+
+
+def low_rank_data(n=300, p=8, k=2, noise=0.5, seed=0):
+    """Rows W z + mu + noise: rank-k signal (scales 4, 2.5, 1.5) plus isotropic noise."""
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((p, k)) * np.array([4.0, 2.5, 1.5][:k])
+    return rng.standard_normal((n, k)) @ W.T + noise * rng.standard_normal((n, p)) + rng.uniform(-5, 5, p)
+
+
+def remove_at_random(X, rate, seed=1):
+    """A copy of X with each entry set to NaN independently with probability `rate` (MCAR),
+    keeping at least one observed value per row; and the mask of removed entries."""
+    rng = np.random.default_rng(seed)
+    missing = rng.random(X.shape) < rate
+    missing[missing.all(axis=1), 0] = False
+    out = X.copy()
+    out[missing] = np.nan
+    return out, missing
+
+
+def observed_loglik_scipy(X, mean, W, sigma2):
+    """Sum over rows of log N(x_o; mu_o, C_oo), C = W W^T + sigma^2 I, by SciPy."""
+    C = W @ W.T + sigma2 * np.eye(X.shape[1])
+    total = 0.0
+    for row in X:
+        o = ~np.isnan(row)
+        total += multivariate_normal(mean[o], C[np.ix_(o, o)]).logpdf(row[o])
+    return total
+
+
+def rmse(completed, X, missing):
+    return float(np.sqrt(np.mean((completed - X)[missing] ** 2)))
+
+
+# -- no missing entry: the complete-data answers ----------------------------------
+
+
+@theorem("thm-missing-observed-marginal")
+def test_em_over_observed_entries_without_missing_equals_closed_form():
+    X = low_rank_data()
+    k = 2
+    S = np.cov(X, rowvar=False, ddof=0)
+    lam, V = np.linalg.eigh(S)
+    lam, V = lam[::-1], V[:, ::-1]
+    sigma2 = lam[k:].mean()
+    W_ref = V[:, :k] * np.sqrt(lam[:k] - sigma2)
+    W_ref *= np.sign(W_ref[np.argmax(np.abs(W_ref), axis=0), np.arange(k)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # tol below what the likelihood resolves
+        model = fit_ppca(PPCA(k, tol=1e-16, max_iter=200, random_state=0), X)
+    ref = multivariate_normal(X.mean(axis=0), W_ref @ W_ref.T + sigma2 * np.eye(8)).logpdf(X).sum()
+    # The likelihood is flat (quadratic) at its maximum: 1e-12 in L is ~1e-8 in W.
+    assert model.loglik_history_[-1] == pytest.approx(ref, rel=1e-12)
+    assert model.sigma2_ == pytest.approx(sigma2, rel=1e-8)
+    np.testing.assert_allclose(model.W_, W_ref, atol=1e-8 * np.abs(W_ref).max())
+    np.testing.assert_allclose(model.mean_, X.mean(axis=0), rtol=1e-12)
+
+
+def test_estimator_with_missing_option_and_no_nan_equals_plain_pca():
+    X = low_rank_data(seed=3)
+    plain = PCA(3).fit(X)
+    with_option = PCA(3, missing="regularized").fit(X)
+    np.testing.assert_allclose(with_option.components_, plain.components_, atol=1e-12)
+    np.testing.assert_allclose(with_option.explained_variance_, plain.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(with_option.transform(X), plain.transform(X), atol=1e-10)
+
+
+# -- the observed-data likelihood and EM -------------------------------------------
+
+
+@theorem("thm-missing-observed-marginal")
+def test_observed_loglik_matches_scipy_per_row():
+    X, _ = remove_at_random(low_rank_data(n=60, p=5, seed=4), 0.3)
+    rng = np.random.default_rng(5)
+    mean, W, sigma2 = rng.normal(size=5), rng.normal(size=(5, 2)), 0.7
+    observed = ~np.isnan(X)
+    Y0 = np.where(observed, X - mean, 0.0)
+    _, _, loglik = _posterior(Y0, observed.astype(float), W, sigma2)
+    assert loglik == pytest.approx(observed_loglik_scipy(X, mean, W, sigma2), rel=1e-12)
+
+
+@theorem("thm-missing-em-monotone")
+@pytest.mark.parametrize("rate", [0.1, 0.3, 0.5])
+def test_em_log_likelihood_never_decreases_and_is_the_scipy_value(rate):
+    X, _ = remove_at_random(low_rank_data(n=200, p=8, k=2, seed=6), rate)
+    model = PPCA(2, random_state=0).fit(X)
+    history = model.loglik_history_
+    assert model.n_iter_ >= 3
+    assert np.all(np.diff(history) >= -1e-10 * np.abs(history[-1]))
+    assert history[-1] == pytest.approx(
+        observed_loglik_scipy(X, model.mean_, model.W_, model.sigma2_), rel=1e-11
+    )
+
+
+@theorem("thm-missing-em-monotone")
+def test_em_reaches_the_maximum_found_by_scipy_optimize():
+    X, _ = remove_at_random(low_rank_data(n=80, p=4, k=1, seed=7), 0.25)
+    p = X.shape[1]
+
+    patterns = [(o, X[np.all(~np.isnan(X) == o, axis=1)][:, o]) for o in np.unique(~np.isnan(X), axis=0)]
+
+    def negative(theta):
+        # -sum_i log N(x_o; mu_o, C_oo), rows grouped by their pattern of observed entries
+        W, mean, sigma2 = theta[:p, None], theta[p : 2 * p], np.exp(theta[-1])
+        C = W @ W.T + sigma2 * np.eye(p)
+        total = 0.0
+        for o, rows in patterns:
+            Coo, Y = C[np.ix_(o, o)], rows - mean[o]
+            quad = np.einsum("ij,ji->i", Y, np.linalg.solve(Coo, Y.T))
+            total += 0.5 * np.sum(o.sum() * np.log(2 * np.pi) + np.linalg.slogdet(Coo)[1] + quad)
+        return total
+
+    start = np.concatenate([np.ones(p), np.nanmean(X, axis=0), [0.0]])
+    best = scipy.optimize.minimize(negative, start, method="BFGS", options={"gtol": 1e-6})
+    model = PPCA(1, random_state=0).fit(X)
+    assert model.loglik_history_[-1] == pytest.approx(-best.fun, rel=1e-8)
+    assert model.loglik_history_[-1] >= -best.fun - 1e-6
+    np.testing.assert_allclose(np.abs(model.W_[:, 0]), np.abs(best.x[:p]), rtol=1e-3)
+    assert model.sigma2_ == pytest.approx(np.exp(best.x[-1]), rel=1e-3)
+
+
+# -- transform and conditional means ------------------------------------------------
+
+
+def test_ppca_transform_of_row_with_nan_is_posterior_given_observed_entries():
+    X = low_rank_data(seed=8)
+    model = PPCA(2).fit(X)
+    row = X[0].copy()
+    row[[1, 4]] = np.nan
+    o = ~np.isnan(row)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(X.shape[1])
+    # E[z | x_o] = W_o^T C_oo^{-1} (x_o - mu_o): the joint Gaussian of (z, x_o)
+    expected = model.W_[o].T @ np.linalg.solve(C[np.ix_(o, o)], row[o] - model.mean_[o])
+    np.testing.assert_allclose(model.transform(row[None])[0], expected, rtol=1e-10)
+    # complete rows are unaffected; the input is not modified
+    np.testing.assert_allclose(model.transform(X[1:3]), PPCA(2).fit(X).transform(X[1:3]))
+    assert np.isnan(row[1]) and np.isnan(row[4])
+
+
+def test_em_imputation_is_the_gaussian_conditional_mean():
+    X, missing = remove_at_random(low_rank_data(n=150, p=6, seed=9), 0.2)
+    completed, model = impute_pca(X, 2, "em", random_state=0)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(6)
+    for i in np.flatnonzero(missing.any(axis=1))[:20]:
+        o, m = ~missing[i], missing[i]
+        expected = model.mean_[m] + C[np.ix_(m, o)] @ np.linalg.solve(
+            C[np.ix_(o, o)], X[i, o] - model.mean_[o]
+        )
+        np.testing.assert_allclose(completed[i, m], expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(completed[~missing], X[~missing])
+
+
+def test_pca_transform_of_row_with_nan_uses_observed_entries():
+    X = low_rank_data(n=400, p=6, k=2, noise=0.05, seed=10)
+    pca = PCA(2, missing="regularized").fit(X)
+    row = X[:1].copy()
+    full = pca.transform(row)
+    row[0, 3] = np.nan
+    # rank-2 data with small noise: two observed coordinates more than pin the scores
+    np.testing.assert_allclose(pca.transform(row), full, atol=0.05 * np.abs(full).max())
+    with pytest.raises(ValueError, match="contains NaN|NaN"):
+        PCA(2).fit(X).transform(row)
+
+
+# -- imputation accuracy -------------------------------------------------------------
+
+
+def oracle_rmse(X, missing, W, mean, sigma2):
+    """RMSE of the best predictor of the holes, the conditional mean under the TRUE model
+    x = W z + mean + noise: its error is the noise plus the latent position's uncertainty."""
+    C = W @ W.T + sigma2 * np.eye(X.shape[1])
+    predicted = X.copy()
+    for i in np.flatnonzero(missing.any(axis=1)):
+        o, m = ~missing[i], missing[i]
+        predicted[i, m] = mean[m] + C[np.ix_(m, o)] @ np.linalg.solve(C[np.ix_(o, o)], X[i, o] - mean[o])
+    return rmse(predicted, X, missing)
+
+
+@pytest.mark.parametrize("method", ["em", "regularized"])
+@pytest.mark.parametrize("rate", [0.1, 0.2, 0.4])
+def test_imputation_error_near_noise_level_and_far_below_mean_imputation(method, rate):
+    noise = 0.5
+    rng = np.random.default_rng(11)
+    W, mean = rng.standard_normal((10, 2)) * [4.0, 2.5], rng.uniform(-5, 5, 10)
+    X = rng.standard_normal((400, 2)) @ W.T + mean + noise * rng.standard_normal((400, 10))
+    X_missing, missing = remove_at_random(X, rate, seed=13)
+    completed, _ = impute_pca(X_missing, 2, method, random_state=0, max_iter=5000)
+    mean_imputed = np.where(missing, np.nanmean(X_missing, axis=0), X_missing)
+    error, best = rmse(completed, X, missing), oracle_rmse(X, missing, W, mean, noise**2)
+    # the noise is the floor; the latent position, known from the observed coordinates
+    # only, adds to it (0.60, 0.61, 0.69 at 10, 20, 40% missing)
+    assert noise < best < 1.4 * noise
+    assert best * 0.98 < error < best * 1.02  # estimated parameters cost at most 2%
+    assert error < 0.25 * rmse(mean_imputed, X, missing)  # 0.19 at all three rates
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_unregularized_iterative_pca_overfits_small_noisy_samples(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((40, 2)) @ rng.standard_normal((2, 10)) + 0.7 * rng.standard_normal((40, 10))
+    X_missing, missing = remove_at_random(X, 0.4, seed=seed + 100)
+    errors = {}
+    for method in ("iterative", "regularized"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            completed, _ = impute_pca(X_missing, 2, method)
+        errors[method] = rmse(completed, X, missing)
+    assert errors["regularized"] < errors["iterative"]
+
+
+def svd_regularized_iterative_pca(X, k, n_iter):
+    """Josse and Husson (2012), Algorithm 1, written with numpy.linalg.svd (divisor n)."""
+    missing = np.isnan(X)
+    completed = np.where(missing, np.nanmean(X, axis=0), X)
+    n, p = X.shape
+    for _ in range(n_iter):
+        mean = completed.mean(axis=0)
+        U, s, Vt = np.linalg.svd(completed - mean, full_matrices=False)
+        lam = s**2 / n
+        sigma2 = lam[k:p].sum() / (p - k)
+        fitted = (U[:, :k] * (s[:k] * (lam[:k] - sigma2) / lam[:k])) @ Vt[:k] + mean
+        completed[missing] = fitted[missing]
+    return completed
+
+
+@pytest.mark.parametrize("method", ["regularized", "iterative"])
+def test_iterative_methods_match_a_first_principles_svd_implementation(method):
+    X, missing = remove_at_random(low_rank_data(n=120, p=7, seed=14), 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a row with 3 of 7 entries: slow
+        completed, _ = impute_pca(X, 2, method, tol=1e-14, max_iter=3000)
+    if method == "regularized":
+        reference = svd_regularized_iterative_pca(X, 2, 3000)
+        np.testing.assert_allclose(completed, reference, atol=1e-9)
+    # fixed point: each hole holds the (shrunk) rank-2 reconstruction of the completed matrix
+    mean = completed.mean(axis=0)
+    U, s, Vt = np.linalg.svd(completed - mean, full_matrices=False)
+    lam = s**2 / X.shape[0]
+    shrink = (lam[:2] - lam[2:].mean()) / lam[:2] if method == "regularized" else np.ones(2)
+    fitted = (U[:, :2] * (s[:2] * shrink)) @ Vt[:2] + mean
+    np.testing.assert_allclose(completed[missing], fitted[missing], atol=1e-7)
+
+
+@theorem("prop-missing-iterative-least-squares")
+def test_iterative_pca_minimizes_observed_squared_error_like_alternating_least_squares():
+    X, missing = remove_at_random(low_rank_data(n=60, p=6, seed=15), 0.15)
+    observed = ~missing
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        completed, _ = impute_pca(X, 2, "iterative", tol=1e-14, max_iter=5000)
+    mean = completed.mean(axis=0)
+    U, s, Vt = np.linalg.svd(completed - mean, full_matrices=False)
+    fitted = (U[:, :2] * s[:2]) @ Vt[:2] + mean
+    ours = np.sum((X - fitted)[observed] ** 2)
+    # Independent route: alternating least squares on [A, 1] [B; mu]^T over observed cells.
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((X.shape[0], 2))
+    for _ in range(1000):
+        A1 = np.hstack([A, np.ones((X.shape[0], 1))])
+        B = np.array([np.linalg.lstsq(A1[observed[:, j]], X[observed[:, j], j], rcond=None)[0]
+                      for j in range(X.shape[1])])
+        A = np.array([np.linalg.lstsq(B[observed[i], :2], X[i, observed[i]] - B[observed[i], 2],
+                                      rcond=None)[0] for i in range(X.shape[0])])
+    A1 = np.hstack([A, np.ones((X.shape[0], 1))])
+    als = np.sum((X - A1 @ B.T)[observed] ** 2)
+    assert ours == pytest.approx(als, rel=1e-6)
+
+
+# -- reproducibility, dtype, input untouched ---------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["em", "regularized", "iterative"])
+def test_reproducible_input_untouched_and_observed_entries_kept(method):
+    X, missing = remove_at_random(low_rank_data(n=100, p=6, seed=16), 0.15)
+    before = X.copy()
+    first, _ = impute_pca(X, 2, method, random_state=3)
+    second, _ = impute_pca(X, 2, method, random_state=3)
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(X[~missing], before[~missing])
+    assert np.isnan(X[missing]).all()
+    np.testing.assert_array_equal(first[~missing], X[~missing])
+    assert not np.isnan(first).any()
+    completed32, _ = impute_pca(X.astype(np.float32), 2, method, random_state=3)
+    assert completed32.dtype == np.float32
+
+
+# -- bad input ------------------------------------------------------------------------
+
+
+def test_row_or_column_with_no_observed_value_is_rejected():
+    X, _ = remove_at_random(low_rank_data(n=50, p=5, seed=17), 0.2)
+    X[7] = np.nan
+    with pytest.raises(ValueError, match=r"1 row\(s\) with no observed value.*rows \[7\]"):
+        impute_pca(X, 2)
+    with pytest.raises(ValueError, match="row"):
+        PPCA(2).fit(X)
+    X, _ = remove_at_random(low_rank_data(n=50, p=5, seed=17), 0.2)
+    X[:, 3] = np.nan
+    for fit in (lambda: impute_pca(X, 2), lambda: PPCA(2).fit(X), lambda: PCA(2, missing="regularized").fit(X)):
+        with pytest.raises(ValueError, match=r"column\(s\) with no observed value.*columns \[3\]"):
+            fit()
+    model = PPCA(2).fit(low_rank_data(n=50, p=5, seed=17))
+    with pytest.raises(ValueError, match="no observed value"):
+        model.transform(np.full((1, 5), np.nan))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"k": 0}, ValueError, "k"),
+        ({"k": 5}, ValueError, "smaller than min"),
+        ({"k": 2.5}, TypeError, "k"),
+        ({"k": 2, "method": "mean"}, ValueError, "method must be one of"),
+        ({"k": 2, "max_iter": 0}, ValueError, "max_iter must be a positive integer"),
+        ({"k": 2, "tol": -1.0}, ValueError, "tol must be a positive number"),
+    ],
+)
+def test_bad_parameters(kwargs, error, match):
+    X, _ = remove_at_random(low_rank_data(n=50, p=5, seed=18), 0.2)
+    with pytest.raises(error, match=match):
+        impute_pca(X, **kwargs)
+
+
+def test_bad_data():
+    X, _ = remove_at_random(low_rank_data(n=50, p=5, seed=19), 0.2)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        impute_pca(bad, 2)
+    with pytest.raises(TypeError, match="sparse"):
+        impute_pca(scipy.sparse.csr_matrix(np.nan_to_num(X)), 2)
+    with pytest.raises(ValueError, match="2-D|2D|two-dimensional|dimension"):
+        impute_pca(X[0], 2)
+    with pytest.raises(ValueError, match="NaN"):
+        PCA(2).fit(X)
+    with pytest.raises(ValueError, match="missing must be None or one of"):
+        PCA(2, missing="mean").fit(X)
+    with pytest.raises(TypeError, match="integer n_components"):
+        PCA(0.9, missing="regularized").fit(X)
+    with pytest.raises(ValueError, match="features"):
+        PPCA(2).fit(X).transform(X[:, :4])
+
+
+def test_regularized_fixed_point_holds_conditional_means_of_the_completed_fit():
+    X, missing = remove_at_random(low_rank_data(n=150, p=6, seed=20), 0.15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # slow tail; 1e-6 is reached long before
+        completed, model = impute_pca(X, 2, "regularized", tol=1e-10, max_iter=5000)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(6)  # PPCA fit of the completed matrix
+    for i in np.flatnonzero(missing.any(axis=1)):
+        o, m = ~missing[i], missing[i]
+        y_o = X[i, o] - model.mean_[o]
+        expected = model.mean_[m] + C[np.ix_(m, o)] @ np.linalg.solve(C[np.ix_(o, o)], y_o)
+        np.testing.assert_allclose(completed[i, m], expected, atol=1e-6 * np.abs(X[~missing]).max())
