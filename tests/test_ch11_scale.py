@@ -35,8 +35,9 @@ def merge(first, second):
     return n, mean_a + n_b / n * delta, phi_a + phi_b + n_a * n_b / n * np.outer(delta, delta)
 
 
-def merge_in_order(triples, order):
-    """Merge a pool of triples, each step joining the pair picked by `order`."""
+def merge_in_order(triples, order, merge=merge):
+    """Merge a pool of triples, each step joining the neighbours picked by `order`,
+    then a left fold of what is left: every binary tree over the blocks can occur."""
     pool = list(triples)
     for pick in order:
         if len(pool) == 1:
@@ -179,9 +180,8 @@ def merge_r(first, second):
 def test_centered_tsqr_gives_the_scatter_and_the_singular_values(case):
     X, blocks, order = case
     n, p = X.shape
-
     shift = X[0]
-    _, _, R = reduce(merge_r, [block_r(b - shift) for b in blocks])
+    _, _, R = merge_in_order([block_r(b - shift) for b in blocks], order, merge_r)
     Xc = X - X.mean(axis=0)
     scale = max(np.linalg.norm(Xc, 2), 1e-300)
     np.testing.assert_allclose(R.T @ R, Xc.T @ Xc, rtol=0, atol=1e-9 * scale**2)
