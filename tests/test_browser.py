@@ -69,6 +69,7 @@ SEARCH_TERMS = {
     "book/08_pcoa": "coordinates",
     "book/09_ppca": "probabilistic",
     "book/10_pitfalls": "pitfalls",
+    "book/11_pca_at_scale": "scale",
     "book/12_how_many_components": "sure",
     "book/13_missing_values": "missing",
     "book/appendix_linear_algebra": "algebra",

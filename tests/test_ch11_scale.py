@@ -1,0 +1,208 @@
+"""Tests of the results of the chapter "PCA at scale" (book/11_pca_at_scale.md).
+
+Notation of the chapter: blocks a and b of rows with counts n_a, n_b, means xbar_a,
+xbar_b and scatter matrices Phi_a = sum_{i in a} (x_i - xbar_a)(x_i - xbar_a)^T;
+delta = xbar_b - xbar_a; ell the width of a Gaussian test matrix Omega; q the number of
+iterations; P the projector onto the columns of A Omega.
+
+Each result is checked against routes independent of the chapter's helpers: np.cov and
+NumPy's SVD of the whole matrix, SciPy's QR and orth, with other sizes, seeds and
+offsets than the chapter's. The merge code here is written out again on purpose: the
+chapter's cells are tested by nbval, these tests check the mathematics.
+"""
+
+from functools import reduce
+
+import numpy as np
+import pytest
+import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pcalib
+
+theorem = pytest.mark.theorem
+
+
+def triple(block):
+    mean = block.mean(axis=0)
+    return block.shape[0], mean, (block - mean).T @ (block - mean)
+
+
+def merge(first, second):
+    (n_a, mean_a, phi_a), (n_b, mean_b, phi_b) = first, second
+    n, delta = n_a + n_b, mean_b - mean_a
+    return n, mean_a + n_b / n * delta, phi_a + phi_b + n_a * n_b / n * np.outer(delta, delta)
+
+
+def merge_in_order(triples, order, merge=merge):
+    """Merge a pool of triples, each step joining the neighbours picked by `order`,
+    then a left fold of what is left: every binary tree over the blocks can occur."""
+    pool = list(triples)
+    for pick in order:
+        if len(pool) == 1:
+            break
+        i = pick % (len(pool) - 1)
+        pool[i:i + 2] = [merge(pool[i], pool[i + 1])]
+    return reduce(merge, pool)
+
+
+def with_singular_values(n, p, sigma, rng):
+    left = np.linalg.qr(rng.standard_normal((n, p)))[0]
+    right = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    return (left * sigma) @ right.T
+
+
+@st.composite
+def split_data(draw):
+    """Seeded data with an offset, cut into 1..12 row blocks, and a merge order."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(2, 60))
+    p = draw(st.integers(1, 5))
+    offset = 10.0 ** draw(st.integers(0, 8))
+    X = offset + rng.standard_normal((n, p)) @ rng.standard_normal((p, p))
+    n_cuts = draw(st.integers(0, min(11, n - 1)))
+    cuts = np.sort(rng.choice(np.arange(1, n), n_cuts, replace=False))
+    order = draw(st.lists(st.integers(0, 100), max_size=12))
+    return X, np.split(X, cuts), order
+
+
+@theorem("thm-scale-merge")
+@settings(max_examples=60, deadline=None)
+@given(split_data())
+def test_merged_triple_equals_the_batch_one_in_every_order(case):
+    X, blocks, order = case
+    n, p = X.shape
+    shift = X[0]
+    count, mean, phi = merge_in_order([triple(b - shift) for b in blocks], order)
+    assert count == n
+    np.testing.assert_allclose(mean + shift, X.mean(axis=0), rtol=1e-12)
+    batch = np.cov(X, rowvar=False).reshape(p, p) * (n - 1)     # two-pass, whole X
+    np.testing.assert_allclose(phi, batch, rtol=0, atol=1e-9 * max(np.abs(batch).max(), 1e-300))
+
+
+@theorem("thm-scale-merge")
+def test_merge_formula_exact_on_integers():
+    """On small integers every operation is exact: the formula holds with no rounding."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(-5, 6, size=(8, 3)).astype(float)      # block means are multiples of 1/4
+    a, b = triple(X[:4]), triple(X[4:])
+    count, mean, phi = merge(a, b)
+    Xc = X - X.mean(axis=0)
+    assert count == 8
+    assert np.array_equal(mean, X.mean(axis=0))
+    assert np.array_equal(phi, Xc.T @ Xc)
+
+
+@theorem("thm-scale-hmt")
+@pytest.mark.parametrize("extra", [2, 4, 8])
+def test_range_finder_error_below_the_halko_martinsson_tropp_bounds(extra):
+    rng = np.random.default_rng(extra)
+    n, p, k = 50, 30, 4
+    sigma = np.exp(-np.arange(p) / 8.0)
+    A = with_singular_values(n, p, sigma, rng)
+    tail = np.sqrt(np.sum(sigma[k:] ** 2))
+    ell = k + extra
+    frobenius, spectral = [], []
+    for seed in range(300):
+        omega = np.random.default_rng(seed).standard_normal((p, ell))
+        Q = scipy.linalg.orth(A @ omega)
+        residual = A - Q @ (Q.T @ A)
+        frobenius.append(np.linalg.norm(residual))
+        spectral.append(np.linalg.norm(residual, 2))
+    frobenius, spectral = np.array(frobenius), np.array(spectral)
+    se = lambda e: 3 * e.std() / np.sqrt(e.size)  # noqa: E731
+    assert frobenius.mean() + se(frobenius) <= np.sqrt(1 + k / (ell - k - 1)) * tail
+    bound_2 = (1 + np.sqrt(k / (ell - k - 1))) * sigma[k] + np.e * np.sqrt(ell) / extra * tail
+    assert spectral.mean() + se(spectral) <= bound_2
+    # never better than the best rank-ell error (Eckart-Young): the check can fail
+    assert np.all(spectral >= sigma[ell] * (1 - 1e-10))
+
+
+@theorem("thm-scale-hmt")
+def test_pcalib_randomized_svd_without_iterations_within_the_truncated_bound():
+    rng = np.random.default_rng(7)
+    n, p, k, extra = 40, 25, 3, 5
+    sigma = 1.0 / np.arange(1, p + 1)
+    A = with_singular_values(n, p, sigma, rng)
+    tail = np.sqrt(np.sum(sigma[k:] ** 2))
+    ell = k + extra
+    errors = []
+    for seed in range(200):
+        U, s, Vt = pcalib.randomized_svd(A, k, oversample=extra, n_iter=0, random_state=seed)
+        errors.append(np.linalg.norm(A - (U * s) @ Vt, 2))
+    bound_2 = (1 + np.sqrt(k / (ell - k - 1))) * sigma[k] + np.e * np.sqrt(ell) / extra * tail
+    assert np.mean(errors) <= sigma[k] + bound_2
+    assert min(errors) >= sigma[k] * (1 - 1e-10)          # Eckart-Young: never below
+
+
+def ritz_error(A, Q, k):
+    """Frobenius error of Q (Q^T A)_k, the Rayleigh-Ritz rank-k approximation."""
+    U, s, Vt = np.linalg.svd(Q.T @ A, full_matrices=False)
+    return np.linalg.norm(A - Q @ (U[:, :k] * s[:k]) @ Vt[:k])
+
+
+@theorem("prop-scale-krylov")
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 4), st.integers(1, 4))
+def test_block_krylov_at_least_as_accurate_as_power_iterations(seed, q, k):
+    rng = np.random.default_rng(seed)
+    n, p = 40, 30
+    sigma = np.arange(1, p + 1) ** -rng.uniform(0.05, 1.0)
+    A = with_singular_values(n, p, sigma, rng)
+    omega = rng.standard_normal((p, k + 1))
+    blocks = [A @ omega]
+    for _ in range(q):
+        blocks.append(A @ (A.T @ blocks[-1]))
+        blocks[-1] /= np.linalg.norm(blocks[-1])            # scaling keeps the span
+    power = scipy.linalg.orth(blocks[-1])
+    krylov = scipy.linalg.orth(np.hstack(blocks), rcond=1e-12)
+    assert ritz_error(A, krylov, k) <= ritz_error(A, power, k) * (1 + 1e-9)
+
+
+def block_r(block):
+    """(count, mean, R) with R the QR factor of the centered block (SciPy's QR)."""
+    mean = block.mean(axis=0)
+    return block.shape[0], mean, scipy.linalg.qr(block - mean, mode="r")[0]
+
+
+def merge_r(first, second):
+    """R factor of [R_a; R_b; sqrt(n_a n_b / n) delta^T]: the centered TSQR step."""
+    (n_a, mean_a, r_a), (n_b, mean_b, r_b) = first, second
+    n, delta = n_a + n_b, mean_b - mean_a
+    stacked = np.vstack([r_a, r_b, np.sqrt(n_a * n_b / n) * delta])
+    return n, mean_a + n_b / n * delta, scipy.linalg.qr(stacked, mode="r")[0]
+
+
+@theorem("prop-scale-tsqr")
+@settings(max_examples=40, deadline=None)
+@given(split_data())
+def test_centered_tsqr_gives_the_scatter_and_the_singular_values(case):
+    X, blocks, order = case
+    n, p = X.shape
+    shift = X[0]
+    _, _, R = merge_in_order([block_r(b - shift) for b in blocks], order, merge_r)
+    Xc = X - X.mean(axis=0)
+    scale = max(np.linalg.norm(Xc, 2), 1e-300)
+    np.testing.assert_allclose(R.T @ R, Xc.T @ Xc, rtol=0, atol=1e-9 * scale**2)
+    s_R = np.linalg.svd(R, compute_uv=False)
+    s_X = np.linalg.svd(Xc, compute_uv=False)
+    size = min(n, p)
+    np.testing.assert_allclose(s_R[:size], s_X[:size], rtol=0, atol=1e-9 * scale)
+    assert np.all(np.abs(s_R[size:]) <= 1e-9 * scale)
+
+
+@theorem("prop-scale-tsqr")
+def test_tsqr_axes_equal_those_of_the_whole_svd_on_ill_conditioned_data():
+    rng = np.random.default_rng(3)
+    n, p = 3000, 5
+    sigma = 10.0 ** -np.array([0.0, 1, 3, 5, 7])
+    core = with_singular_values(n, p, sigma, rng)
+    X = core - core.mean(axis=0) + 3.0
+    blocks = np.array_split(X, 7)
+    _, _, R = reduce(merge_r, [block_r(b) for b in blocks])
+    _, s_R, Vt_R = np.linalg.svd(R)
+    _, s_X, Vt_X = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    np.testing.assert_allclose(s_R, s_X, rtol=0, atol=1e-12)
+    cosines = np.sum(Vt_R * Vt_X, axis=1)
+    assert np.all(np.linalg.norm(Vt_R - cosines[:, None] * Vt_X, axis=1) < 1e-6)
