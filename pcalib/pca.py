@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -397,26 +398,18 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
 
 
 def _decompose_matrix(
-    data: DenseMatrix | SparseMatrix | DaskMatrix,
-    k: int,
-    route: str,
-    *,
-    ddof: int,
-    standardize: bool = False,
-    need_scores: bool = True,
-    random_state: np.random.Generator | None = None,
+    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    **in_memory: Any,
 ) -> _Decomposition:
     """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
-    NumPy arrays go to the in-memory routes (:func:`_decompose_data`). Sparse and Dask
-    data: "eig" from the one-pass moments, "randomized" by the implicit block Krylov
-    route, "svd" by TSQR (Dask only); they have no scores (``transform`` gives them).
+    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
+    the `in_memory` options `need_scores` and `random_state`). Sparse and Dask data:
+    "eig" from the one-pass moments, "randomized" by the implicit block Krylov route,
+    "svd" by TSQR (Dask only); they have no scores (``transform`` gives them).
     """
     if not data.implicit:
-        return _decompose_data(
-            data.arr, k, route, ddof=ddof, standardize=standardize, need_scores=need_scores,
-            random_state=random_state,
-        )
+        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize, **in_memory)
     if route == "eig":
         return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route == "randomized":
