@@ -112,9 +112,26 @@ def _scatter(
     columns of constant columns are set to exactly 0. With `standardize`,
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
     the diagonal of C). Returns ``(C, mean, scale)``, the last two in the frame's units.
+    Float64 data whose column means are at most their spread take the faster
+    :func:`_raw_scatter` (no copy of the blocks, at most one bit lost).
     """
     n, p = arr.shape
     blocks = _row_blocks(n, p)
+    found = _raw_scatter(arr, frame, blocks)
+    C, mean = found if found is not None else _shifted_scatter(arr, frame, blocks)
+    C[frame.constant] = 0.0
+    C[:, frame.constant] = 0.0
+    sd = np.ones(p)
+    if standardize:
+        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
+        C /= sd[:, None]
+        C /= sd
+    return C, mean, sd
+
+
+def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_scatter`'s shifted-data pass: ``(lower triangle of Y_c^T Y_c, mean)``, frame units."""
+    n, p = arr.shape
     shift = frame.read(arr[blocks[0]]).mean(axis=0)
     buf = np.empty((blocks[0].stop, p))
     ones = np.ones(blocks[0].stop)
@@ -126,15 +143,44 @@ def _scatter(
         r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
         C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=1, overwrite_c=1)
     C -= np.outer(r, r / n)
-    C[frame.constant] = 0.0
-    C[:, frame.constant] = 0.0
-    mean = shift + r / n
-    sd = np.ones(p)
-    if standardize:
-        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
-        C /= sd[:, None]
-        C /= sd
-    return C, mean, sd
+    return C, shift + r / n
+
+
+def _raw_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
+    against their spread: :math:`X^\top X` by one ``dsyrk`` call on all of X (no copy,
+    no shift, no blocks), then the rank-one correction
+    :math:`X_c^\top X_c = X^\top X - n \bar x \bar x^\top`.
+
+    The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
+    root mean square of the centered column): at most 2, one bit, when every
+    non-constant column has :math:`\bar x_j^2 \le s_j^2`. That is checked on the first
+    block before the pass and on the result after it; otherwise (a large offset) the
+    result is discarded and ``None`` returned, and :func:`_shifted_scatter` is used.
+    Also ``None`` for integer, float32 or non-C-contiguous data (BLAS would copy it), or a frame exponent beyond
+    :math:`\pm 200` (then the unscaled squares could overflow or underflow).
+    The result is converted to the frame's units by exact powers of two.
+    """
+    n, p = arr.shape
+    exponent = np.broadcast_to(frame.exponent, (p,))
+    if (frame.offset is not None or arr.dtype != np.float64 or not arr.flags.c_contiguous
+            or np.abs(exponent).max() > 200):
+        return None
+    varying = ~frame.constant
+    first = arr[blocks[0]]
+    mean = first.mean(axis=0)
+    if np.any(mean[varying] ** 2 > first.var(axis=0)[varying]):
+        return None
+    C = blas.dsyrk(1.0, arr.T, lower=1)  # one call on all of X: arr.T is F-ordered, no copy
+    r = blas.dgemv(1.0, arr.T, np.ones(n))
+    mean = r / n
+    C -= np.outer(r, mean)
+    if not np.all(np.isfinite(C)) or np.any(mean[varying] ** 2 * n > np.diagonal(C)[varying]):
+        return None
+    unit = np.ldexp(1.0, -exponent)
+    C *= unit[:, None]
+    C *= unit
+    return C, mean * unit
 
 
 def _scores_by_row_blocks(
