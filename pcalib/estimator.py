@@ -104,6 +104,17 @@ class PCA:
            copies at 20000 x 2000).
 
         Timings against scikit-learn: ``python -m tests.benchmarks``.
+
+        Sparse (``scipy.sparse``, never densified) and Dask input (chunked by rows,
+        out of core or distributed; Dask is imported only when such an array comes
+        in): "auto" and "eig" form the p x p covariance in one pass (each block or
+        chunk reduced to its count, mean and scatter, merged exactly by the update of
+        Chan, Golub and LeVeque) up to 4096 features, and beyond take the
+        "randomized" route: block Krylov on :math:`X_c^\top X_c` with implicit
+        centering (:math:`X_c` never formed; one pass per block; stopped by a
+        residual test of :math:`10^{-10}\lambda_1`, so exact in practice, and
+        deterministic); "svd" is TSQR for Dask (the accuracy guard of "auto" there)
+        and refused for sparse input, like "gram" for both.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -140,6 +151,13 @@ class PCA:
     >>> pca = PCA(2).fit(X)
     >>> pca.components_.shape, pca.transform(X).shape
     ((2, 3), (100, 2))
+
+    Sparse input gives the dense fit, without a dense copy:
+
+    >>> import scipy.sparse
+    >>> S = scipy.sparse.random(200, 6, density=0.3, format="csr", random_state=0)
+    >>> bool(np.allclose(PCA(2).fit(S).components_, PCA(2).fit(S.toarray()).components_))
+    True
     """
 
     def __init__(
@@ -340,6 +358,14 @@ class PCA:
         ``dask.array.Array`` chunked by rows (a Dask array chunked by columns is
         rechunked to whole rows first, ``X.rechunk({1: -1})``). Fitted attributes are
         NumPy arrays whatever the input.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> X = da.from_array(np.random.default_rng(0).standard_normal((1000, 5)), chunks=(250, 5))
+        >>> pca = PCA(2).fit(X)  # one pass over the chunks, with the active Dask scheduler
+        >>> type(pca.components_).__name__, type(pca.transform(X)).__name__
+        ('ndarray', 'Array')
         """
         self._fit(X, need_scores=False)
         return self
