@@ -381,7 +381,7 @@ class PCA:
 
         The state is the count, mean and scatter matrix :math:`(n, \bar x, M)` of all
         the samples seen, updated by the pairwise formula of Chan, Golub and LeVeque
-        (:meth:`pcalib._inputs.Moments.merge`), so after any sequence of batches the
+        (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
         fitted attributes are those of ``solver="eig"`` on all of them at once, to
         round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
         to k components at every batch). Each call recomputes the k leading
