@@ -19,11 +19,13 @@ that formed the matrix with ``dsyrk`` stays in one BLAS library (DESIGN,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-__all__ = ["krylov_top", "top_eigh"]
+__all__ = ["krylov_top", "krylov_top_operator", "top_eigh"]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
@@ -79,12 +81,29 @@ def krylov_top(
         grow past `max_dim` columns (a flat spectrum, where LAPACK is cheaper) or
         stops growing before convergence.
     """
-    m = M.shape[0]
-    block = min(max(2 * k, k + 10), m)
-    max_dim = m // 3 if max_dim is None else max_dim
     # BLAS wants Fortran order: a C-ordered M is passed as M^T, whose upper
     # triangle is the lower triangle of M (no copy of M per product).
     Mf, lower = (M, 1) if M.flags.f_contiguous else (M.T, 0)
+    return krylov_top_operator(
+        lambda Q: blas.dsymm(1.0, Mf, Q, lower=lower), M.shape[0], k, rtol, max_dim=max_dim, predict=predict
+    )
+
+
+def krylov_top_operator(
+    times: Callable[[np.ndarray], np.ndarray],
+    m: int,
+    k: int,
+    rtol: float = KRYLOV_RTOL,
+    *,
+    max_dim: int | None = None,
+    predict: bool = False,
+) -> tuple[np.ndarray, np.ndarray, float] | None:
+    r""":func:`krylov_top` for a symmetric m x m matrix M given only by its product
+    ``times(Q) = M @ Q`` with a block Q (m x b, F-ordered): one product per block of
+    the Krylov space, so for an implicit :math:`M = X_c^\top X_c` one pass over the
+    data per block, and the residual test is the a-posteriori error estimate."""
+    block = min(max(2 * k, k + 10), m)
+    max_dim = m // 3 if max_dim is None else max_dim
     rng = np.random.default_rng(0)
     K = np.empty((m, max_dim), order="F")
     MK = np.empty((m, max_dim), order="F")
@@ -95,7 +114,7 @@ def krylov_top(
     while d + Q.shape[1] <= max_dim:
         new = slice(d, d + Q.shape[1])
         K[:, new] = Q
-        MK[:, new] = blas.dsymm(1.0, Mf, Q, lower=lower)
+        MK[:, new] = times(np.asfortranarray(Q))
         d = new.stop
         Kd = K[:, :d]
         T[:d, new] = blas.dgemm(1.0, Kd, MK[:, new], trans_a=1)

@@ -16,6 +16,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "NotFittedError",
     "as_data_matrix",
     "as_square_matrix",
     "check_n_components",
@@ -79,8 +80,9 @@ def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
     if scipy.sparse.issparse(value):
         raise TypeError(
-            f"{name} must be a dense array, got a scipy.sparse {type(value).__name__}: sparse "
-            f"input is not supported yet; densify it with {name}.toarray() if it fits in memory"
+            f"{name} must be a dense array here, got a scipy.sparse {type(value).__name__}: "
+            f"pcalib.PCA accepts sparse input (never densified); otherwise densify it with "
+            f"{name}.toarray() if it fits in memory"
         )
     try:
         arr = np.asarray(value)
@@ -156,3 +158,52 @@ def check_n_components(k: object, upper: int, name: str = "k") -> int:
     if not 1 <= k <= upper:
         raise ValueError(f"{name} must be between 1 and min(n_samples, n_features) = {upper}, got {k}")
     return int(k)
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when a method that needs a fitted model is called before ``fit``.
+
+    Subclasses both ``ValueError`` and ``AttributeError``, like scikit-learn's.
+    """
+
+
+def _check_ddof(ddof: object, n_samples: int, name: str = "X") -> int:
+    """Check ``ddof`` and that the data have more than ``ddof`` samples."""
+    if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
+        raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
+    if ddof < 0:
+        raise ValueError(f"ddof must be non-negative, got {ddof}")
+    needed = max(2, int(ddof) + 1)
+    if n_samples < needed:
+        raise ValueError(
+            f"{name} needs at least {needed} samples (rows) to estimate a variance "
+            f"with ddof={ddof}, got {n_samples}"
+        )
+    return int(ddof)
+
+
+def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
+    """Validate `X` (no copy for float input, integers kept as they are) and `ddof`
+    against its number of samples."""
+    arr = as_data_matrix(X, name, copy=False, keep_integers=True)
+    return arr, _check_ddof(ddof, arr.shape[0], name)
+
+
+def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
+    """The Generator for `random_state`, or with ``draw=False`` only its validation.
+
+    Validation never draws from a ``RandomState`` passed in (it would advance it),
+    so an estimator can check its `random_state` whatever its solver.
+    """
+    message = (
+        "random_state must be None, a non-negative int or a numpy Generator (or a "
+        f"SeedSequence or RandomState), got {random_state!r}"
+    )
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError(message)
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1)) if draw else None
+    try:
+        return np.random.default_rng(random_state)  # None, int, SeedSequence or Generator
+    except (TypeError, ValueError) as exc:
+        raise TypeError(message) from exc

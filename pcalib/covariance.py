@@ -8,38 +8,15 @@ gives the unbiased sample covariance (R, scikit-learn), ``ddof=0`` the 1/n
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_data_matrix, output_dtype, warn_outside_pcalib
+from ._validation import _validated, output_dtype, warn_outside_pcalib
 
 __all__ = ["covariance", "total_variance", "standardize"]
-
-
-def _check_ddof(ddof: object, n_samples: int, name: str = "X") -> int:
-    """Check ``ddof`` and that the data have more than ``ddof`` samples."""
-    if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
-        raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
-    if ddof < 0:
-        raise ValueError(f"ddof must be non-negative, got {ddof}")
-    needed = max(2, int(ddof) + 1)
-    if n_samples < needed:
-        raise ValueError(
-            f"{name} needs at least {needed} samples (rows) to estimate a variance "
-            f"with ddof={ddof}, got {n_samples}"
-        )
-    return int(ddof)
-
-
-def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
-    """Validate `X` (no copy for float input, integers kept as they are) and `ddof`
-    against its number of samples."""
-    arr = as_data_matrix(X, name, copy=False, keep_integers=True)
-    return arr, _check_ddof(ddof, arr.shape[0], name)
 
 
 def _rescale(values: np.ndarray, exponent: np.ndarray | int, what: str) -> np.ndarray:

@@ -13,12 +13,17 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._sklearn_compat import EstimatorBase
 from . import missing as _missing
-from ._validation import as_data_matrix, check_n_components, output_dtype
-from .covariance import _rescale, _validated
-from .lowrank import _check_random_state
-from .pca import _decompose_data, _Decomposition
+from ._inputs import as_matrix
+from ._sklearn_compat import EstimatorBase
+from ._validation import (
+    NotFittedError,
+    _check_ddof,
+    _check_random_state,
+    check_n_components,
+)
+from .covariance import _rescale
+from .pca import _decompose_matrix, _decompose_moments, _Decomposition
 from .ppca import _spectral_log_likelihood
 from .selection import choose_k
 
@@ -37,13 +42,11 @@ _EPS = np.finfo(np.float64).eps
 _SMALL_WORK = 1e6
 _ASPECT = 4
 _RANDOMIZED_MIN_DIM = 5000
-
-
-class NotFittedError(ValueError, AttributeError):
-    """Raised when a method that needs a fitted model is called before ``fit``.
-
-    Subclasses both ``ValueError`` and ``AttributeError``, like scikit-learn's.
-    """
+# Sparse and Dask data: the p x p covariance from one pass up to this many features
+# (134 MB per p x p matrix, one per chunk being reduced), the implicit Krylov route beyond.
+_SCATTER_MAX_FEATURES = 4096
+# partial_fit keeps a p x p state: refused beyond this many features (512 MB).
+_PARTIAL_FIT_MAX_FEATURES = 8192
 
 
 class PCA(EstimatorBase):
@@ -115,6 +118,19 @@ class PCA(EstimatorBase):
         never replaced.
 
         Timings against scikit-learn: ``python -m tests.benchmarks``.
+
+        Sparse (``scipy.sparse``, never densified) and Dask input (chunked by rows,
+        out of core or distributed; Dask is imported only when such an array comes
+        in): "auto" and "eig" form the p x p covariance in one pass (each block or
+        chunk reduced to its count, mean and scatter, merged exactly by the update of
+        Chan, Golub and LeVeque) up to 4096 features, and beyond take the
+        "randomized" route: block Krylov on :math:`X_c^\top X_c` with implicit
+        centering (:math:`X_c` never formed; one pass per block; stopped by a
+        residual test of :math:`10^{-10}\lambda_1`, so exact in practice, and
+        deterministic); "svd" is TSQR for Dask (the accuracy guard of "auto" there)
+        and refused for sparse input, like "gram" for both. "randomized" without an
+        integer `n_components` (all components, or a fraction of variance) takes the
+        one-pass covariance route up to 4096 features (``solver_`` says "eig").
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -165,6 +181,13 @@ class PCA(EstimatorBase):
     >>> pca = PCA(2).fit(X)
     >>> pca.components_.shape, pca.transform(X).shape
     ((2, 3), (100, 2))
+
+    Sparse input gives the dense fit, without a dense copy:
+
+    >>> import scipy.sparse
+    >>> S = scipy.sparse.random(200, 6, density=0.3, format="csr", random_state=0)
+    >>> bool(np.allclose(PCA(2).fit(S).components_, PCA(2).fit(S.toarray()).components_))
+    True
     """
 
     def __init__(
@@ -187,6 +210,7 @@ class PCA(EstimatorBase):
         self.missing = missing
 
     _preserves_dtype = ("float64", "float32")
+    _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs)
 
     @property
     def _accepts_nan(self) -> bool:  # NaN entries are missing values only with `missing`
@@ -266,18 +290,48 @@ class PCA(EstimatorBase):
             return "gram"
         return "svd"
 
+    def _choose_implicit_solver(self, p: int, fraction: bool, data: Any) -> str:
+        """Sparse and Dask data: the covariance from the one-pass moments up to
+        ``_SCATTER_MAX_FEATURES`` features, the implicit block Krylov route beyond
+        (and for solver="randomized" with an integer n_components)."""
+        kind = type(data).__name__.replace("Matrix", "").lower()
+        if self.solver == "gram" or (self.solver == "svd" and not data.supports_svd):
+            raise ValueError(
+                f"solver={self.solver!r} needs the {kind} data as a dense array in memory; "
+                "use solver='auto', 'eig' or 'randomized'"
+                + (" (or 'svd': TSQR)" if data.supports_svd else "")
+            )
+        if self.solver in ("auto", "eig"):
+            solver = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
+        else:
+            solver = self.solver
+        if solver == "randomized" and (fraction or self.n_components is None):
+            # the Krylov route finds k leading components; all of them, or as many as a
+            # fraction of variance needs, come exactly from the one-pass covariance
+            if p <= _SCATTER_MAX_FEATURES:
+                return "eig"
+            raise ValueError(
+                f"the {kind} route for p = {p} > {_SCATTER_MAX_FEATURES} features computes only "
+                "the k leading components: pass an integer n_components"
+            )
+        return solver
+
     def _decompose(
-        self, arr: np.ndarray, k: int, fraction: bool, solver: str, ddof: int, need_scores: bool
+        self, data: Any, k: int, fraction: bool, solver: str, ddof: int, need_scores: bool
     ) -> _Decomposition:
         """The decomposition by one route, truncated to the fraction of variance if asked."""
         rng = _check_random_state(self.random_state) if solver == "randomized" else None
-        found = _decompose_data(
-            arr, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
+        found = _decompose_matrix(
+            data, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
             random_state=rng,
         )
+        return self._truncated(found, fraction, data.shape[0])
+
+    def _truncated(self, found: _Decomposition, fraction: bool, n: int) -> _Decomposition:
+        """`found` cut to the k that the fraction of variance or Minka's rule chooses."""
         if fraction:
             ratio = found.explained_variance_ratio()
-            k = (choose_k(ratio, method="minka", n_samples=arr.shape[0]) if isinstance(self.n_components, str)
+            k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(self.n_components, str)
                  else choose_k(ratio, self.n_components))
             found = found.truncated(k)
         return found
@@ -285,16 +339,30 @@ class PCA(EstimatorBase):
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         if self.missing is not None:
             X = _missing.complete_for_pca(self, X)
-        arr, ddof = _validated(X, self.ddof)
-        dtype = output_dtype(arr)
-        n, p = arr.shape
+        data = as_matrix(X)
+        n, p = data.shape
+        ddof = _check_ddof(self.ddof, n)
         k, fraction = self._check_params(n, p)
         _check_random_state(self.random_state, draw=False)  # whatever the solver
-        solver = self._choose_solver(n, p, k, fraction)
-        found = self._decompose(arr, k, fraction, solver, ddof, need_scores)
-        if self.solver == "auto" and solver in ("eig", "gram") and found.lost_digits(n):
-            solver = "svd"  # the accuracy guard
-            found = self._decompose(arr, k, fraction, solver, ddof, need_scores)
+        if data.implicit:
+            solver = self._choose_implicit_solver(p, fraction, data)
+        else:
+            solver = self._choose_solver(n, p, k, fraction)
+        found = self._decompose(data, k, fraction, solver, ddof, need_scores)
+        if self.solver == "auto" and solver in ("eig", "gram") and found.lost_digits(n) and data.supports_svd:
+            solver = "svd"  # the accuracy guard (TSQR for a Dask array)
+            found = self._decompose(data, k, fraction, solver, ddof, need_scores)
+        self.__dict__.pop("_moments", None)  # a later partial_fit starts a new stream
+        self._store(found, n, p, ddof, data.dtype, solver)
+        if found.scores is None:
+            return None
+        scores = found.data_scores()
+        if self.whiten:
+            scores = found.scores / (found.s / np.sqrt(n - ddof))  # scale-free: no overflow
+        return scores.astype(data.dtype, copy=False)
+
+    def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
+        """Set the fitted attributes from a decomposition of n samples of p features."""
         k, s = found.s.size, found.s
         m = min(n, p)
         # The mean discarded eigenvalue; below what the route resolves it is round-off
@@ -329,21 +397,97 @@ class PCA(EstimatorBase):
         self.noise_variance_ = float(_rescale(noise, 2 * found.exponent, "noise_variance_"))
         self.n_samples_, self.n_features_in_ = n, p
         self.solver_ = solver
-        if found.scores is None:
-            return None
-        scores = found.data_scores()
-        if self.whiten:
-            scores = found.scores / (s / np.sqrt(n - ddof))  # scale-free: no overflow
-        return scores.astype(dtype, copy=False)
 
     def fit(self, X: ArrayLike, y: object = None) -> PCA:
-        """Fit the model on `X` (n x p, not modified). `y` is ignored. Returns self."""
+        """Fit the model on `X` (n x p, not modified). `y` is ignored. Returns self.
+
+        `X` may be a NumPy array (or anything ``numpy.asarray`` accepts), a
+        ``scipy.sparse`` matrix or array (CSR or CSC; never densified) or a
+        ``dask.array.Array`` chunked by rows (a Dask array chunked by columns is
+        rechunked to whole rows first, ``X.rechunk({1: -1})``). Fitted attributes are
+        NumPy arrays whatever the input.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> X = da.from_array(np.random.default_rng(0).standard_normal((1000, 5)), chunks=(250, 5))
+        >>> pca = PCA(2).fit(X)  # one pass over the chunks, with the active Dask scheduler
+        >>> type(pca.components_).__name__, type(pca.transform(X)).__name__
+        ('ndarray', 'Array')
+        """
         self._fit(self._remember_input(X), need_scores=False)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
-        """Fit on `X` and return its scores (n, k), whitened if ``whiten``."""
-        return self._wrap_output(self._fit(self._remember_input(X), need_scores=True), X)
+        """Fit on `X` and return its scores (n, k), whitened if ``whiten``
+        (a lazy Dask array for a Dask `X`, as :meth:`transform`)."""
+        scores = self._fit(self._remember_input(X), need_scores=True)
+        return self.transform(X) if scores is None else self._wrap_output(scores, X)
+
+    def partial_fit(self, X: ArrayLike, y: object = None) -> PCA:
+        r"""Update the fit with one more batch of samples (streaming PCA), exactly.
+
+        The state is the count, mean and scatter matrix :math:`(n, \bar x, M)` of all
+        the samples seen, updated by the pairwise formula of Chan, Golub and LeVeque
+        (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
+        fitted attributes are those of ``solver="eig"`` on all of them at once, to
+        round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
+        to k components at every batch). Each call recomputes the k leading
+        eigenpairs of the p x p state, whatever `solver` says (``solver_`` is
+        "eig"). A call to :meth:`fit` ends the stream.
+
+        Parameters
+        ----------
+        X : array_like, scipy.sparse or dask.array of shape (n_batch, p)
+            One batch (not modified); together the batches seen need at least 2
+            samples (more than ``ddof``).
+        y : ignored
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            If p exceeds ``_PARTIAL_FIT_MAX_FEATURES`` (the p x p state would not fit: use the Dask
+            route), the batch has another number of features than the earlier ones,
+            or too few samples were seen.
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((300, 4)) @ np.diag([4.0, 2.0, 1.0, 0.5])
+        >>> stream = PCA(2)
+        >>> for batch in np.array_split(X, 7):
+        ...     _ = stream.partial_fit(batch)
+        >>> bool(np.allclose(stream.components_, PCA(2, solver="eig").fit(X).components_))
+        True
+        """
+        previous = self.__dict__.get("_moments")
+        data = as_matrix(self._remember_input(X) if previous is None else self._check_input(X))
+        p = data.shape[1]
+        if previous is not None and p != previous.mean.size:
+            raise ValueError(f"X has {p} features, but the earlier batches of partial_fit had {previous.mean.size}")
+        if p > _PARTIAL_FIT_MAX_FEATURES:
+            raise ValueError(
+                f"partial_fit keeps a p x p scatter matrix, {p * p * 8 / 1e9:.1f} GB for p = {p} "
+                f"features (at most {_PARTIAL_FIT_MAX_FEATURES} allowed): put the batches in one "
+                "dask.array.Array (dask.array.concatenate) and call fit, whose Dask route with "
+                "implicit centering keeps only O(p k) numbers"
+            )
+        batch = data.moments()
+        moments = batch if previous is None else previous.merge(batch)
+        dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
+        n = moments.n
+        ddof = _check_ddof(self.ddof, n)
+        k, fraction = self._check_params(n, p)
+        found = self._truncated(
+            _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize)), fraction, n
+        )
+        self._store(found, n, p, ddof, dtype, "eig")
+        self._moments, self._stream_dtype = moments, dtype
+        return self
 
     # -- using a fitted model -----------------------------------------------------
 
@@ -354,52 +498,62 @@ class PCA(EstimatorBase):
                 "before using this estimator."
             )
 
-    def _standardized(self, X: ArrayLike) -> tuple[np.ndarray, np.dtype]:
+    def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None) -> Any:
+        """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of features."""
         self._check_is_fitted()
-        X = self._check_input(X)
-        arr = as_data_matrix(X, "X", copy=False)
-        if arr.shape[1] != self.n_features_in_:
+        if columns is None:
+            X = self._check_input(X)  # column names and count, as scikit-learn checks them
+        data = as_matrix(X, name)
+        expected = self.n_features_in_ if columns is None else columns
+        if data.shape[1] != expected:
+            if columns is not None:
+                raise ValueError(f"{name} has {data.shape[1]} columns, but PCA has n_components_ = {columns}")
             raise ValueError(
-                f"X has {arr.shape[1]} features, but PCA is expecting {self.n_features_in_} "
+                f"{name} has {data.shape[1]} features, but PCA is expecting {self.n_features_in_} "
                 "features as input"
             )
-        Z = arr - self.mean_.astype(np.float64)
-        Z /= self.scale_
-        return Z, output_dtype(arr)
+        return data
+
+    def _fitted_f64(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """mean_, scale_ and components_ as float64."""
+        return tuple(a.astype(np.float64) for a in (self.mean_, self.scale_, self.components_))
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         r"""Scores of new samples: :math:`((x - \bar{x}) / s)\, V_k`, whitened if ``whiten``.
 
+        Dense NumPy scores for NumPy and ``scipy.sparse`` input (the sparse matrix
+        is never densified: :math:`X V_k - \mathbf 1 \bar x^\top V_k`, with s folded
+        into :math:`V_k`); a lazy Dask array, chunked like the rows of `X`, for a Dask `X`.
         With ``missing`` set, a row with NaN uses only its observed entries.
         """
         if self.missing is not None:
             self._check_is_fitted()
             X = _missing.fill_for_pca(self, X)
-        Z, dtype = self._standardized(X)
-        scores = Z @ self.components_.T.astype(np.float64)
+        data = self._checked_input(X)
+        mean, scale, components = self._fitted_f64()
+        scores = data.project(mean, scale, np.ascontiguousarray(components.T))
         if self.whiten:
-            scores /= np.sqrt(self.explained_variance_.astype(np.float64))
-        return self._wrap_output(scores.astype(dtype, copy=False), X)
+            scores = scores / np.sqrt(self.explained_variance_.astype(np.float64))
+        return self._wrap_output(scores.astype(data.dtype), X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         r"""Map scores back to data space: :math:`\hat{x} = (V_k^\top z) \odot s + \bar{x}`.
 
         At full rank (k = p) this inverts :meth:`transform`; otherwise it gives
-        the projection of the sample onto the principal subspace.
+        the projection of the sample onto the principal subspace. A Dask `Z` gives
+        a lazy Dask array.
         """
-        self._check_is_fitted()
-        arr = as_data_matrix(Z, "Z", copy=False)
-        if arr.shape[1] != self.n_components_:
-            raise ValueError(
-                f"Z has {arr.shape[1]} columns, but PCA has n_components_ = {self.n_components_}"
-            )
-        scores = arr.astype(np.float64)
-        if self.whiten:
-            scores *= np.sqrt(self.explained_variance_.astype(np.float64))
-        X = scores @ self.components_.astype(np.float64)
-        X *= self.scale_
-        X += self.mean_
-        return X.astype(output_dtype(arr), copy=False)
+        data = self._checked_input(Z, "Z", columns=self.n_components_)
+        mean, scale, components = self._fitted_f64()
+        root_ev = np.sqrt(self.explained_variance_.astype(np.float64)) if self.whiten else 1.0
+
+        def reconstruct(z: np.ndarray) -> np.ndarray:
+            X = (z * root_ev) @ components
+            X *= scale
+            X += mean
+            return X
+
+        return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
 
     def _ppca_W(self) -> np.ndarray:
         ev = self.explained_variance_.astype(np.float64)
@@ -430,7 +584,7 @@ class PCA(EstimatorBase):
         the second term being the Jacobian of standardization (0 unless
         ``standardize``). Matches ``sklearn.decomposition.PCA.score_samples``.
         """
-        Z, _ = self._standardized(X)
+        data = self._checked_input(X)
         # C has eigenvalue max(lambda_j, sigma^2) along v_j and sigma^2 elsewhere
         variances = np.maximum(self.explained_variance_.astype(np.float64), self.noise_variance_)
         # Variances at round-off level (the SVD returns about eps * lambda_1 where the
@@ -444,8 +598,14 @@ class PCA(EstimatorBase):
                 f"{positive} after centering), so the PPCA model covariance W W^T is "
                 "singular and the log-likelihood is undefined; use fewer components"
             )
-        ll, _ = _spectral_log_likelihood(Z, self.components_.T.astype(np.float64), variances, self.noise_variance_)
-        return ll - float(np.sum(np.log(self.scale_.astype(np.float64))))
+        mean, scale, components = self._fitted_f64()
+        jacobian = float(np.sum(np.log(scale)))
+
+        def log_likelihood(block: np.ndarray) -> np.ndarray:
+            Z = (block - mean) / scale
+            return _spectral_log_likelihood(Z, components.T, variances, self.noise_variance_)[0] - jacobian
+
+        return data.map_rows(log_likelihood, None)
 
     def score(self, X: ArrayLike, y: object = None) -> float:
         """Average log-likelihood of the samples of `X` (see :meth:`score_samples`)."""

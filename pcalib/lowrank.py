@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
 from ._signs import axis_signs
-from ._validation import as_data_matrix, check_n_components, output_dtype
+from ._validation import _check_random_state, as_data_matrix, check_n_components, output_dtype
 
 __all__ = ["truncated_svd", "low_rank_approx", "randomized_svd"]
 
@@ -137,26 +137,6 @@ def low_rank_approx(A: ArrayLike, k: int) -> np.ndarray:
     """
     U, s, Vt = truncated_svd(A, k)
     return (U * s) @ Vt
-
-
-def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
-    """The Generator for `random_state`, or with ``draw=False`` only its validation.
-
-    Validation never draws from a ``RandomState`` passed in (it would advance it),
-    so an estimator can check its `random_state` whatever its solver.
-    """
-    message = (
-        "random_state must be None, a non-negative int or a numpy Generator (or a "
-        f"SeedSequence or RandomState), got {random_state!r}"
-    )
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError(message)
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2**31 - 1)) if draw else None
-    try:
-        return np.random.default_rng(random_state)  # None, int, SeedSequence or Generator
-    except (TypeError, ValueError) as exc:
-        raise TypeError(message) from exc
 
 
 def _check_nonneg_int(value: object, name: str) -> int:

@@ -22,21 +22,25 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
-from ._eigen import top_eigh
+from ._eigen import KRYLOV_RTOL, krylov_top_operator, top_eigh
+from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix
 from ._signs import axis_signs
-from ._validation import check_n_components, output_dtype
-from .covariance import _center_array, _checked_scale, _Frame, _rescale, _validated
+from ._validation import _validated, check_n_components, output_dtype
+from .covariance import _center_array, _checked_scale, _Frame, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 
 _EPS = np.finfo(np.float64).eps
+# Largest Krylov space of the implicit route, in blocks (passes over the data).
+_IMPLICIT_MAX_BLOCKS = 40
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,9 +112,26 @@ def _scatter(
     columns of constant columns are set to exactly 0. With `standardize`,
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
     the diagonal of C). Returns ``(C, mean, scale)``, the last two in the frame's units.
+    Float64 data whose column means are at most their spread take the faster
+    :func:`_raw_scatter` (no copy of the blocks, at most one bit lost).
     """
     n, p = arr.shape
     blocks = _row_blocks(n, p)
+    found = _raw_scatter(arr, frame, blocks)
+    C, mean = found if found is not None else _shifted_scatter(arr, frame, blocks)
+    C[frame.constant] = 0.0
+    C[:, frame.constant] = 0.0
+    sd = np.ones(p)
+    if standardize:
+        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
+        C /= sd[:, None]
+        C /= sd
+    return C, mean, sd
+
+
+def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_scatter`'s shifted-data pass: ``(lower triangle of Y_c^T Y_c, mean)``, frame units."""
+    n, p = arr.shape
     shift = frame.read(arr[blocks[0]]).mean(axis=0)
     buf = np.empty((blocks[0].stop, p))
     ones = np.ones(blocks[0].stop)
@@ -122,15 +143,44 @@ def _scatter(
         r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
         C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=1, overwrite_c=1)
     C -= np.outer(r, r / n)
-    C[frame.constant] = 0.0
-    C[:, frame.constant] = 0.0
-    mean = shift + r / n
-    sd = np.ones(p)
-    if standardize:
-        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
-        C /= sd[:, None]
-        C /= sd
-    return C, mean, sd
+    return C, shift + r / n
+
+
+def _raw_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
+    against their spread: :math:`X^\top X` by one ``dsyrk`` call on all of X (no copy,
+    no shift, no blocks), then the rank-one correction
+    :math:`X_c^\top X_c = X^\top X - n \bar x \bar x^\top`.
+
+    The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
+    root mean square of the centered column): at most 2, one bit, when every
+    non-constant column has :math:`\bar x_j^2 \le s_j^2`. That is checked on the first
+    block before the pass and on the result after it; otherwise (a large offset) the
+    result is discarded and ``None`` returned, and :func:`_shifted_scatter` is used.
+    Also ``None`` for integer, float32 or non-C-contiguous data (BLAS would copy it), or a frame exponent beyond
+    :math:`\pm 200` (then the unscaled squares could overflow or underflow).
+    The result is converted to the frame's units by exact powers of two.
+    """
+    n, p = arr.shape
+    exponent = np.broadcast_to(frame.exponent, (p,))
+    if (frame.offset is not None or arr.dtype != np.float64 or not arr.flags.c_contiguous
+            or np.abs(exponent).max() > 200):
+        return None
+    varying = ~frame.constant
+    first = arr[blocks[0]]
+    mean = first.mean(axis=0)
+    if np.any(mean[varying] ** 2 > first.var(axis=0)[varying]):
+        return None
+    C = blas.dsyrk(1.0, arr.T, lower=1)  # one call on all of X: arr.T is F-ordered, no copy
+    r = blas.dgemv(1.0, arr.T, np.ones(n))
+    mean = r / n
+    C -= np.outer(r, mean)
+    if not np.all(np.isfinite(C)) or np.any(mean[varying] ** 2 * n > np.diagonal(C)[varying]):
+        return None
+    unit = np.ldexp(1.0, -exponent)
+    C *= unit[:, None]
+    C *= unit
+    return C, mean * unit
 
 
 def _scores_by_row_blocks(
@@ -317,6 +367,112 @@ def _decompose_data(
     exponent = 0 if standardize else int(frame.exponent)
     scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
     return _Decomposition(*found, frame.data_mean(mean), scale, exponent, route)
+
+
+def _moment_scale(moments: Moments, ddof: int, standardize: bool, name: str = "X") -> np.ndarray:
+    """Column standard deviations (ones unless `standardize`) from the diagonal of the
+    scatter; refuses data whose columns are all constant, or constant columns to standardize."""
+    constant = moments.constant
+    _check_variance(constant)
+    if not standardize:
+        return np.ones(constant.size)
+    squares = moments.scatter if moments.scatter.ndim == 1 else np.diagonal(moments.scatter)
+    return _checked_scale(constant, squares, moments.n, ddof, name)
+
+
+def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+    r"""The covariance route from the one-pass moments :math:`(n, \bar x, M)` of the
+    data (any kind: :meth:`pcalib._inputs.Moments.merge` of blocks, chunks or
+    batches): the k leading eigenpairs of :math:`D^{-1} M D^{-1}`
+    (:func:`pcalib._eigen.top_eigh`), with :math:`\sigma_j = \sqrt{\lambda_j(M)}`.
+    Rows and columns of constant columns are exactly 0. No scores."""
+    p = moments.mean.size
+    scale = _moment_scale(moments, ddof, standardize)
+    C = np.array(moments.scatter, order="F")
+    C[moments.constant] = 0.0
+    C[:, moments.constant] = 0.0
+    C /= scale[:, None]
+    C /= scale
+    total_ss = float(np.trace(C))
+    w, V = top_eigh(C, k)
+    s = _sqrt_eigenvalues(w, moments.n, p)
+    return _decomposition_of_axes(V, s, total_ss, moments, scale, "eig")
+
+
+def _decomposition_of_axes(
+    V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, scale: np.ndarray, route: str
+) -> _Decomposition:
+    """A _Decomposition in data units from axes V (p, k) and singular values s, no scores."""
+    tail_ss = max(total_ss - float(s @ s), 0.0)
+    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
+    return _Decomposition(*found, moments.data_mean(), scale, 0, route)
+
+
+def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+    r"""The wide route for data that stay sparse or out of core: block Krylov on
+    :math:`D^{-1} X_c^\top X_c D^{-1}` given by its products with a thin block
+    (:meth:`gram_times`, implicit centering: :math:`X_c` is never formed; one pass
+    over the data per block), Ritz pairs accepted when every residual
+    :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (the a-posteriori
+    error estimate: each :math:`\lambda_j` is then within :math:`10^{-10}\lambda_1`).
+    One more pass first, for the column means (and scales).
+
+    Raises
+    ------
+    RuntimeError
+        If the Krylov space reaches its largest size (``_IMPLICIT_MAX_BLOCKS`` blocks)
+        before the residual test passes (a flat spectrum at the k-th eigenvalue).
+    """
+    n, p = data.shape
+    moments = data.moments(full=False)
+    scale = _moment_scale(moments, ddof, standardize)
+    mean = moments.data_mean()
+    block = min(max(2 * k, k + 10), p)
+    top = krylov_top_operator(
+        lambda Q: data.gram_times(Q, mean, scale), p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * block)
+    )
+    if top is None:
+        raise RuntimeError(
+            f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
+            f"{_IMPLICIT_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
+            "ask for fewer or more components, or densify X if it fits in memory"
+        )
+    w, V, _ = top
+    squares = np.where(moments.constant, 0.0, moments.scatter)
+    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), float(np.sum(squares / scale**2)), moments, scale, "randomized")
+
+
+def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+    r"""The SVD route for Dask data: TSQR of the centered (scaled) data,
+    :math:`Y_c = Q R` (``dask.array.linalg.tsqr``, one pass and the tree of small QR
+    factorizations; the rounding error of the mean corrected in R, see
+    :meth:`pcalib._inputs.DaskMatrix.tsqr_r`), then the SVD of the p x p matrix R:
+    the singular values of :math:`Y_c` to about :math:`\varepsilon \sigma_1`, the
+    condition number never squared. The accuracy guard of the covariance route."""
+    moments = data.moments(full=False)
+    scale = _moment_scale(moments, ddof, standardize)
+    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.data_mean(), scale), overwrite_a=True)
+    return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, scale, "svd")
+
+
+def _decompose_matrix(
+    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    **in_memory: Any,
+) -> _Decomposition:
+    """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
+
+    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
+    the `in_memory` options `need_scores` and `random_state`). Sparse and Dask data:
+    "eig" from the one-pass moments, "randomized" by the implicit block Krylov route,
+    "svd" by TSQR (Dask only); they have no scores (``transform`` gives them).
+    """
+    if not data.implicit:
+        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize, **in_memory)
+    if route == "eig":
+        return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
+    if route == "randomized":
+        return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
+    return _decompose_tsqr(data, k, ddof=ddof, standardize=standardize)
 
 
 def _check_variance(constant: np.ndarray) -> None:

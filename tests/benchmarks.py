@@ -1,7 +1,11 @@
 """Side-by-side timings and accuracy of pcalib against its peers.
 
 Run ``python -m tests.benchmarks`` (full sizes, a few minutes on 2 cores) or
-``python -m tests.benchmarks --quick``. Not collected by pytest (no ``test_``
+``python -m tests.benchmarks --quick``; ``--scale`` runs the cases of the chapter
+*PCA at scale* instead (Dask 1,000,000 x 200 from an on-disk .npy stack against
+dask-ml and pcalib in memory; partial_fit on 100 batches against scikit-learn's
+IncrementalPCA; sparse 100,000 x 20,000 at 0.1% against scikit-learn's arpack, with
+peak memory). Not collected by pytest (no ``test_``
 prefix). Timings are medians over a few repeats, run alternately in one
 process; ratio = ours / peer (below 1 means pcalib is faster). Accuracy is
 measured against an exact LAPACK SVD (or eigendecomposition) of the same
@@ -206,10 +210,124 @@ def bench_missing(n: int, p: int, repeats: int, rate: float = 0.2, k: int = 5) -
     ]
 
 
+def peak_traced(fn: Callable[[], object]) -> float:
+    """Peak memory (MB) that Python allocators saw while fn ran (NumPy's buffers included)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 1e6
+
+
+def bench_dask(n: int, p: int, chunks: int, repeats: int, store: str) -> list[str]:
+    """Dask from a chunked on-disk .npy stack (``dask.array.to_npy_stack``) against
+    dask-ml's PCA (auto and tsqr) and against pcalib in memory on the same data."""
+    import dask.array as da
+    from dask_ml.decomposition import PCA as DaskMlPCA
+
+    X = make_data(n, p, seed=21, offset=1e3)
+    Vref, s = reference_svd(X)
+    da.to_npy_stack(store, da.from_array(X, chunks=(n // chunks, p)))
+    D = da.from_npy_stack(store, mmap_mode="r")
+    res: dict[str, object] = {}
+    cases = {
+        "pcalib Dask": lambda: res.__setitem__("dask", pcalib.PCA(K).fit(D)),
+        "pcalib in memory": lambda: res.__setitem__("mem", pcalib.PCA(K).fit(X)),
+        "dask-ml auto": lambda: res.__setitem__("auto", DaskMlPCA(K, random_state=0).fit(D)),
+        "dask-ml tsqr": lambda: res.__setitem__("tsqr", DaskMlPCA(K, svd_solver="tsqr").fit(D)),
+    }
+    times = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, fn in cases.items():
+            times[name].append(median_time(fn, 1))
+    t = {name: statistics.median(v) for name, v in times.items()}
+    err = {key: f"comp {comp_err(est.components_, Vref):.1e}" for key, est in res.items()}
+    label = f"Dask {n}x{p}, {chunks} chunks (npy)"
+    return [
+        row(f"{label} vs in memory", t["pcalib Dask"], t["pcalib in memory"], err["dask"], err["mem"]),
+        row(f"{label} vs dask-ml auto", t["pcalib Dask"], t["dask-ml auto"], err["dask"], err["auto"]),
+        row(f"{label} vs dask-ml tsqr", t["pcalib Dask"], t["dask-ml tsqr"], err["dask"], err["tsqr"]),
+    ]
+
+
+def bench_partial_fit(n: int, p: int, batches: int, repeats: int) -> list[str]:
+    from sklearn.decomposition import IncrementalPCA
+
+    X = make_data(n, p, seed=22, offset=1e3)
+    Vref, _ = reference_svd(X)
+    parts = np.array_split(X, batches)
+    res: dict[str, object] = {}
+
+    def stream(est: object, key: str) -> None:
+        for batch in parts:
+            est.partial_fit(batch)
+        res[key] = est
+
+    t_o, t_p = [], []
+    for _ in range(repeats):
+        t_o.append(median_time(lambda: stream(pcalib.PCA(K), "o"), 1))
+        t_p.append(median_time(lambda: stream(IncrementalPCA(K), "p"), 1))
+    acc = [f"comp {comp_err(res[key].components_, Vref):.1e}" for key in ("o", "p")]
+    return [row(f"partial_fit {batches} batches {n}x{p} vs IPCA", statistics.median(t_o),
+                statistics.median(t_p), *acc)]
+
+
+def bench_sparse(n: int, p: int, density: float, repeats: int, check: tuple[int, int]) -> list[str]:
+    """Sparse CSR against scikit-learn's arpack PCA (timed at n x p); accuracy of both
+    against an exact dense SVD at the smaller shape `check`, where it fits in memory;
+    peak traced memory of pcalib's fit against the size of the CSR arrays."""
+    import scipy.sparse as sp
+    from sklearn.decomposition import PCA as SkPCA
+
+    def sparse(rows: int, cols: int, seed: int) -> sp.csr_matrix:
+        rng = np.random.default_rng(seed)
+        A = sp.random(rows, cols, density=density, format="csr", random_state=rng)
+        return (A @ sp.diags(np.exp(-np.arange(cols) / (cols / 20)) + 0.1)).tocsr()
+
+    lines = []
+    for (rows, cols), reps in ((check, 1), ((n, p), repeats)):
+        A = sparse(rows, cols, seed=23)
+        res: dict[str, object] = {}
+        t_o, t_p = [], []
+        for _ in range(reps):
+            t_o.append(median_time(lambda: res.__setitem__("o", pcalib.PCA(K).fit(A)), 1))
+            t_p.append(median_time(lambda: res.__setitem__("p", SkPCA(K, svd_solver="arpack").fit(A)), 1))
+        if (rows, cols) == check:
+            Vref, _ = reference_svd(A.toarray())
+            acc = [f"comp {comp_err(res[key].components_, Vref):.1e}" for key in ("o", "p")]
+        else:
+            acc = ["(accuracy: row above)", ""]
+        csr_mb = (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes) / 1e6
+        peak = peak_traced(lambda: pcalib.PCA(K).fit(A))
+        lines.append(row(f"sparse {rows}x{cols} {density:.1%} vs arpack", statistics.median(t_o),
+                         statistics.median(t_p), *acc)
+                     + f"   [peak {peak:.0f} MB, CSR {csr_mb:.0f} MB, dense {rows * cols * 8 / 1e6:.0f} MB]")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    parser.add_argument("--scale", action="store_true", help="only the Dask, partial_fit and sparse cases")
     args = parser.parse_args(argv)
+    if args.scale:
+        import tempfile
+
+        print(f"{'case':<34} {'ours s':>8} {'peer s':>8} {'ratio':>6}   {'ours accuracy':<30} peer accuracy")
+        n, p, sparse_shape, check = (
+            (200_000, 200, (20_000, 5_000), (4_000, 4_500)) if args.quick
+            else (1_000_000, 200, (100_000, 20_000), (10_000, 5_000))
+        )
+        with tempfile.TemporaryDirectory() as store:
+            for line in bench_dask(n, p, 10, 3, store + "/X"):
+                print(line, flush=True)
+        for line in bench_partial_fit(n, p, 100, 3):
+            print(line, flush=True)
+        for line in bench_sparse(*sparse_shape, 0.001, 3, check):
+            print(line, flush=True)
+        return
     if args.quick:
         shapes = [(20000, 50, 0.0), (4000, 400, 0.0), (4000, 800, 0.0), (800, 8000, 0.0), (4000, 400, 1e6)]
         repeats, rsvd_shape, pcoa_n = 3, (4000, 800), 800

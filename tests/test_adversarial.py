@@ -422,7 +422,7 @@ def test_validating_random_state_does_not_advance_a_randomstate():
 def test_sparse_input_says_it_is_not_supported_and_how_to_densify():
     X = scipy.sparse.random(20, 5, density=0.5, random_state=0, format="csr")
     with pytest.raises(TypeError, match=r"sparse.*csr_matrix.*X\.toarray\(\)"):
-        PCA(2).fit(X)
+        PPCA(2).fit(X)  # PCA accepts it (tests/test_sparse.py)
 
 
 def test_dataframe_with_pandas_na_says_what_it_found_and_where():

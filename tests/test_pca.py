@@ -388,3 +388,25 @@ def test_constant_data_rejected(route):
 def test_reconstruction_error_k_too_large_rejected():
     with pytest.raises(ValueError, match="k must be between"):
         reconstruction_error(np.eye(3), 4)
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.9, 3.0, 1e8])
+def test_raw_gram_pass_only_when_the_means_are_small(offset):
+    """The eig route's one-dsyrk pass (_raw_scatter) loses at most one bit: it is taken
+    when every column mean is at most its spread (offsets 0 and 0.9 standard deviations
+    here) and refused otherwise; either way the axes match NumPy's SVD."""
+    from pcalib.covariance import _Frame
+    from pcalib.pca import _raw_scatter, _row_blocks
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((5000, 30)) * 0.8 ** np.arange(30) @ np.linalg.qr(rng.standard_normal((30, 30)))[0]
+    X = X - X.mean(axis=0) + offset * X.std(axis=0)
+    taken = _raw_scatter(X, _Frame.of(X), _row_blocks(*X.shape)) is not None
+    assert taken == (offset < 1)
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    Vt = Vt[:5] * np.sign(Vt[:5][np.arange(5), np.argmax(np.abs(Vt[:5]), axis=1)])[:, None]
+    found = pca_eig(X, 5)
+    np.testing.assert_allclose(found.components, Vt, atol=1e-11)
+    np.testing.assert_allclose(found.explained_variance, s[:5] ** 2 / 4999, rtol=1e-12)

@@ -136,7 +136,9 @@ def test_tags_are_scikit_learns():
     assert isinstance(tags, Tags)
     assert tags.transformer_tags.preserves_dtype == ["float64", "float32"]
     assert get_tags(PPCA(1)).transformer_tags.preserves_dtype == ["float64"]
-    assert not tags.input_tags.sparse and not tags.input_tags.allow_nan
+    assert tags.input_tags.sparse and not tags.input_tags.allow_nan
+    assert get_tags(PCA(missing="regularized")).input_tags.allow_nan
+    assert not get_tags(PPCA(1)).input_tags.sparse and get_tags(PPCA(1)).input_tags.allow_nan
     assert not tags.target_tags.required and tags.requires_fit
 
 
@@ -189,9 +191,8 @@ def test_sparse_input_refused_with_advice():
     import scipy.sparse
 
     X = scipy.sparse.random(20, 5, density=0.3, format="csr", random_state=0)
-    for est in (PCA(2), PPCA(2)):
-        with pytest.raises(TypeError, match=r"does not support sparse input .* X.toarray\(\)"):
-            est.fit(X)
+    with pytest.raises(TypeError, match=r"does not support sparse input .* X.toarray\(\)"):
+        PPCA(2).fit(X)  # PCA fits sparse input without densifying it (tests/test_sparse.py)
 
 
 def test_ppca_one_feature_refused_with_reason():

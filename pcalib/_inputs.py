@@ -1,0 +1,371 @@
+r"""The kinds of data pcalib reads, each behind the same few primitives.
+
+A data matrix X (n x p, one sample per row) comes as a NumPy array in memory,
+a ``scipy.sparse`` matrix or array (CSR or CSC), or a ``dask.array.Array``
+chunked by rows (out of core or distributed). The routes of :mod:`pcalib.pca`
+and :class:`pcalib.PCA` see the last two only through these primitives,
+implemented once per kind in this module (and NumPy arrays keep their
+in-memory routes, which read them through ``pcalib.covariance._Frame``):
+
+* :meth:`moments`: one pass, the count, mean and scatter matrix
+  :math:`(n, \bar x, M)`, :math:`M = \sum_i (x_i - \bar x)(x_i - \bar x)^\top`,
+  of the rows, blocks merged by the pairwise update of Chan, Golub and LeVeque
+  (:meth:`Moments.merge`);
+* :meth:`gram_times`: :math:`D^{-1} X_c^\top X_c D^{-1} Q` for a thin block Q
+  with implicit centering (:math:`X_c = X - \mathbf 1 \bar x^\top` is never
+  formed; D the diagonal of scales), one pass over the data;
+* :meth:`project`: the scores :math:`((X - \mathbf 1 \bar x^\top) D^{-1}) V`;
+* :meth:`map_rows`: a function applied to blocks of rows (in memory, dense).
+
+Dask is imported only when a Dask array comes in (:func:`as_matrix` looks at
+``sys.modules``, so a program that never imported Dask never pays for it), and
+every Dask computation goes through ``dask.compute`` with the scheduler the
+user set up (threads by default, a ``dask.distributed.Client`` if one exists).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+from scipy.linalg import blas
+
+from ._validation import _as_numeric_array, as_data_matrix, output_dtype, warn_outside_pcalib
+
+__all__ = ["Moments", "as_matrix", "tree_reduce"]
+
+
+@dataclass(frozen=True)
+class Moments:
+    r"""Count, mean and scatter matrix of a set of rows, about a shift.
+
+    ``mean`` and ``scatter`` are those of :math:`y_i = x_i - c` (c = ``shift``, a
+    float64 vector close to the mean): :math:`\bar x = c + \bar y`, and the scatter
+    :math:`M = \sum_i (y_i - \bar y)(y_i - \bar y)^\top` is the same for x and y.
+    Keeping the mean relative to c keeps every merge exact at large offsets:
+    the numbers combined are of the size of the spread of the data, not of
+    their offset.
+    """
+
+    n: int
+    shift: np.ndarray  #: (p,) c
+    mean: np.ndarray  #: (p,) mean of y = x - c
+    scatter: np.ndarray  #: (p, p) symmetric, or its diagonal (p,) only
+    low: np.ndarray  #: (p,) column minima
+    high: np.ndarray  #: (p,) column maxima
+
+    @classmethod
+    def of_rows(cls, block: np.ndarray, *, full: bool = True) -> Moments:
+        """Moments of the rows of a finite 2-D block, read as float64 and centered
+        twice (the second pass removes the rounding error of the first mean), about
+        the block's own float64 mean. With ``full=False`` only the diagonal of the
+        scatter matrix (the column sums of squares) is formed."""
+        y = np.array(block, dtype=np.float64, order="C")
+        low, high = y.min(axis=0), y.max(axis=0)
+        shift = y.mean(axis=0)
+        y -= shift
+        mean = np.zeros(y.shape[1])
+        for _ in range(2):
+            step = y.mean(axis=0)
+            y -= step
+            mean += step
+        if full:
+            scatter = _symmetrized(blas.dsyrk(1.0, y.T, lower=1))  # y^T y; y.T is F-ordered
+        else:
+            scatter = np.einsum("ij,ij->j", y, y)
+        return cls(y.shape[0], shift, mean, scatter, low, high)
+
+    @property
+    def constant(self) -> np.ndarray:
+        """bool (p,): columns whose entries are all equal."""
+        return self.low == self.high
+
+    def about(self, shift: np.ndarray) -> Moments:
+        """The same moments about another shift (exact when the shifts are close:
+        their difference is then computed without rounding)."""
+        return replace(self, shift=shift, mean=self.mean + (self.shift - shift))
+
+    def merge(self, other: Moments) -> Moments:
+        r"""Moments of the union of two sets of rows (Chan, Golub and LeVeque 1979):
+
+        .. math::
+
+            n = n_a + n_b, \quad \delta = \bar y_b - \bar y_a, \quad
+            \bar y = \bar y_a + \frac{n_b}{n}\delta, \quad
+            M = M_a + M_b + \frac{n_a n_b}{n}\,\delta\delta^\top ,
+
+        exact in exact arithmetic; in floating point every term is of the size of
+        the spread of the data (both sets about the shift of the first), so no
+        cancellation occurs, unlike :math:`\sum x x^\top - n \bar x \bar x^\top`.
+        """
+        b = other.about(self.shift)
+        n = self.n + b.n
+        delta = b.mean - self.mean
+        weighted = delta * (self.n * b.n / n)
+        cross = np.outer(delta, weighted) if self.scatter.ndim == 2 else delta * weighted
+        return Moments(
+            n, self.shift, self.mean + delta * (b.n / n), self.scatter + b.scatter + cross,
+            np.minimum(self.low, b.low), np.maximum(self.high, b.high),
+        )
+
+    def data_mean(self) -> np.ndarray:
+        return self.shift + self.mean
+
+
+def _symmetrized(lower: np.ndarray) -> np.ndarray:
+    """The full symmetric matrix from its lower triangle (the upper one is ignored)."""
+    full = np.tril(lower)
+    full += np.tril(lower, -1).T
+    return full
+
+
+def tree_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any:
+    """Combine `parts` pairwise, level by level: a balanced tree of depth log2(len(parts))
+    (with Dask delayed objects, the tree of tasks that runs in parallel)."""
+    parts = list(parts)
+    while len(parts) > 1:
+        pairs = [combine(a, b) for a, b in zip(parts[::2], parts[1::2])]
+        parts = pairs + parts[len(pairs) * 2:]
+    return parts[0]
+
+
+def _standardized_block(block: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``(block - mean) / scale`` as a new float64 array."""
+    z = np.array(block, dtype=np.float64, order="C")
+    z -= mean
+    z /= scale
+    return z
+
+
+def _checked_finite(block: np.ndarray, start: int, name: str) -> np.ndarray:
+    """`block` (rows ``start:...`` of the data), or a ValueError naming where NaN or inf are."""
+    if block.dtype.kind == "f" and not np.all(np.isfinite(block)):
+        row = start + int(np.flatnonzero(~np.all(np.isfinite(block), axis=1))[0])
+        raise ValueError(f"{name} contains NaN or infinity (first in row {row}); all entries must be finite")
+    return block
+
+
+# -- NumPy ------------------------------------------------------------------------------
+
+
+class DenseMatrix:
+    """A validated NumPy array in memory (integers kept as they are)."""
+
+    implicit = False  #: the in-memory routes of pcalib.pca read `arr` directly
+    supports_svd = True
+
+    def __init__(self, arr: np.ndarray) -> None:
+        self.arr = arr
+        self.shape = arr.shape
+        self.dtype = output_dtype(arr)
+
+    def moments(self, *, full: bool = True) -> Moments:
+        return Moments.of_rows(self.arr, full=full)
+
+    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+        return _standardized_block(self.arr, mean, scale) @ V
+
+    def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
+        return func(np.asarray(self.arr, dtype=np.float64))
+
+
+# -- scipy.sparse -----------------------------------------------------------------------
+
+
+class SparseMatrix:
+    r"""A CSR or CSC matrix, never densified: products with a centered matrix are
+    formed as :math:`X_c B = X B - \mathbf 1 (\bar x^\top B)` and
+    :math:`X_c^\top C = X^\top C - \bar x (\mathbf 1^\top C)`."""
+
+    implicit = True
+    supports_svd = False
+    #: rows per dense block in map_rows (score_samples): a small multiple of p entries
+    _ROWS = 1024
+
+    def __init__(self, X: Any, name: str) -> None:
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()  # a copy of the non-zeros, never a dense matrix
+        data = _as_numeric_array(X.data, name)
+        if np.prod(X.shape) == 0:
+            raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
+        if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+            raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
+        if data.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        self.X = X
+        self.shape = X.shape
+        self.dtype = output_dtype(data)
+
+    def moments(self, *, full: bool = True) -> Moments:
+        r""":math:`M = X^\top X - n \bar x \bar x^\top` from the sparse product (the
+        only form that keeps X sparse; with ``full=False`` only its diagonal). It
+        cancels by the factor :math:`\max_j (1 + \bar x_j^2 / s_j^2)`: harmless for
+        sparse data, whose columns are mostly zeros (a column of density d with equal
+        non-zeros has factor 1 + d / (1 - d)), and warned about beyond :math:`10^4`."""
+        X = self.X.astype(np.float64, copy=False)
+        n, p = X.shape
+        mean = np.asarray(X.sum(axis=0)).ravel() / n
+        if full:
+            scatter = (X.T @ X).toarray()
+            scatter -= np.outer(mean, mean * n)
+            squares = np.diagonal(scatter)
+        else:
+            squares = scatter = np.asarray(X.multiply(X).sum(axis=0)).ravel() - n * mean**2
+        variance = np.maximum(squares, 0.0) / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lost = np.where(variance > 0, mean**2 / variance, 0.0).max()
+        if lost > 1e4:
+            warn_outside_pcalib(
+                f"the sparse covariance X^T X - n mean mean^T loses about {np.log10(lost):.0f} "
+                "digits to cancellation (column means large against their spread); "
+                "subtract a typical value from those columns first, or densify"
+            )
+        low = X.min(axis=0).toarray().ravel()
+        high = X.max(axis=0).toarray().ravel()
+        return Moments(n, np.zeros(p), mean, scatter, low, high)
+
+    def gram_times(self, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        W = Q / scale[:, None]
+        XW = self.X @ W
+        XW -= mean @ W
+        return (self.X.T @ XW - np.outer(mean, XW.sum(axis=0))) / scale[:, None]
+
+    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+        W = V / scale[:, None]
+        scores = np.asarray(self.X @ W, dtype=np.float64)
+        scores -= mean @ W
+        return scores
+
+    def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
+        X = self.X.tocsr()
+        return np.concatenate([
+            func(X[start:start + self._ROWS].toarray().astype(np.float64))
+            for start in range(0, X.shape[0], self._ROWS)
+        ])
+
+
+# -- Dask -------------------------------------------------------------------------------
+
+
+def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Moments:
+    return Moments.of_rows(_checked_finite(block, start, name), full=full)
+
+
+def _chunk_gram_times(block: np.ndarray, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    z = _standardized_block(block, mean, scale)
+    return blas.dgemm(1.0, z, blas.dgemm(1.0, z, Q), trans_a=1)
+
+
+def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a + b
+
+
+class DaskMatrix:
+    r"""A ``dask.array.Array`` chunked by rows. Chunked columns are rechunked to one
+    column chunk (``X.rechunk({1: -1})``, documented in :class:`pcalib.PCA`): every
+    primitive works on whole rows. Chunks are checked for NaN and inf as they are
+    read (the error names the first row), so the check costs no extra pass."""
+
+    implicit = True
+    supports_svd = True  #: by TSQR
+
+    def __init__(self, X: Any, name: str) -> None:
+        import dask.array as da
+
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D Dask array, got shape {X.shape}")
+        if any(np.isnan(c) for c in X.chunks[0]) or any(np.isnan(c) for c in X.chunks[1]):
+            raise ValueError(
+                f"{name} has unknown chunk sizes (NaN in {name}.chunks); call "
+                f"{name}.compute_chunk_sizes() first"
+            )
+        _as_numeric_array(np.empty((0, 0), dtype=X.dtype), name)  # the dtype check only
+        if X.size == 0:
+            raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+        self.da = da
+        self.X = X
+        self.name = name
+        self.shape = tuple(int(s) for s in X.shape)
+        self.dtype = output_dtype(np.empty(0, dtype=X.dtype))
+        self.starts = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int).tolist()
+
+    def _blocks(self) -> list[Any]:
+        return list(self.X.to_delayed()[:, 0])
+
+    def moments(self, *, full: bool = True) -> Moments:
+        """One pass: each chunk reduced to its Moments, merged in a tree of tasks."""
+        import dask
+
+        parts = [
+            dask.delayed(_chunk_moments)(block, start, self.name, full)
+            for block, start in zip(self._blocks(), self.starts)
+        ]
+        (found,) = dask.compute(tree_reduce(parts, dask.delayed(Moments.merge)))
+        return found
+
+    def gram_times(self, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        """One pass: the sum over chunks of :math:`Z_c^\\top (Z_c Q)`, Z_c the chunk
+        centered and scaled, summed in a tree of tasks."""
+        import dask
+
+        Q, mean, scale = (dask.delayed(a) for a in (np.ascontiguousarray(Q), mean, scale))
+        parts = [dask.delayed(_chunk_gram_times)(block, Q, mean, scale) for block in self._blocks()]
+        (total,) = dask.compute(tree_reduce(parts, dask.delayed(_add)))
+        return total
+
+    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> Any:
+        """Lazy scores, one chunk of rows at a time."""
+        return self.map_rows(lambda b: _standardized_block(b, mean, scale) @ V, V.shape[1])
+
+    def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> Any:
+        """Lazy ``func`` of each chunk of rows: (n, width), or (n,) if width is None."""
+        if width is None:
+            return self.X.map_blocks(func, drop_axis=1, dtype=np.float64, meta=np.empty((0,)))
+        return self.X.map_blocks(func, chunks=(self.X.chunks[0], (width,)), dtype=np.float64,
+                                 meta=np.empty((0, 0)))
+
+    def tsqr_r(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        r"""R of the TSQR factorization of :math:`Y = (X - \mathbf 1 \bar x^\top) D^{-1}`,
+        corrected for the rounding error of :math:`\bar x` without a second pass.
+
+        With :math:`Y = QR` and :math:`q = Q^\top \mathbf 1`, the exactly centered
+        :math:`Y_c = (I - \mathbf 1\mathbf 1^\top/n) Y` has
+        :math:`Y_c^\top Y_c = R^\top (I - q q^\top / n) R = (T R)^\top (T R)`,
+        :math:`T = I - \alpha q q^\top`, :math:`\alpha = (1 - \sqrt{1 - \|q\|^2/n})/\|q\|^2`
+        (:math:`T^2 = I - qq^\top/n`; :math:`\|q\|^2 \le n`). So the singular values and
+        right singular vectors of :math:`Y_c` are those of :math:`TR`, never squared.
+        """
+        import dask
+
+        Y = self.map_rows(lambda b: _standardized_block(b, mean, scale), self.shape[1])
+        Q, R = self.da.linalg.tsqr(Y)
+        R, q = dask.compute(R, Q.sum(axis=0))
+        n = self.shape[0]
+        qq = float(q @ q)
+        alpha = (1.0 - np.sqrt(max(1.0 - qq / n, 0.0))) / qq if qq > 0 else 0.0
+        return R - np.outer(q, alpha * (q @ R))
+
+
+def _dask_array_type() -> type | None:
+    """``dask.array.Array`` if Dask is already imported (else no Dask array can exist)."""
+    module = sys.modules.get("dask.array")
+    return getattr(module, "Array", None) if module is not None else None
+
+
+def as_matrix(X: Any, name: str = "X") -> DenseMatrix | SparseMatrix | DaskMatrix:
+    """`X` validated and wrapped in the primitives of its kind (the one place where
+    pcalib looks at the kind of its input)."""
+    dask_array = _dask_array_type()
+    if dask_array is not None and isinstance(X, dask_array):
+        return DaskMatrix(X, name)
+    if scipy.sparse.issparse(X):
+        return SparseMatrix(X, name)
+    return DenseMatrix(as_data_matrix(X, name, copy=False, keep_integers=True))

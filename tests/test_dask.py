@@ -1,0 +1,169 @@
+"""PCA of Dask arrays: the one-pass moments route, the implicit Krylov route and TSQR,
+equal to NumPy's SVD of the data in memory; a LocalCluster with processes and a worker
+memory limit below the size of the data."""
+
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+from pcalib import PCA  # noqa: E402
+
+
+def signed(V):
+    idx = np.argmax(np.abs(V), axis=1)
+    return V * np.sign(V[np.arange(V.shape[0]), idx])[:, None]
+
+
+def exact_pca(X, k, standardize=False, ddof=1):
+    """NumPy's SVD of the data centered twice (and standardized): the reference."""
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    if standardize:
+        Xc /= np.sqrt((Xc**2).sum(axis=0) / (X.shape[0] - ddof))
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return signed(Vt[:k]), s**2 / (X.shape[0] - ddof)
+
+
+def data(n=3000, p=12, seed=0, offset=1e9):
+    rng = np.random.default_rng(seed)
+    rotation = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    return rng.standard_normal((n, p)) * 0.7 ** np.arange(p) @ rotation.T + offset * rng.uniform(0.5, 1, p)
+
+
+@pytest.mark.parametrize("solver", ["auto", "eig", "randomized", "svd"])
+@pytest.mark.parametrize("standardize", [False, True])
+def test_dask_equals_numpy(solver, standardize):
+    X = data()
+    V, ev = exact_pca(X, 4, standardize)
+    D = da.from_array(X, chunks=(350, 12))
+    ours = PCA(4, solver=solver, standardize=standardize).fit(D)
+    assert ours.solver_ == {"auto": "eig"}.get(solver, solver)
+    assert isinstance(ours.components_, np.ndarray)
+    np.testing.assert_allclose(ours.components_, V, atol=1e-10)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:4], rtol=1e-10)
+    exact_mean = np.array([math.fsum(column) for column in X.T]) / X.shape[0]
+    np.testing.assert_allclose(ours.mean_, exact_mean, rtol=4e-16)
+    ref = PCA(4, solver="svd", standardize=standardize).fit(X)
+    scores = ours.transform(D)
+    assert isinstance(scores, da.Array) and scores.chunks[0] == D.chunks[0]
+    np.testing.assert_allclose(scores.compute(), ref.transform(X), atol=1e-9)
+    np.testing.assert_allclose(ours.fit_transform(D).compute(), ref.transform(X), atol=1e-9)
+    np.testing.assert_allclose(ours.score_samples(D).compute(), ref.score_samples(X), rtol=1e-9)
+    back = ours.inverse_transform(scores)
+    assert isinstance(back, da.Array)
+    np.testing.assert_allclose(back.compute(), ref.inverse_transform(ref.transform(X)), rtol=1e-14)
+
+
+def test_accuracy_guard_uses_tsqr():
+    """An eigenvalue below sqrt(eps) lambda_1 lost its digits in the covariance: "auto"
+    recomputes it by TSQR, which keeps it to about eps sigma_1 relative to sigma_j."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((4000, 5)) * [1.0, 1e-3, 1e-5, 1e-7, 1e-9] @ np.linalg.qr(rng.standard_normal((5, 5)))[0]
+    V, ev = exact_pca(X, 5)
+    ours = PCA(5).fit(da.from_array(X, chunks=(500, 5)))
+    assert ours.solver_ == "svd"
+    np.testing.assert_allclose(ours.explained_variance_, ev, rtol=1e-6)
+    np.testing.assert_allclose(ours.components_, V, atol=1e-6)
+
+
+def test_wide_dask_route():
+    """The implicit block Krylov route (taken by "auto" beyond 4096 features; forced
+    here on a smaller matrix), columns chunked and rechunked, at an offset of 1e6."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((300, 1200))
+    X[:, :4] *= [10.0, 8.0, 6.0, 4.0]
+    X += 1e6
+    V, ev = exact_pca(X, 3)
+    ours = PCA(3, solver="randomized").fit(da.from_array(X, chunks=(100, 400)))
+    assert ours.solver_ == "randomized"
+    np.testing.assert_allclose(ours.components_, V, atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-10)
+
+
+def test_integer_and_column_chunked_input():
+    rng = np.random.default_rng(3)
+    X = rng.integers(-(2**40), 2**40, size=(1000, 6)) // (2 ** np.arange(6) * 1000)
+    V, ev = exact_pca(X.astype(float), 3)
+    ours = PCA(3).fit(da.from_array(X, chunks=(128, 2)))
+    np.testing.assert_allclose(ours.components_, V, atol=1e-10)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-10)
+
+
+def test_bad_dask_input():
+    X = data(200, 4)
+    X[137, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity .*row 137"):
+        PCA(2).fit(da.from_array(X, chunks=(50, 4)))
+    with pytest.raises(TypeError, match="complex"):
+        PCA(2).fit(da.zeros((10, 3), dtype=complex))
+    unknown = da.from_array(data(200, 4), chunks=(50, 4))
+    unknown = unknown[unknown[:, 0] > -np.inf]
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        PCA(2).fit(unknown)
+    with pytest.raises(ValueError, match="solver='gram' needs the dask data"):
+        PCA(2, solver="gram").fit(da.from_array(data(200, 4), chunks=(50, 4)))
+    with pytest.raises(ValueError, match="2-D"):
+        PCA(2).fit(da.zeros((10,)))
+    # a chunk whose values differ from the declared dtype: read as float64 all the same
+    mixed = da.concatenate([da.from_array(np.arange(20.0).reshape(10, 2) ** 2, chunks=5),
+                            da.from_array(np.arange(20).reshape(10, 2), chunks=5)])
+    dense = np.vstack([np.arange(20.0).reshape(10, 2) ** 2, np.arange(20).reshape(10, 2)])
+    np.testing.assert_allclose(PCA(2).fit(mixed).components_, exact_pca(dense, 2)[0], atol=1e-12)
+
+
+def test_dask_is_imported_only_for_dask_input():
+    code = (
+        "import sys, numpy as np, scipy.sparse as sp; import pcalib; "
+        "pcalib.PCA(2).fit(np.random.default_rng(0).standard_normal((50, 4))); "
+        "pcalib.PCA(2).partial_fit(np.ones((3, 4)) * np.arange(3)[:, None] + np.arange(4)); "
+        "pcalib.PCA(1).fit(sp.random(20, 4, density=0.5, format='csr', random_state=0)); "
+        "assert 'dask' not in sys.modules, sorted(m for m in sys.modules if 'dask' in m)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _chunk(i, rows, p, offset):
+    """Block i of the cluster test's data, generated where it is used (from its seed)."""
+    rng = np.random.default_rng(1000 + i)
+    scales = 0.8 ** np.arange(p)
+    return rng.standard_normal((rows, p)) * scales + offset
+
+
+def test_local_cluster_with_processes_and_a_memory_limit_below_the_data():
+    """Two worker processes limited to 400 MiB each fit 480 MB of data (never all in one
+    worker: each chunk is generated, reduced to its moments and dropped), in one pass,
+    equal to NumPy's eigendecomposition of the exactly centered scatter matrix of the
+    same data in memory, to 1e-10. (About 25 s on a quiet 2-core machine, most of it
+    starting the worker processes.)"""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    # A worker holds about 220 MiB once NumPy, SciPy and pcalib are loaded and a task
+    # has run; at 300 MiB it paused (Dask pauses at 80%) and the fit could hang.
+    rows, p, chunks, offset = 50_000, 30, 40, 1e6
+    limit = 400 * 2**20
+    assert rows * p * chunks * 8 > limit
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
+    ) as cluster, distributed.Client(cluster):
+        blocks = [da.from_delayed(dask.delayed(_chunk)(i, rows, p, offset), (rows, p), dtype=float) for i in range(chunks)]
+        X = da.concatenate(blocks)
+        pca = PCA(5).fit(X)
+        scores_head = pca.transform(X[:1000]).compute()
+        workers = cluster.scheduler_info["workers"].values()
+        assert len(workers) == 2 and all(w["memory_limit"] == limit for w in workers)
+    full = np.vstack([_chunk(i, rows, p, offset) for i in range(chunks)])
+    full -= full.mean(axis=0)
+    shift = full.mean(axis=0)
+    full -= shift  # centered twice: the mean to round-off
+    w, V = np.linalg.eigh(full.T @ full)
+    V = signed(V[:, ::-1][:, :5].T)
+    np.testing.assert_allclose(pca.components_, V, atol=1e-10)
+    np.testing.assert_allclose(pca.explained_variance_, w[::-1][:5] / (full.shape[0] - 1), rtol=1e-10)
+    np.testing.assert_allclose(scores_head, full[:1000] @ V.T, atol=1e-9)

@@ -1,0 +1,138 @@
+"""PCA.partial_fit: the exact streaming merge of (n, mean, scatter), against first principles."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from pcalib import PCA
+from pcalib._inputs import Moments, tree_reduce
+from tests.shared_strategies import seeded_data
+
+
+def signed(V):
+    """Rows of V with pcalib's sign convention (largest |entry| positive, first of ties)."""
+    idx = np.argmax(np.abs(V), axis=1)
+    return V * np.sign(V[np.arange(V.shape[0]), idx])[:, None]
+
+
+def exact_pca(X, k, ddof=1):
+    """Axes and eigenvalues from NumPy's SVD of the centered data (centered twice)."""
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return signed(Vt[:k]), s**2 / (X.shape[0] - ddof), s**2 / (s @ s)
+
+
+@st.composite
+def batches(draw, offset_scale=1e3):
+    X = draw(seeded_data(min_rows=4, max_rows=60, max_cols=6, offset=False))
+    X = X + np.random.default_rng(X.shape[0]).uniform(-offset_scale, offset_scale, X.shape[1])
+    n = X.shape[0]
+    cuts = sorted(draw(st.sets(st.integers(2, n - 1), max_size=6))) if n > 3 else []
+    # the first batch has at least 2 rows (a variance needs two samples); later ones any size
+    return X, np.split(X, cuts)
+
+
+@given(batches(), st.sampled_from([1e3, 1e9]))
+def test_random_batch_splits_equal_the_batch_fit(data, offset):
+    X, parts = data
+    X = X - X.mean(axis=0) + offset  # data at an offset up to 1e9: an exact merge is needed
+    parts = np.split(X, np.cumsum([len(b) for b in parts])[:-1])
+    n, p = X.shape
+    V, ev, ratio = exact_pca(X, min(p, n - 1))
+    k = min(2, p, n - 1)
+    assume(ev[k - 1] > 1e-6 * ev[0])
+    gaps = -np.diff(ev[: k + 1]) / ev[0] if k < ev.size else -np.diff(ev[:k]) / ev[0]
+    assume(gaps.size == 0 or gaps.min() > 1e-3)  # axes well defined
+    stream = PCA(k)
+    for batch in parts:
+        stream.partial_fit(batch)
+    np.testing.assert_allclose(stream.components_, V[:k], atol=1e-10)
+    np.testing.assert_allclose(stream.explained_variance_, ev[:k], rtol=1e-10)
+    np.testing.assert_allclose(stream.explained_variance_ratio_, ratio[:k], rtol=1e-10)
+    np.testing.assert_allclose(stream.mean_, X.mean(axis=0), rtol=1e-15, atol=1e-10 * ev[0] ** 0.5)
+    assert stream.n_samples_ == n
+    batch_fit = PCA(k, solver="eig").fit(X)
+    np.testing.assert_allclose(stream.components_, batch_fit.components_, atol=1e-10)
+    np.testing.assert_allclose(stream.transform(X), batch_fit.transform(X), atol=1e-8 * ev[0] ** 0.5)
+
+
+def test_merge_in_every_tree_order_equals_the_batch_moments():
+    """The Chan-Golub-LeVeque merge is exact: any order of pairwise merges of 5 blocks,
+    at an offset of 1e8, gives NumPy's mean and centered scatter."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((57, 4)) @ np.diag([3.0, 1.0, 0.5, 0.1]) + 1e8
+    blocks = np.split(X, [5, 17, 18, 40])
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    scatter = Xc.T @ Xc
+    for order in itertools.permutations(range(5)):
+        found = tree_reduce([Moments.of_rows(blocks[i]) for i in order], Moments.merge)
+        assert found.n == 57
+        np.testing.assert_allclose(found.data_mean(), X.mean(axis=0), rtol=1e-15)
+        np.testing.assert_allclose(found.scatter, scatter, rtol=1e-12, atol=1e-12 * np.trace(scatter))
+    # the naive formula loses every digit at this offset
+    naive = X.T @ X - 57 * np.outer(X.mean(axis=0), X.mean(axis=0))
+    assert np.abs(naive - scatter).max() > 1e-3 * np.abs(scatter).max()
+
+
+def test_standardize_fraction_and_float32():
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((300, 5)) @ rng.standard_normal((5, 5)) * [1, 10, 100, 1000, 1e4]).astype(np.float32)
+    stream = PCA(0.9, standardize=True)
+    for batch in np.array_split(X, 9):
+        stream.partial_fit(batch)
+    ref = PCA(0.9, standardize=True, solver="svd").fit(X)
+    assert stream.n_components_ == ref.n_components_
+    assert stream.components_.dtype == np.float32
+    np.testing.assert_allclose(stream.components_, ref.components_, atol=1e-5)
+    np.testing.assert_allclose(stream.scale_, ref.scale_, rtol=1e-5)
+
+
+def test_fit_ends_the_stream():
+    rng = np.random.default_rng(5)
+    A, B = rng.standard_normal((50, 3)), rng.standard_normal((40, 3)) + 2
+    pca = PCA(2).partial_fit(A)
+    pca.fit(B)
+    pca.partial_fit(A)
+    np.testing.assert_allclose(pca.mean_, A.mean(axis=0), rtol=1e-14)
+    assert pca.n_samples_ == 50
+
+
+def test_bad_batches():
+    pca = PCA(2)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        pca.partial_fit(np.ones((1, 3)))
+    assert not hasattr(pca, "components_")
+    pca.partial_fit(np.random.default_rng(0).standard_normal((5, 3)))
+    with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting 3"):
+        pca.partial_fit(np.ones((4, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        pca.partial_fit(np.full((4, 3), np.nan))
+    assert pca.n_samples_ == 5  # a refused batch leaves the state as it was
+
+
+def test_too_many_features_names_the_dask_route():
+    with pytest.raises(ValueError, match=r"p x p scatter matrix.*dask\.array"):
+        PCA(2).partial_fit(np.zeros((2, 8193)))
+
+
+def test_more_exact_than_incremental_pca():
+    """scikit-learn's IncrementalPCA truncates its state at each batch; the exact
+    merge does not (a reference of the claim in partial_fit's docstring)."""
+    from sklearn.decomposition import IncrementalPCA
+
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((2000, 20)) @ np.diag(0.9 ** np.arange(20)) @ np.linalg.qr(rng.standard_normal((20, 20)))[0]
+    V, _, _ = exact_pca(X, 3)
+    ours, theirs = PCA(3), IncrementalPCA(3)
+    for batch in np.array_split(X, 20):
+        ours.partial_fit(batch)
+        theirs.partial_fit(batch)
+    our_error = np.abs(ours.components_ - V).max()
+    their_error = np.abs(signed(theirs.components_) - V).max()
+    assert our_error < 1e-12
+    assert their_error > 1e3 * our_error

@@ -1,0 +1,144 @@
+"""PCA of scipy.sparse input: implicit centering, never densified, equal to the dense fit."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from pcalib import PCA
+
+
+def signed(V):
+    idx = np.argmax(np.abs(V), axis=1)
+    return V * np.sign(V[np.arange(V.shape[0]), idx])[:, None]
+
+
+def exact_pca(dense, k, standardize=False):
+    """NumPy's SVD of the centered (standardized) dense matrix: the reference."""
+    Xc = dense - dense.mean(axis=0)
+    if standardize:
+        Xc /= Xc.std(axis=0, ddof=1)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return signed(Vt[:k]), s**2 / (dense.shape[0] - 1)
+
+
+@st.composite
+def sparse_data(draw):
+    n = draw(st.integers(5, 80))
+    p = draw(st.integers(3, 25))
+    density = draw(st.sampled_from([0.05, 0.2, 0.6]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=density, format="lil", random_state=rng, data_rvs=rng.standard_normal)
+    X = sp.csr_matrix(X.toarray() * 1.3 ** -np.arange(p))  # distinct column scales: a spread spectrum
+    empty_rows = draw(st.lists(st.integers(0, n - 1), max_size=3))
+    empty_cols = draw(st.lists(st.integers(0, p - 1), max_size=2))
+    X = X.tolil()
+    for i in empty_rows:
+        X[i, :] = 0
+    for j in empty_cols:
+        X[:, j] = 0
+    fmt = draw(st.sampled_from(["csr", "csc", "csr_array", "coo"]))
+    X = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array, "coo": sp.coo_matrix}[fmt](X)
+    return X
+
+
+@given(sparse_data(), st.sampled_from(["auto", "randomized"]))
+def test_sparse_equals_dense(X, solver):
+    dense = X.toarray()
+    n, p = dense.shape
+    k = min(3, p, n - 1)
+    V, ev = exact_pca(dense, min(n, p))
+    assume(ev[k - 1] > 1e-6 * ev[0])
+    gaps = -np.diff(ev[: k + 1]) / ev[0]
+    assume(gaps.min() > 1e-4)
+    ours = PCA(k, solver=solver).fit(X)
+    np.testing.assert_allclose(ours.components_, V[:k], atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:k], rtol=1e-8)
+    np.testing.assert_allclose(ours.mean_, dense.mean(axis=0), atol=1e-14)
+    scores = ours.transform(X)
+    assert isinstance(scores, np.ndarray)
+    np.testing.assert_allclose(scores, (dense - dense.mean(axis=0)) @ V[:k].T, atol=1e-8 * np.sqrt(ev[0]))
+    assert dense.tolist() == X.toarray().tolist()  # not modified
+
+
+@pytest.mark.parametrize("solver", ["auto", "randomized"])
+def test_standardize_whiten_score_and_inverse(solver):
+    rng = np.random.default_rng(2)
+    X = sp.random(400, 12, density=0.3, format="csr", random_state=rng) @ sp.diags(2.0 ** np.arange(12))
+    dense = X.toarray()
+    ours = PCA(4, solver=solver, standardize=True, whiten=True).fit(X)
+    ref = PCA(4, solver="svd", standardize=True, whiten=True).fit(dense)
+    V, ev = exact_pca(dense, 4, standardize=True)
+    np.testing.assert_allclose(ours.components_, V, atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:4], rtol=1e-8)
+    np.testing.assert_allclose(ours.transform(X), ref.transform(dense), atol=1e-8)
+    np.testing.assert_allclose(ours.fit_transform(X), ref.transform(dense), atol=1e-8)
+    np.testing.assert_allclose(ours.score_samples(X), ref.score_samples(dense), rtol=1e-8)
+    np.testing.assert_allclose(ours.inverse_transform(ours.transform(X)), ref.inverse_transform(ref.transform(dense)), atol=1e-8)
+    assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-8)
+
+
+def test_wide_sparse_route_is_the_implicit_krylov_one():
+    rng = np.random.default_rng(3)
+    X = sp.random(300, 5000, density=0.01, format="csr", random_state=rng)
+    X = X @ sp.diags(rng.uniform(0.5, 1.0, 5000)) + sp.random(300, 5000, density=0.001, random_state=rng) * 30
+    ours = PCA(3).fit(X)
+    assert ours.solver_ == "randomized"
+    V, ev = exact_pca(X.toarray(), 4)
+    assert (ev[2] - ev[3]) / ev[0] > 1e-3
+    np.testing.assert_allclose(ours.components_, V[:3], atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["auto", "randomized"])
+def test_no_dense_copy(solver):
+    """Peak memory traced during fit and transform: a fraction of the CSR arrays plus
+    O((n + p) k) (and the p x p covariance for the "eig" route), far below the n x p
+    dense matrix (80 MB here)."""
+    rng = np.random.default_rng(4)
+    n, p, k = 40_000, 250, 5
+    X = sp.random(n, p, density=0.01, format="csr", random_state=rng)
+    csr_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    tracemalloc.start()
+    pca = PCA(k, solver=solver).fit(X)
+    pca.transform(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    bound = 2 * csr_bytes + 8 * (n + p) * 64 + 8 * 4 * p * p
+    assert peak < bound, (peak, bound)
+    assert peak < n * p * 8 / 8
+
+
+def test_bad_sparse_input():
+    X = sp.random(20, 5, density=0.5, format="csr", random_state=0)
+    bad = X.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        PCA(2).fit(bad)
+    with pytest.raises(TypeError, match="complex"):
+        PCA(2).fit(X.astype(np.complex128))
+    with pytest.raises(ValueError, match="solver='gram' needs the sparse data as a dense array"):
+        PCA(2, solver="gram").fit(X)
+    with pytest.raises(ValueError, match="solver='svd' needs the sparse data"):
+        PCA(2, solver="svd").fit(X)
+    with pytest.raises(ValueError, match="features"):
+        PCA(2).fit(X).transform(sp.random(3, 4, density=0.5, format="csr"))
+    with pytest.raises(ValueError, match="zero total variance"):
+        PCA(1).fit(sp.csr_matrix((4, 3)))
+    wide = sp.random(20, 5000, density=0.01, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="pass an integer n_components"):
+        PCA(0.9).fit(wide)
+
+
+def test_integer_sparse_counts():
+    rng = np.random.default_rng(5)
+    counts = sp.random(200, 10, density=0.3, format="csr", random_state=rng, data_rvs=lambda size: rng.integers(1, 50, size))
+    counts = counts.astype(np.int64)
+    ours = PCA(3).fit(counts)
+    V, ev = exact_pca(counts.toarray().astype(float), 3)
+    np.testing.assert_allclose(ours.components_, V, atol=1e-8)
+    assert ours.components_.dtype == np.float64
