@@ -186,10 +186,12 @@ class PPCA(EstimatorBase):
 
     .. math::
 
-        W_* = X_c^\top \hat Z\, E^{-1}, \qquad
+        W_* = X_c^\top \hat Z\, E^{-1}, \qquad W_{\text{new}} = W_* L,
+
+    .. math::
+
         \sigma^2_{\text{new}} = \frac{1}{np}\Big(\big\|X_c - \hat Z W_*^\top\big\|_F^2
-        + n \sigma^2 \operatorname{tr}\big(M^{-1} W_*^\top W_*\big)\Big), \qquad
-        W_{\text{new}} = W_* L,
+        + n \sigma^2 \operatorname{tr}\big(M^{-1} W_*^\top W_*\big)\Big),
 
     where :math:`L L^\top = E / n` (Cholesky). :math:`W_*` and
     :math:`\sigma^2_{\text{new}}` are the M step of plain EM (its
