@@ -410,7 +410,8 @@ class PCA(EstimatorBase):
         Examples
         --------
         >>> import dask.array as da
-        >>> X = da.from_array(np.random.default_rng(0).standard_normal((1000, 5)), chunks=(250, 5))
+        >>> data = np.random.default_rng(0).standard_normal((1000, 5))
+        >>> X = da.from_array(data, chunks=(250, 5))
         >>> pca = PCA(2).fit(X)  # one pass over the chunks, with the active Dask scheduler
         >>> type(pca.components_).__name__, type(pca.transform(X)).__name__
         ('ndarray', 'Array')
