@@ -19,10 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import output_dtype
+from ._validation import _check_random_state, output_dtype
 from .covariance import _centered
 from .estimator import PCA
-from .lowrank import _check_random_state
 
 __all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
 

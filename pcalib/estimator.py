@@ -32,6 +32,12 @@ __all__ = ["PCA", "NotFittedError"]
 _SOLVERS = ("auto", "eig", "svd", "gram", "randomized")
 _EPS = np.finfo(np.float64).eps
 
+
+def _above_round_off(variances: np.ndarray, n: int, p: int) -> np.ndarray:
+    r"""Which variances (decreasing) exceed round-off, :math:`\max(n, p)\,\varepsilon\,\lambda_1`:
+    the SVD returns about that where the other routes return exact zeros."""
+    return variances > max(n, p) * _EPS * variances[0]
+
 # Thresholds of the "auto" rule (see PCA's docstring), measured on 2 cores with
 # tests/benchmarks.py data, k = 10:
 # - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
@@ -369,10 +375,11 @@ class PCA(EstimatorBase):
         # (and the solvers would disagree on its value), so it is exactly 0.
         resolved = k < m and not found.tail_is_round_off(n, p)
         noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
-        if self.whiten and not np.all(s**2 > max(n, p) * _EPS * s[0] ** 2):
+        resolved_variances = _above_round_off(s**2, n, p)
+        if self.whiten and not np.all(resolved_variances):
             raise ValueError(
                 "whiten=True divides by the square root of each explained variance, but "
-                f"component {int(np.argmin(s**2 > max(n, p) * _EPS * s[0] ** 2)) + 1} has variance 0 "
+                f"component {int(np.argmin(resolved_variances)) + 1} has variance 0 "
                 "(to round-off): choose fewer n_components"
             )
         ev = found.explained_variance(n - ddof)
@@ -588,10 +595,8 @@ class PCA(EstimatorBase):
         data = self._checked_input(X)
         # C has eigenvalue max(lambda_j, sigma^2) along v_j and sigma^2 elsewhere
         variances = np.maximum(self.explained_variance_.astype(np.float64), self.noise_variance_)
-        # Variances at round-off level (the SVD returns about eps * lambda_1 where the
-        # other routes return exact zeros) are zeros: one answer whatever the solver.
-        floor = max(self.n_samples_, self.n_features_in_) * _EPS * float(variances[0])
-        positive = int(np.sum(variances > floor))
+        # Variances at round-off level are zeros: one answer whatever the solver.
+        positive = int(np.sum(_above_round_off(variances, self.n_samples_, self.n_features_in_)))
         if self.noise_variance_ == 0 and positive < self.n_features_in_:
             raise ValueError(
                 f"noise_variance_ is 0 and only {positive} of the {self.n_features_in_} "

@@ -37,9 +37,14 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
-from ._validation import _as_numeric_array, as_data_matrix, check_n_components, output_dtype
+from ._validation import (
+    _as_numeric_array,
+    _check_random_state,
+    as_data_matrix,
+    check_n_components,
+    output_dtype,
+)
 from .covariance import _checked_scale
-from .lowrank import _check_random_state
 
 if TYPE_CHECKING:
     from .estimator import PCA

@@ -24,9 +24,14 @@ from numpy.typing import ArrayLike
 from . import missing as _missing
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import as_data_matrix, check_n_components
-from .covariance import _center_array, _rescale, _validated
-from .lowrank import _check_random_state
+from ._validation import (
+    NotFittedError,
+    _check_random_state,
+    _validated,
+    as_data_matrix,
+    check_n_components,
+)
+from .covariance import _center_array, _rescale
 from .pca import _decompose
 
 __all__ = ["PPCA"]
@@ -408,8 +413,6 @@ class PPCA(EstimatorBase):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "W_"):
-            from .estimator import NotFittedError
-
             raise NotFittedError("this PPCA instance is not fitted yet; call fit(X) first")
 
     def _check_X(self, X: ArrayLike, fill: bool = False) -> np.ndarray:

@@ -29,8 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from .covariance import _centered, _validated
-from .lowrank import _check_random_state
+from ._validation import _check_random_state, _validated
+from .covariance import _centered
 from .pca import PCAResult, pca_eig, pca_gram
 
 __all__ = [
