@@ -18,6 +18,8 @@ from scipy.stats import multivariate_normal
 from pcalib import PCA, PPCA, impute_pca
 from pcalib.missing import _posterior, fit_ppca
 
+from numpy_references import ppca_closed_form
+
 theorem = pytest.mark.theorem
 
 
@@ -60,12 +62,7 @@ def rmse(completed, X, missing):
 def test_em_over_observed_entries_without_missing_equals_closed_form():
     X = low_rank_data()
     k = 2
-    S = np.cov(X, rowvar=False, ddof=0)
-    lam, V = np.linalg.eigh(S)
-    lam, V = lam[::-1], V[:, ::-1]
-    sigma2 = lam[k:].mean()
-    W_ref = V[:, :k] * np.sqrt(lam[:k] - sigma2)
-    W_ref *= np.sign(W_ref[np.argmax(np.abs(W_ref), axis=0), np.arange(k)])
+    W_ref, sigma2 = ppca_closed_form(X, k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # tol below what the likelihood resolves
         model = fit_ppca(PPCA(k, tol=1e-16, max_iter=200, random_state=0), X)

@@ -11,6 +11,8 @@ from scipy.stats import multivariate_normal
 from pcalib import PPCA, NotFittedError
 from pcalib.ppca import _gaussian_log_likelihood
 
+from numpy_references import ppca_closed_form
+
 
 def ppca_data(n=300, p=6, k=2, noise=0.5, seed=0):
     rng = np.random.default_rng(seed)
@@ -21,13 +23,8 @@ def ppca_data(n=300, p=6, k=2, noise=0.5, seed=0):
 
 def test_closed_form_matches_formula_from_numpy_eigh():
     X = ppca_data()
-    n, p = X.shape
     k = 2
-    S = np.cov(X, rowvar=False, ddof=0)
-    lam, U = np.linalg.eigh(S)
-    lam, U = lam[::-1], U[:, ::-1]
-    sigma2 = lam[k:].mean()
-    W_ref = U[:, :k] * np.sqrt(lam[:k] - sigma2)
+    W_ref, sigma2 = ppca_closed_form(X, k)
     model = PPCA(k).fit(X)
     assert model.sigma2_ == pytest.approx(sigma2, rel=1e-12)
     np.testing.assert_allclose(np.abs(model.W_), np.abs(W_ref), atol=1e-10)

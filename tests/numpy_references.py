@@ -1,0 +1,16 @@
+"""Reference results computed from first principles in NumPy, shared by several test files."""
+
+import numpy as np
+
+
+def ppca_closed_form(X: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    r"""Tipping and Bishop's maximum-likelihood PPCA from NumPy's ``eigh`` of the
+    covariance with divisor n: :math:`\sigma^2` the mean of the p - k smallest
+    eigenvalues, :math:`W = V_k (\Lambda_k - \sigma^2 I)^{1/2}`, each column signed so
+    that its entry of largest absolute value is positive (pcalib's convention)."""
+    lam, V = np.linalg.eigh(np.cov(X, rowvar=False, ddof=0))
+    lam, V = lam[::-1], V[:, ::-1]
+    sigma2 = float(lam[k:].mean())
+    W = V[:, :k] * np.sqrt(lam[:k] - sigma2)
+    W *= np.sign(W[np.argmax(np.abs(W), axis=0), np.arange(k)])
+    return W, sigma2
