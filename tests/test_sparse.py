@@ -82,16 +82,41 @@ def test_standardize_whiten_score_and_inverse(solver):
     assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-8)
 
 
-def test_wide_sparse_route_is_the_implicit_krylov_one():
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_wide_sparse_route_is_lanczos_on_the_implicit_covariance(fmt):
     rng = np.random.default_rng(3)
     X = sp.random(300, 5000, density=0.01, format="csr", random_state=rng)
     X = X @ sp.diags(rng.uniform(0.5, 1.0, 5000)) + sp.random(300, 5000, density=0.001, random_state=rng) * 30
+    X = X.asformat(fmt)
     ours = PCA(3).fit(X)
     assert ours.solver_ == "randomized"
     V, ev = exact_pca(X.toarray(), 4)
     assert (ev[2] - ev[3]) / ev[0] > 1e-3
     np.testing.assert_allclose(ours.components_, V[:3], atol=1e-8)
     np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-8)
+    X = X[:, np.flatnonzero(X.getnnz(axis=0) > 1)]  # no constant column to standardize
+    standardized = PCA(3, standardize=True).fit(X)
+    V, ev = exact_pca(X.toarray(), 4, standardize=True)
+    assert X.shape[1] > 4096 and (ev[2] - ev[3]) / ev[0] > 1e-3
+    np.testing.assert_allclose(standardized.components_, V[:3], atol=1e-8)
+    np.testing.assert_allclose(standardized.explained_variance_, ev[:3], rtol=1e-8)
+
+
+def test_wide_route_memory_is_the_csr_arrays_plus_thin_blocks():
+    """The issue's bound for the wide route: peak traced memory of fit under twice the
+    CSR arrays plus O((n + p) k) (here 8 bytes x (n + p) x 64), never a p x p or n x p matrix."""
+    rng = np.random.default_rng(6)
+    n, p, k = 6000, 8000, 5
+    X = sp.random(n, p, density=0.002, format="csr", random_state=rng)
+    X = (X @ sp.diags(np.exp(-np.arange(p) / 400) + 0.1)).tocsr()
+    csr_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    tracemalloc.start()
+    pca = PCA(k).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert pca.solver_ == "randomized"
+    assert peak < 2 * csr_bytes + 8 * (n + p) * 64, (peak, csr_bytes)
+    assert peak < 8 * p * p / 20
 
 
 @pytest.mark.parametrize("solver", ["auto", "randomized"])
