@@ -160,14 +160,17 @@ class EstimatorBase:
 
     # -- input: remember at fit, check afterwards -----------------------------------------
 
-    def _remember_input(self, X: ArrayLike) -> Any:
+    def _remember_input(self, X: ArrayLike, minimum: Minimum | None = None) -> Any:
         """Validate the input of ``fit``; record ``n_features_in_`` and ``feature_names_in_``.
 
         ``feature_names_in_`` is set when `X` is a table with string column
-        names, and removed when a refit sees none. Returns `X` as an array.
+        names, and removed when a refit sees none. `minimum` replaces
+        ``_fit_minimum`` (the first batch of ``partial_fit`` may hold one
+        sample). Returns `X` as an array.
         """
         names = feature_names_of(X)
-        arr = _as_array(X, type(self).__name__, self._accepts_sparse, self._fit_minimum)
+        minimum = self._fit_minimum if minimum is None else minimum
+        arr = _as_array(X, type(self).__name__, self._accepts_sparse, minimum)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):

@@ -9,13 +9,14 @@ signature, validation happens in ``fit``, fitted attributes end with ``_``.
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._inputs import as_matrix
-from ._sklearn_compat import EstimatorBase
+from ._sklearn_compat import _AT_LEAST_ONE, EstimatorBase
 from ._validation import (
     NotFittedError,
     _check_ddof,
@@ -49,10 +50,17 @@ _SMALL_WORK = 1e6
 _ASPECT = 4
 _RANDOMIZED_MIN_DIM = 5000
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
-# (134 MB per p x p matrix, one per chunk being reduced), the implicit Krylov route beyond.
+# (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
+# (Lanczos for sparse data, block Krylov for Dask).
 _SCATTER_MAX_FEATURES = 4096
 # partial_fit keeps a p x p state: refused beyond this many features (512 MB).
 _PARTIAL_FIT_MAX_FEATURES = 8192
+# The fitted attributes that _store sets from a decomposition (partial_fit solves for
+# them when one is first read, see PCA.__getattr__).
+_SOLVED = (
+    "components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
+    "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_",
+)
 
 
 class PCA(EstimatorBase):
@@ -130,10 +138,11 @@ class PCA(EstimatorBase):
         in): "auto" and "eig" form the p x p covariance in one pass (each block or
         chunk reduced to its count, mean and scatter, merged exactly by the update of
         Chan, Golub and LeVeque) up to 4096 features, and beyond take the
-        "randomized" route: block Krylov on :math:`X_c^\top X_c` with implicit
-        centering (:math:`X_c` never formed; one pass per block; stopped by a
-        residual test of :math:`10^{-10}\lambda_1`, so exact in practice, and
-        deterministic); "svd" is TSQR for Dask (the accuracy guard of "auto" there)
+        "randomized" route: the k leading eigenpairs of :math:`X_c^\top X_c` with
+        implicit centering (:math:`X_c` never formed), by the Lanczos method
+        (ARPACK) for sparse data, whose products are cheap, and by block Krylov
+        for Dask (one pass per block); both stopped by a residual test of
+        :math:`10^{-10}\lambda_1`, so exact in practice, and deterministic; "svd" is TSQR for Dask (the accuracy guard of "auto" there)
         and refused for sparse input, like "gram" for both. "randomized" without an
         integer `n_components` (all components, or a fraction of variance) takes the
         one-pass covariance route up to 4096 features (``solver_`` says "eig").
@@ -298,7 +307,7 @@ class PCA(EstimatorBase):
 
     def _choose_implicit_solver(self, p: int, fraction: bool, data: Any) -> str:
         """Sparse and Dask data: the covariance from the one-pass moments up to
-        ``_SCATTER_MAX_FEATURES`` features, the implicit block Krylov route beyond
+        ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond
         (and for solver="randomized" with an integer n_components)."""
         kind = type(data).__name__.replace("Matrix", "").lower()
         if self.solver == "gram" or (self.solver == "svd" and not data.supports_svd):
@@ -358,7 +367,8 @@ class PCA(EstimatorBase):
         if self.solver == "auto" and solver in ("eig", "gram") and found.lost_digits(n) and data.supports_svd:
             solver = "svd"  # the accuracy guard (TSQR for a Dask array)
             found = self._decompose(data, k, fraction, solver, ddof, need_scores)
-        self.__dict__.pop("_moments", None)  # a later partial_fit starts a new stream
+        for name in ("_moments", "_unsolved"):  # a later partial_fit starts a new stream
+            self.__dict__.pop(name, None)
         self._store(found, n, p, ddof, data.dtype, solver)
         if found.scores is None:
             return None
@@ -440,15 +450,19 @@ class PCA(EstimatorBase):
         (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
         fitted attributes are those of ``solver="eig"`` on all of them at once, to
         round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
-        to k components at every batch). Each call recomputes the k leading
-        eigenpairs of the p x p state, whatever `solver` says (``solver_`` is
-        "eig"). A call to :meth:`fit` ends the stream.
+        to k components at every batch). A call only merges its batch into the
+        state; the k leading eigenpairs of the p x p state are computed when a
+        fitted attribute is first read after it (one eigensolve for the whole
+        stream), whatever `solver` says (``solver_`` is "eig"). A call to
+        :meth:`fit` ends the stream.
 
         Parameters
         ----------
         X : array_like, scipy.sparse or dask.array of shape (n_batch, p)
-            One batch (not modified); together the batches seen need at least 2
-            samples (more than ``ddof``).
+            One batch (not modified), of any number of samples; the fitted
+            attributes exist once the batches seen hold more than ``ddof`` samples
+            (at least 2) and at least `n_components` of them (reading one earlier
+            raises ``NotFittedError``, saying why).
         y : ignored
 
         Returns
@@ -460,7 +474,7 @@ class PCA(EstimatorBase):
         ValueError
             If p exceeds ``_PARTIAL_FIT_MAX_FEATURES`` (the p x p state would not fit: use the Dask
             route), the batch has another number of features than the earlier ones,
-            or too few samples were seen.
+            or `n_components` exceeds p.
 
         Examples
         --------
@@ -473,7 +487,9 @@ class PCA(EstimatorBase):
         True
         """
         previous = self.__dict__.get("_moments")
-        data = as_matrix(self._remember_input(X) if previous is None else self._check_input(X))
+        data = as_matrix(
+            self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
+        )
         p = data.shape[1]
         if previous is not None and p != previous.mean.size:
             raise ValueError(f"X has {p} features, but the earlier batches of partial_fit had {previous.mean.size}")
@@ -484,27 +500,59 @@ class PCA(EstimatorBase):
                 "dask.array.Array (dask.array.concatenate) and call fit, whose Dask route with "
                 "implicit centering keeps only O(p k) numbers"
             )
+        self._check_params(p, p)  # against p only: more samples may still come
         batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
         dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
-        n = moments.n
-        ddof = _check_ddof(self.ddof, n)
+        for name in _SOLVED:  # the fit of the earlier batches is out of date
+            self.__dict__.pop(name, None)
+        self._moments, self._stream_dtype, self._unsolved = moments, dtype, True
+        return self
+
+    def _solve_stream(self) -> None:
+        """The fitted attributes from the moments of the batches seen by partial_fit."""
+        moments = self._moments
+        n, p = moments.n, moments.mean.size
+        ddof = _check_ddof(self.ddof, n, "the batches seen by partial_fit")
         k, fraction = self._check_params(n, p)
         found = self._truncated(
             _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize)), fraction, n
         )
-        self._store(found, n, p, ddof, dtype, "eig")
-        self._moments, self._stream_dtype = moments, dtype
-        return self
+        self._store(found, n, p, ddof, self._stream_dtype, "eig")
+
+    def __getattr__(self, name: str) -> Any:
+        """A fitted attribute read after :meth:`partial_fit`: solve for the fit now.
+
+        Python calls this only for an attribute that is not set. partial_fit merges
+        the moments of its batch and leaves the eigenproblem to the first read of a
+        fitted attribute, so a stream of batches costs one p x p eigensolve, not one
+        per batch.
+        """
+        state = self.__dict__
+        if name in _SOLVED and state.get("_unsolved"):
+            try:
+                self._solve_stream()
+            except ValueError as err:
+                raise NotFittedError(
+                    f"{name} is not available yet: the batches seen by partial_fit do not "
+                    f"determine the fit ({err})"
+                ) from err
+            state["_unsolved"] = False
+            return state[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- using a fitted model -----------------------------------------------------
 
     def _check_is_fitted(self) -> None:
-        if not hasattr(self, "components_"):
+        try:
+            self.components_  # noqa: B018 (after partial_fit: solves, or says why it cannot)
+        except NotFittedError:
+            raise
+        except AttributeError:
             raise NotFittedError(
                 "This PCA instance is not fitted yet. Call 'fit' with appropriate arguments "
                 "before using this estimator."
-            )
+            ) from None
 
     def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None) -> Any:
         """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of features."""

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pcalib import PCA
+from pcalib import PCA, NotFittedError
 from pcalib._inputs import Moments, tree_reduce
 from tests.shared_strategies import seeded_data
 
@@ -31,9 +31,8 @@ def batches(draw, offset_scale=1e3):
     X = draw(seeded_data(min_rows=4, max_rows=60, max_cols=6, offset=False))
     X = X + np.random.default_rng(X.shape[0]).uniform(-offset_scale, offset_scale, X.shape[1])
     n = X.shape[0]
-    cuts = sorted(draw(st.sets(st.integers(2, n - 1), max_size=6))) if n > 3 else []
-    # the first batch has at least 2 rows (a variance needs two samples); later ones any size
-    return X, np.split(X, cuts)
+    cuts = sorted(draw(st.sets(st.integers(1, n - 1), max_size=6)))
+    return X, np.split(X, cuts)  # batches of any size, a single row included
 
 
 @given(batches(), st.sampled_from([1e3, 1e9]))
@@ -104,15 +103,60 @@ def test_fit_ends_the_stream():
 
 def test_bad_batches():
     pca = PCA(2)
-    with pytest.raises(ValueError, match="at least 2 samples"):
-        pca.partial_fit(np.ones((1, 3)))
+    pca.partial_fit(np.ones((1, 3)))  # one sample: merged, but no variance yet
     assert not hasattr(pca, "components_")
-    pca.partial_fit(np.random.default_rng(0).standard_normal((5, 3)))
+    with pytest.raises(NotFittedError, match=r"at least 2 samples .* got 1"):
+        pca.transform(np.ones((1, 3)))
+    pca.partial_fit(np.random.default_rng(0).standard_normal((4, 3)))
     with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting 3"):
         pca.partial_fit(np.ones((4, 4)))
     with pytest.raises(ValueError, match="NaN"):
         pca.partial_fit(np.full((4, 3), np.nan))
     assert pca.n_samples_ == 5  # a refused batch leaves the state as it was
+    with pytest.raises(ValueError, match="n_components must be between 1 and .* = 3, got 4"):
+        PCA(4).partial_fit(np.ones((10, 3)))  # k > p: refused at once, whatever comes next
+
+
+def test_too_few_samples_for_k_so_far_then_enough():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((12, 6))
+    stream = PCA(4).partial_fit(X[:3])
+    with pytest.raises(NotFittedError, match="n_components must be between 1 and .* = 3, got 4"):
+        stream.components_
+    for row in X[3:]:
+        stream.partial_fit(row[None, :])
+    np.testing.assert_allclose(stream.components_, exact_pca(X, 4)[0], atol=1e-12)
+
+
+def test_one_eigensolve_per_stream_and_a_new_one_after_each_batch(monkeypatch):
+    """partial_fit only merges; the eigenproblem is solved when the fit is read."""
+    import pcalib.estimator
+
+    calls = []
+    solve = pcalib.estimator._decompose_moments
+    monkeypatch.setattr(pcalib.estimator, "_decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((500, 5))
+    stream = PCA(2)
+    for batch in np.array_split(X, 50):
+        stream.partial_fit(batch)
+    assert calls == []
+    first = stream.components_.copy()
+    stream.explained_variance_, stream.transform(X), stream.mean_
+    assert len(calls) == 1
+    stream.partial_fit(rng.standard_normal((100, 5)) * [9, 1, 1, 1, 1])
+    assert len(calls) == 1 and not np.allclose(stream.components_, first)
+    assert len(calls) == 2
+
+
+def test_a_stream_survives_pickling_before_it_is_solved():
+    import pickle
+
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((60, 4)) @ np.diag([3.0, 2.0, 1.0, 0.5])
+    stream = PCA(2).partial_fit(X[:30])
+    copy = pickle.loads(pickle.dumps(stream)).partial_fit(X[30:])
+    np.testing.assert_allclose(copy.components_, exact_pca(X, 2)[0], atol=1e-12)
 
 
 def test_too_many_features_names_the_dask_route():
