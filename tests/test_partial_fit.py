@@ -1,6 +1,7 @@
 """PCA.partial_fit: the exact streaming merge of (n, mean, scatter), against first principles."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -76,6 +77,38 @@ def test_merge_in_every_tree_order_equals_the_batch_moments():
     # the naive formula loses every digit at this offset
     naive = X.T @ X - 57 * np.outer(X.mean(axis=0), X.mean(axis=0))
     assert np.abs(naive - scatter).max() > 1e-3 * np.abs(scatter).max()
+
+
+@pytest.mark.parametrize("offset, raw", [(0.0, True), (0.05, True), (1e8, False)])
+def test_block_moments_take_the_raw_pass_only_when_it_is_exact(offset, raw):
+    """Moments.of_rows forms X^T X - r r^T / n without a copy when the column means are
+    at most their spread (shift 0), else shifts the block: NumPy's centered scatter
+    to 1e-13 either way, constant columns exactly 0 about their own value."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((3000, 5)) @ np.diag([3.0, 1.0, 0.5, 0.1, 1.0]) + offset
+    X[:, 4] = 7.0 if raw else offset  # a constant column
+    found = Moments.of_rows(X)
+    assert np.all(found.shift[:4] == 0) == raw and found.shift[4] == X[0, 4]
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    exact_mean = np.array([math.fsum(column) for column in X.T]) / X.shape[0]
+    np.testing.assert_allclose(found.data_mean(), exact_mean, rtol=1e-15, atol=1e-14 * X.std(axis=0).max())
+    np.testing.assert_allclose(found.scatter, Xc.T @ Xc, rtol=1e-13, atol=1e-13 * np.trace(Xc.T @ Xc))
+    assert np.all(found.scatter[4] == 0) and np.all(found.scatter[:, 4] == 0)
+
+
+def test_block_moments_of_drifting_and_integer_data():
+    """Rows sorted along a drift of 1e7 (the first 256 rows' mean is far from the
+    block's: the pass is repeated about the mean it found) and int64 counts near 2**62
+    (shifted by an integer before the conversion): exact centered scatter."""
+    rng = np.random.default_rng(12)
+    drift = np.sort(rng.uniform(0, 1e7, 5000))[:, None] + rng.standard_normal((5000, 3))
+    ints = 2**62 + rng.integers(-1000, 1000, (400, 3))
+    for X, reference in ((drift, drift), (ints, (ints - 2**62).astype(float))):
+        found = Moments.of_rows(X)
+        centered = reference - np.array([math.fsum(c) for c in reference.T]) / len(reference)
+        exact = centered.T @ centered
+        np.testing.assert_allclose(found.scatter, exact, rtol=1e-12, atol=1e-12 * np.trace(exact))
 
 
 def test_standardize_fraction_and_float32():
