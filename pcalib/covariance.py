@@ -32,15 +32,15 @@ def _rescale(values: np.ndarray, exponent: np.ndarray | int, what: str) -> np.nd
         result = np.ldexp(values, exponent)
     if np.any(np.isinf(result) & np.isfinite(values)):
         warn_outside_pcalib(
-            f"{what} exceed the float64 range (about 1.8e308) at the scale of X and are "
+            f"{what}: above the float64 range (about 1.8e308) at the scale of X, so "
             "reported as inf (scale-free results, such as axes and ratios, are not "
             "affected): rescale X to get finite values"
         )
     elif not np.array_equal(np.ldexp(result, -np.asarray(exponent)), values):  # digits lost
         warn_outside_pcalib(
-            f"{what} fall below the normal float64 range (about 2.2e-308) at the scale of X "
-            "and lose digits or become 0 (scale-free results, such as axes and ratios, are "
-            "not affected): rescale X to get them in full precision"
+            f"{what}: below the normal float64 range (about 2.2e-308) at the scale of X, so "
+            "digits are lost or values are 0 (scale-free results, such as axes and ratios, "
+            "are not affected): rescale X to get full precision"
         )
     return result
 

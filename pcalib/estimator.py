@@ -395,7 +395,7 @@ class PCA(EstimatorBase):
         ev = found.explained_variance(n - ddof)
         if self.whiten and not np.all(np.isfinite(ev)):
             raise ValueError(
-                "whiten=True divides by the square root of each explained variance, which "
+                "whiten=True divides by the square roots of the explained variances, which "
                 "exceed the float64 range at the scale of X: rescale X"
             )
         (
