@@ -539,6 +539,9 @@ class PCA(EstimatorBase):
                 ) from err
             state["_unsolved"] = False
             return state[name]
+        descriptor = getattr(type(self), name, None)
+        if isinstance(descriptor, property):  # a property raised AttributeError (NotFittedError):
+            return descriptor.__get__(self)  # raise it again, not a bare "no attribute"
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- using a fitted model -----------------------------------------------------
