@@ -53,6 +53,12 @@ _RANDOMIZED_MIN_DIM = 5000
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
 _SCATTER_MAX_FEATURES = 4096
+# Sparse data with k <= p / 10: Lanczos on the implicit covariance from this many features
+# on. Measured (100,000 rows, k = 10, 2 cores): at p = 2000 and density 0.1% the
+# covariance route (sparse X^T X, then dense) takes 0.54 s and 80 MB, Lanczos 0.25 s and
+# 9 MB; at p = 4000, 5.7 s and 316 MB against 0.34 s and 11 MB; at p = 1000, 0.12 s and
+# 0.14 s (16 and 9 MB).
+_SPARSE_SCATTER_MAX_FEATURES = 1024
 # partial_fit keeps a p x p state: refused beyond this many features (512 MB).
 _PARTIAL_FIT_MAX_FEATURES = 8192
 # The fitted attributes that _store sets from a decomposition (partial_fit solves for
@@ -142,10 +148,14 @@ class PCA(EstimatorBase):
         implicit centering (:math:`X_c` never formed), by the Lanczos method
         (ARPACK) for sparse data, whose products are cheap, and by block Krylov
         for Dask (one pass per block); both stopped by a residual test of
-        :math:`10^{-10}\lambda_1`, so exact in practice, and deterministic; "svd" is TSQR for Dask (the accuracy guard of "auto" there)
-        and refused for sparse input, like "gram" for both. "randomized" without an
-        integer `n_components` (all components, or a fraction of variance) takes the
-        one-pass covariance route up to 4096 features (``solver_`` says "eig").
+        :math:`10^{-10}\lambda_1`, so exact in practice, and deterministic. For
+        sparse data "auto" takes that route from 1024 features on when an integer
+        `n_components` is at most p / 10 (measured at p = 4000: 0.34 s and 11 MB
+        against 5.7 s and 316 MB for the covariance). "svd" is TSQR for Dask (the
+        accuracy guard of "auto" there) and refused for sparse input, like "gram"
+        for both. "randomized" without an integer `n_components` (all components,
+        or a fraction of variance) takes the one-pass covariance route up to 4096
+        features (``solver_`` says "eig").
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -305,10 +315,12 @@ class PCA(EstimatorBase):
             return "gram"
         return "svd"
 
-    def _choose_implicit_solver(self, p: int, fraction: bool, data: Any) -> str:
+    def _choose_implicit_solver(self, p: int, k: int, fraction: bool, data: Any) -> str:
         """Sparse and Dask data: the covariance from the one-pass moments up to
-        ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond
-        (and for solver="randomized" with an integer n_components)."""
+        ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond (and for
+        solver="randomized" with an integer n_components); "auto" on sparse data
+        takes the implicit (Lanczos) route from ``_SPARSE_SCATTER_MAX_FEATURES``
+        features on when k <= p / 10."""
         kind = type(data).__name__.replace("Matrix", "").lower()
         if self.solver == "gram" or (self.solver == "svd" and not data.supports_svd):
             raise ValueError(
@@ -316,7 +328,10 @@ class PCA(EstimatorBase):
                 "use solver='auto', 'eig' or 'randomized'"
                 + (" (or 'svd': TSQR)" if data.supports_svd else "")
             )
-        if self.solver in ("auto", "eig"):
+        if self.solver == "auto" and data.in_memory and not fraction and self.n_components is not None:
+            few = p > _SPARSE_SCATTER_MAX_FEATURES and k <= p / 10
+            solver = "randomized" if few or p > _SCATTER_MAX_FEATURES else "eig"
+        elif self.solver in ("auto", "eig"):
             solver = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
         else:
             solver = self.solver
@@ -360,7 +375,7 @@ class PCA(EstimatorBase):
         k, fraction = self._check_params(n, p)
         _check_random_state(self.random_state, draw=False)  # whatever the solver
         if data.implicit:
-            solver = self._choose_implicit_solver(p, fraction, data)
+            solver = self._choose_implicit_solver(p, k, fraction, data)
         else:
             solver = self._choose_solver(n, p, k, fraction)
         found = self._decompose(data, k, fraction, solver, ddof, need_scores)

@@ -167,3 +167,18 @@ def test_integer_sparse_counts():
     V, ev = exact_pca(counts.toarray().astype(float), 3)
     np.testing.assert_allclose(ours.components_, V, atol=1e-8)
     assert ours.components_.dtype == np.float64
+
+
+def test_auto_takes_lanczos_from_1024_features_for_few_components():
+    """Between 1024 and 4096 features, "auto" on sparse data avoids the p x p covariance
+    when k <= p / 10; the two routes give NumPy's axes alike."""
+    rng = np.random.default_rng(7)
+    X = sp.random(3000, 1500, density=0.01, format="csr", random_state=rng)
+    X = (X @ sp.diags(np.exp(-np.arange(1500) / 60) + 0.1)).tocsr()
+    V, ev = exact_pca(X.toarray(), 210)
+    for k, route in ((5, "randomized"), (200, "eig")):
+        assert (ev[k - 1] - ev[k]) / ev[0] > 1e-4
+        pca = PCA(k).fit(X)
+        assert pca.solver_ == route
+        np.testing.assert_allclose(pca.components_, V[:k], atol=1e-8)
+    assert PCA(0.5).fit(X).solver_ == "eig"
