@@ -75,23 +75,25 @@ class Moments:
         :math:`\bar y_j^2 \le s_j^2` for every non-constant column (at most one
         bit lost); otherwise c moves to the mean just found and the pass is
         repeated (data sorted or drifting along the rows). Rows and columns of
-        constant columns are exactly 0. Three passes over the block (low, high,
-        the products) when no copy is needed, against ten for centering a copy twice.
+        constant columns are exactly 0. Four passes over a C-contiguous float64
+        block when no copy is needed (low, high, the two products), against ten for
+        centering a copy twice; any other block (float32, integers, another
+        layout) is always shifted into a float64 copy.
         """
         low, high = np.asarray(block.min(axis=0)), np.asarray(block.max(axis=0))
         varying = low != high
         n, p = block.shape
+        integer = _exact_integers(block)
+        copy_free = block.dtype == np.float64 and block.flags.c_contiguous
         head = block[:256]
         shift = np.zeros(p)
-        if block.dtype != np.float64 or not block.flags.c_contiguous or np.any(
-            np.square(head.mean(axis=0))[varying] > head.var(axis=0)[varying]
-        ):
-            shift = head.mean(axis=0)
-            if block.dtype.kind in "iu":
-                shift = np.round(shift)
+        if not copy_free or np.any(np.square(head.mean(axis=0))[varying] > head.var(axis=0)[varying]):
+            shift = np.asarray(head.mean(axis=0), dtype=np.float64)
         for _ in range(3):
-            y = _shifted(block, shift) if shift[varying].any() else block
-            r = blas.dgemv(1.0, y.T, np.ones(n)) if y.flags.c_contiguous else y.sum(axis=0)
+            if integer:
+                shift = np.round(shift)  # subtracted as an integer: exact
+            y = block if copy_free and not shift[varying].any() else _shifted(block, shift, integer)
+            r = blas.dgemv(1.0, y.T, np.ones(n))
             mean = r / n
             if full:
                 scatter = _symmetrized(blas.dsyrk(1.0, y.T, lower=1))  # y.T is F-ordered
@@ -147,10 +149,16 @@ class Moments:
         return self.shift + self.mean
 
 
-def _shifted(block: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """``block - shift`` as a new C-ordered float64 array; integer data are shifted by
-    an integer first, exactly (as long as the differences fit their type)."""
-    if block.dtype.kind in "iu":
+def _exact_integers(block: np.ndarray) -> bool:
+    """Whether `block` holds integers that int64 arithmetic shifts exactly (uint64 may not fit)."""
+    return block.dtype.kind == "i" or (block.dtype.kind == "u" and block.dtype.itemsize < 8)
+
+
+def _shifted(block: np.ndarray, shift: np.ndarray, integer: bool) -> np.ndarray:
+    """``block - shift`` as a new C-ordered float64 array; with `integer` (`shift` then
+    holds whole numbers) the subtraction is done in int64 before the conversion, exactly
+    as long as the differences fit in int64."""
+    if integer:
         return np.subtract(block, shift.astype(np.int64), dtype=np.int64).astype(np.float64)
     y = np.array(block, dtype=np.float64, order="C")
     y -= shift

@@ -111,6 +111,20 @@ def test_block_moments_of_drifting_and_integer_data():
         np.testing.assert_allclose(found.scatter, exact, rtol=1e-12, atol=1e-12 * np.trace(exact))
 
 
+def test_integer_batches_along_a_drift():
+    """Integer batches sorted along a time index: each batch's shift is a whole number
+    (the one subtracted and the one recorded), so the stream's mean and variances are
+    NumPy's exactly (before, a fractional shift was truncated: mean off by 0.5)."""
+    t = np.c_[np.arange(4000), np.arange(4000) % 7, (np.arange(4000) // 3) % 5].astype(np.int64)
+    stream = PCA(2)
+    for batch in np.array_split(t, 4):
+        stream.partial_fit(batch)
+    V, ev, _ = exact_pca(t.astype(float), 2)
+    np.testing.assert_allclose(stream.mean_, t.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(stream.explained_variance_, ev[:2], rtol=1e-12, atol=1e-14 * ev[0])
+    np.testing.assert_allclose(stream.components_, V, atol=1e-12)
+
+
 def test_standardize_fraction_and_float32():
     rng = np.random.default_rng(4)
     X = (rng.standard_normal((300, 5)) @ rng.standard_normal((5, 5)) * [1, 10, 100, 1000, 1e4]).astype(np.float32)
