@@ -167,14 +167,15 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def _check_ddof(ddof: object, n_samples: int, name: str = "X") -> int:
-    """Check ``ddof`` and that the data have more than ``ddof`` samples."""
+def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
+    """Check ``ddof`` and that the data have more than ``ddof`` samples (the value
+    alone if `n_samples` is None)."""
     if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
         raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
     if ddof < 0:
         raise ValueError(f"ddof must be non-negative, got {ddof}")
     needed = max(2, int(ddof) + 1)
-    if n_samples < needed:
+    if n_samples is not None and n_samples < needed:
         raise ValueError(
             f"{name} needs at least {needed} samples (rows) to estimate a variance "
             f"with ddof={ddof}, got {n_samples}"

@@ -516,6 +516,7 @@ class PCA(EstimatorBase):
                 "implicit centering keeps only O(p k) numbers"
             )
         self._check_params(p, p)  # against p only: more samples may still come
+        _check_ddof(self.ddof, None)
         batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
         dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
@@ -525,15 +526,28 @@ class PCA(EstimatorBase):
         return self
 
     def _solve_stream(self) -> None:
-        """The fitted attributes from the moments of the batches seen by partial_fit."""
+        """The fitted attributes from the moments of the batches seen by partial_fit;
+        ``NotFittedError`` (saying how many samples are needed) if they are too few."""
         moments = self._moments
         n, p = moments.n, moments.mean.size
-        ddof = _check_ddof(self.ddof, n, "the batches seen by partial_fit")
+        ddof = int(self.ddof)  # checked by partial_fit
+        needed, why = max(2, ddof + 1), f"more than ddof={ddof} and at least 2"
+        nc = self.n_components
+        if isinstance(nc, numbers.Integral) and not isinstance(nc, (bool, np.bool_)) and nc > needed:
+            needed, why = int(nc), f"at least n_components={nc}"
+        elif isinstance(nc, str) and p > needed:
+            needed, why = p, "at least n_features for n_components='mle'"
+        if n < needed:
+            raise NotFittedError(
+                f"the fit is not available yet: the batches seen by partial_fit hold {n} "
+                f"sample(s) and it needs {needed} ({why}); pass more batches"
+            )
         k, fraction = self._check_params(n, p)
         found = self._truncated(
             _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize)), fraction, n
         )
         self._store(found, n, p, ddof, self._stream_dtype, "eig")
+        self._unsolved = False
 
     def __getattr__(self, name: str) -> Any:
         """A fitted attribute read after :meth:`partial_fit`: solve for the fit now.
@@ -541,23 +555,22 @@ class PCA(EstimatorBase):
         Python calls this only for an attribute that is not set. partial_fit merges
         the moments of its batch and leaves the eigenproblem to the first read of a
         fitted attribute, so a stream of batches costs one p x p eigensolve, not one
-        per batch.
+        per batch. Too few samples so far raise ``NotFittedError`` (so ``hasattr``
+        is False); any other error of the fit is raised as it is.
         """
         state = self.__dict__
         if name in _SOLVED and state.get("_unsolved"):
-            try:
-                self._solve_stream()
-            except ValueError as err:
-                raise NotFittedError(
-                    f"{name} is not available yet: the batches seen by partial_fit do not "
-                    f"determine the fit ({err})"
-                ) from err
-            state["_unsolved"] = False
+            self._solve_stream()
             return state[name]
         descriptor = getattr(type(self), name, None)
         if isinstance(descriptor, property):  # a property raised AttributeError (NotFittedError):
             return descriptor.__get__(self)  # raise it again, not a bare "no attribute"
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted once the fitted attributes exist (after partial_fit: once the
+        batches seen determine them)."""
+        return hasattr(self, "components_")
 
     # -- using a fitted model -----------------------------------------------------
 

@@ -152,8 +152,10 @@ def test_bad_batches():
     pca = PCA(2)
     pca.partial_fit(np.ones((1, 3)))  # one sample: merged, but no variance yet
     assert not hasattr(pca, "components_")
-    with pytest.raises(NotFittedError, match=r"at least 2 samples .* got 1"):
+    with pytest.raises(NotFittedError, match=r"hold 1 sample\(s\) and it needs 2"):
         pca.transform(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="ddof must be non-negative"):
+        PCA(2, ddof=-1).partial_fit(np.ones((4, 3)))  # at the batch, not when read
     pca.partial_fit(np.random.default_rng(0).standard_normal((4, 3)))
     with pytest.raises(ValueError, match="X has 4 features, but PCA is expecting 3"):
         pca.partial_fit(np.ones((4, 4)))
@@ -168,8 +170,9 @@ def test_too_few_samples_for_k_so_far_then_enough():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((12, 6))
     stream = PCA(4).partial_fit(X[:3])
-    with pytest.raises(NotFittedError, match="n_components must be between 1 and .* = 3, got 4"):
+    with pytest.raises(NotFittedError, match=r"hold 3 sample\(s\) and it needs 4 \(at least n_components=4\)"):
         stream.components_
+    assert not hasattr(stream, "components_")
     for row in X[3:]:
         stream.partial_fit(row[None, :])
     np.testing.assert_allclose(stream.components_, exact_pca(X, 4)[0], atol=1e-12)
@@ -194,6 +197,23 @@ def test_one_eigensolve_per_stream_and_a_new_one_after_each_batch(monkeypatch):
     stream.partial_fit(rng.standard_normal((100, 5)) * [9, 1, 1, 1, 1])
     assert len(calls) == 1 and not np.allclose(stream.components_, first)
     assert len(calls) == 2
+
+
+def test_errors_of_the_fit_itself_are_not_disguised():
+    """Only too few samples read as "not fitted"; a fit that cannot be made says why."""
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((20, 3))
+    X[:, 2] = X[:, 0]  # rank 2: whitening 3 components divides by 0
+    stream = PCA(3, whiten=True).partial_fit(X)
+    with pytest.raises(ValueError, match="component 3 has variance 0") as caught:
+        stream.components_
+    assert not isinstance(caught.value, NotFittedError)
+    with pytest.raises(SklearnNotFittedError):
+        check_is_fitted(PCA(2).partial_fit(X[:1]))
+    check_is_fitted(PCA(2).partial_fit(X))
 
 
 def test_a_stream_survives_pickling_before_it_is_solved():
