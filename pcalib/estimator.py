@@ -53,8 +53,8 @@ _RANDOMIZED_MIN_DIM = 5000
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
 _SCATTER_MAX_FEATURES = 4096
-# Sparse data with k <= p / 10: Lanczos on the implicit covariance from this many features
-# on. Measured (100,000 rows, k = 10, 2 cores): at p = 2000 and density 0.1% the
+# Sparse data with k <= p / 10: Lanczos on the implicit covariance beyond this many
+# features. Measured (100,000 rows, k = 10, 2 cores): at p = 2000 and density 0.1% the
 # covariance route (sparse X^T X, then dense) takes 0.54 s and 80 MB, Lanczos 0.25 s and
 # 9 MB; at p = 4000, 5.7 s and 316 MB against 0.34 s and 11 MB; at p = 1000, 0.12 s and
 # 0.14 s (16 and 9 MB).
@@ -148,8 +148,11 @@ class PCA(EstimatorBase):
         implicit centering (:math:`X_c` never formed), by the Lanczos method
         (ARPACK) for sparse data, whose products are cheap, and by block Krylov
         for Dask (one pass per block); both stopped by a residual test of
-        :math:`10^{-10}\lambda_1`, so exact in practice, and deterministic. For
-        sparse data "auto" takes that route from 1024 features on when an integer
+        :math:`10^{-10}\lambda_1` (each eigenvalue then within
+        :math:`10^{-10}\lambda_1`, each axis within an angle of about
+        :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
+        and deterministic. For sparse data "auto" takes that route beyond 1024
+        features when an integer
         `n_components` is at most p / 10 (measured at p = 4000: 0.34 s and 11 MB
         against 5.7 s and 316 MB for the covariance). "svd" is TSQR for Dask (the
         accuracy guard of "auto" there) and refused for sparse input, like "gram"
@@ -319,8 +322,8 @@ class PCA(EstimatorBase):
         """Sparse and Dask data: the covariance from the one-pass moments up to
         ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond (and for
         solver="randomized" with an integer n_components); "auto" on sparse data
-        takes the implicit (Lanczos) route from ``_SPARSE_SCATTER_MAX_FEATURES``
-        features on when k <= p / 10."""
+        takes the implicit (Lanczos) route beyond ``_SPARSE_SCATTER_MAX_FEATURES``
+        features when k <= p / 10."""
         kind = type(data).__name__.replace("Matrix", "").lower()
         if self.solver == "gram" or (self.solver == "svd" and not data.supports_svd):
             raise ValueError(

@@ -414,12 +414,14 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
     formed). A sparse matrix in memory, whose products are cheap, goes to the
     Lanczos method (:func:`pcalib._eigen.lanczos_top_operator`, one vector per
-    product, the fewest products); a Dask array, where each product is a pass over
+    product); a Dask array, where each product is a pass over
     the chunks, to block Krylov (:func:`pcalib._eigen.krylov_top_operator`, one
-    pass per block of :math:`\max(2k, k + 10)` vectors, the fewest passes). Both
+    pass per block of :math:`\max(2k, k + 10)` vectors: few passes). Both
     accept the Ritz pairs when every residual
     :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (the a-posteriori
-    error estimate: each :math:`\lambda_j` is then within :math:`10^{-10}\lambda_1`).
+    error estimate: each Ritz value is then within :math:`10^{-10}\lambda_1` of an
+    eigenvalue, each axis within an angle of about :math:`10^{-10}\lambda_1/\delta_j`
+    of an eigenvector, :math:`\delta_j` its gap to the rest of the spectrum).
     One more pass first, for the column means (and scales).
 
     Raises
