@@ -29,7 +29,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 from scipy.linalg import blas
 
-__all__ = ["krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh"]
+__all__ = ["krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh"]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
@@ -93,6 +93,12 @@ def krylov_top(
     )
 
 
+def krylov_block(k: int, m: int) -> int:
+    """Width of the blocks of :func:`krylov_top_operator`: :math:`\max(2k, k + 10)`,
+    at most m."""
+    return min(max(2 * k, k + 10), m)
+
+
 def krylov_top_operator(
     times: Callable[[np.ndarray], np.ndarray],
     m: int,
@@ -106,7 +112,7 @@ def krylov_top_operator(
     ``times(Q) = M @ Q`` with a block Q (m x b, F-ordered): one product per block of
     the Krylov space, so for an implicit :math:`M = X_c^\top X_c` one pass over the
     data per block, and the residual test is the a-posteriori error estimate."""
-    block = min(max(2 * k, k + 10), m)
+    block = krylov_block(k, m)
     max_dim = m // 3 if max_dim is None else max_dim
     rng = np.random.default_rng(0)
     K = np.empty((m, max_dim), order="F")

@@ -167,6 +167,11 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
+def _fewest_samples(ddof: int) -> int:
+    """The fewest samples that estimate a variance with divisor n - ddof: more than ddof, and 2."""
+    return max(2, int(ddof) + 1)
+
+
 def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     """Check ``ddof`` and that the data have more than ``ddof`` samples (the value
     alone if `n_samples` is None)."""
@@ -174,7 +179,7 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
         raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
     if ddof < 0:
         raise ValueError(f"ddof must be non-negative, got {ddof}")
-    needed = max(2, int(ddof) + 1)
+    needed = _fewest_samples(ddof)
     if n_samples is not None and n_samples < needed:
         raise ValueError(
             f"{name} needs at least {needed} samples (rows) to estimate a variance "

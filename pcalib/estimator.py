@@ -21,6 +21,7 @@ from ._validation import (
     NotFittedError,
     _check_ddof,
     _check_random_state,
+    _fewest_samples,
     check_n_components,
 )
 from .covariance import _rescale
@@ -508,9 +509,7 @@ class PCA(EstimatorBase):
         data = as_matrix(
             self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
         )
-        p = data.shape[1]
-        if previous is not None and p != previous.mean.size:
-            raise ValueError(f"X has {p} features, but the earlier batches of partial_fit had {previous.mean.size}")
+        p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
         if p > _PARTIAL_FIT_MAX_FEATURES:
             raise ValueError(
                 f"partial_fit keeps a p x p scatter matrix, {p * p * 8 / 1e9:.1f} GB for p = {p} "
@@ -534,7 +533,7 @@ class PCA(EstimatorBase):
         moments = self._moments
         n, p = moments.n, moments.mean.size
         ddof = int(self.ddof)  # checked by partial_fit
-        needed, why = max(2, ddof + 1), f"more than ddof={ddof} and at least 2"
+        needed, why = _fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
         nc = self.n_components
         if isinstance(nc, numbers.Integral) and not isinstance(nc, (bool, np.bool_)) and nc > needed:
             needed, why = int(nc), f"at least n_components={nc}"

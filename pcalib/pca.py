@@ -29,7 +29,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
-from ._eigen import KRYLOV_RTOL, krylov_top_operator, lanczos_top_operator, top_eigh
+from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, output_dtype
@@ -447,8 +447,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
                 "fewer or more components, or densify X if it fits in memory"
             )
     else:
-        block = min(max(2 * k, k + 10), p)
-        top = krylov_top_operator(times, p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * block))
+        top = krylov_top_operator(times, p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * krylov_block(k, p)))
         if top is None:
             raise RuntimeError(
                 f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
