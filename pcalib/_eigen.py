@@ -94,7 +94,7 @@ def krylov_top(
 
 
 def krylov_block(k: int, m: int) -> int:
-    """Width of the blocks of :func:`krylov_top_operator`: :math:`\max(2k, k + 10)`,
+    r"""Width of the blocks of :func:`krylov_top_operator`: :math:`\max(2k, k + 10)`,
     at most m."""
     return min(max(2 * k, k + 10), m)
 
