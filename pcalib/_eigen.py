@@ -15,9 +15,12 @@ Three solvers:
 
 Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
 is measured 15-20 % faster from the lower triangle than from the upper one at
-orders 2000-3000), and every product goes through scipy's BLAS, so a PCA route
-that formed the matrix with ``dsyrk`` stays in one BLAS library (DESIGN,
-"Performance trap").
+orders 2000-3000). The routes form their matrices with NumPy's BLAS
+(:func:`pcalib._inputs.gram_and_sums`), so :func:`top_eigh` solves small ones
+with NumPy's LAPACK: the hot path stays in one BLAS library (DESIGN,
+"Performance trap"). Larger ones need SciPy (a partial ``?syevr``, Krylov
+products by ``dsymm``): one switch, about 0.1 s, against the seconds that
+forming a matrix of that order takes.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ KRYLOV_RTOL = 1e-10
 # k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
 # 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
 DENSE_MAX_M = 1200
+# Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
+# at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it
+# (pcalib._inputs.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
+# 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
+NUMPY_MAX_M = 512
 # Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
 # reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
 # 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
@@ -210,6 +218,7 @@ def lanczos_top_operator(
 def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its lower triangle.
 
+    NumPy's ``?syevd`` up to order ``NUMPY_MAX_M``; above it,
     :func:`krylov_top` when the order m exceeds ``DENSE_MAX_M`` and ``k <= m / 40``
     (then its largest subspace, ``KRYLOV_MAX_FRACTION * m`` columns, holds at least
     four blocks of 2k), falling back to LAPACK if it does not converge within it;
@@ -217,6 +226,9 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
     m = M.shape[0]
+    if m <= NUMPY_MAX_M:
+        w, V = np.linalg.eigh(M, UPLO="L")
+        return w[::-1][:k], V[:, ::-1][:, :k]
     if m > DENSE_MAX_M and 40 * k <= m:
         top = krylov_top(M, k, predict=True, max_dim=int(KRYLOV_MAX_FRACTION * m))
         if top is not None:

@@ -26,7 +26,7 @@ user set up (threads by default, a ``dask.distributed.Client`` if one exists).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,9 +34,9 @@ import numpy as np
 import scipy.sparse
 from scipy.linalg import blas
 
-from ._validation import _as_numeric_array, as_data_matrix, output_dtype, warn_outside_pcalib
+from ._validation import _as_numeric_array, as_data_matrix, checked_finite, output_dtype, warn_outside_pcalib
 
-__all__ = ["Moments", "as_matrix", "tree_reduce"]
+__all__ = ["Moments", "as_matrix", "gram_and_sums", "row_blocks", "tree_reduce"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Moments:
 
         .. math:: M = Y^\top Y - r r^\top / n, \qquad r = Y^\top \mathbf 1 ,
 
-        by one ``dsyrk`` and one ``dgemv`` (with ``full=False`` only the diagonal
+        in one pass (:func:`gram_and_sums`; with ``full=False`` only the diagonal
         of M). The subtraction cancels by the factor :math:`1 + \bar y_j^2 / s_j^2`
         (s_j the root mean square of the centered column j), so c only has to be
         close to the mean: c = 0, without copying the block, when it is
@@ -75,8 +75,8 @@ class Moments:
         :math:`\bar y_j^2 \le s_j^2` for every non-constant column (at most one
         bit lost); otherwise c moves to the mean just found and the pass is
         repeated (data sorted or drifting along the rows). Rows and columns of
-        constant columns are exactly 0. Four passes over a C-contiguous float64
-        block when no copy is needed (low, high, the two products), against ten for
+        constant columns are exactly 0. Three passes over a C-contiguous float64
+        block when no copy is needed (low, high, the products), against ten for
         centering a copy twice; any other block (float32, integers, another
         layout) is always shifted into a float64 copy.
         """
@@ -93,13 +93,14 @@ class Moments:
             if integer:
                 shift = np.round(shift)  # subtracted as an integer: exact
             y = block if copy_free and not shift[varying].any() else _shifted(block, shift, integer)
-            r = blas.dgemv(1.0, y.T, np.ones(n))
-            mean = r / n
             if full:
-                scatter = _symmetrized(blas.dsyrk(1.0, y.T, lower=1))  # y.T is F-ordered
+                scatter, r = gram_and_sums((y[rows] for rows in row_blocks(n, p)), p)
+                mean = r / n
                 scatter -= np.outer(r, mean)
                 squares = np.diagonal(scatter)
             else:
+                r = y.sum(axis=0)
+                mean = r / n
                 squares = scatter = np.einsum("ij,ij->j", y, y) - r * mean
             if np.all(mean[varying] ** 2 * n <= squares[varying]):
                 break
@@ -149,6 +150,37 @@ class Moments:
         return self.shift + self.mean
 
 
+def row_blocks(n: int, p: int) -> list[slice]:
+    """Row blocks for a pass over an n x p array: at most 4096 rows and 2**21 entries
+    (16 MiB of float64, within the last-level cache, so :func:`gram_and_sums` reads
+    each row from memory once), at least 256 rows for an efficient ``syrk`` update."""
+    rows = max(256, min(4096, 2**21 // p))
+    return [slice(start, min(start + rows, n)) for start in range(0, n, rows)]
+
+
+def gram_and_sums(blocks: Iterable[np.ndarray], p: int) -> tuple[np.ndarray, np.ndarray]:
+    r""":math:`G = Y^\top Y` (full, symmetric) and :math:`r = Y^\top \mathbf 1` of the
+    rows of a sequence of float64 blocks :math:`B` of Y, in one pass:
+
+    .. math:: G = \sum_B B^\top B, \qquad r = \sum_B B^\top \mathbf 1 .
+
+    Each block is multiplied while it is in cache (``B.T @ B``, which NumPy's BLAS
+    does as a ``syrk``, then the ``gemv`` of its column sums), so Y is read from
+    memory once. Measured on 1,000,000 x 200 (2 cores): 0.78 s against 0.99 s for one
+    ``X.T @ X`` and one ``gemv`` over all of X, and 0.80 s for SciPy's ``dsyrk``
+    alone (its OpenBLAS is an older build than NumPy's).
+    """
+    G, part, r = np.zeros((p, p)), np.empty((p, p)), np.zeros(p)
+    ones = np.ones(0)
+    for block in blocks:
+        if ones.size < block.shape[0]:
+            ones = np.ones(block.shape[0])
+        np.matmul(block.T, block, out=part)
+        G += part
+        r += ones[: block.shape[0]] @ block
+    return G, r
+
+
 def _exact_integers(block: np.ndarray) -> bool:
     """Whether `block` holds integers that int64 arithmetic shifts exactly (uint64 may not fit)."""
     return block.dtype.kind == "i" or (block.dtype.kind == "u" and block.dtype.itemsize < 8)
@@ -163,13 +195,6 @@ def _shifted(block: np.ndarray, shift: np.ndarray, integer: bool) -> np.ndarray:
     y = np.array(block, dtype=np.float64, order="C")
     y -= shift
     return y
-
-
-def _symmetrized(lower: np.ndarray) -> np.ndarray:
-    """The full symmetric matrix from its lower triangle (the upper one is ignored)."""
-    full = np.tril(lower)
-    full += np.tril(lower, -1).T
-    return full
 
 
 def tree_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any:
@@ -207,19 +232,28 @@ class DenseMatrix:
     implicit = False  #: the in-memory routes of pcalib.pca read `arr` directly
     supports_svd = True
 
-    def __init__(self, arr: np.ndarray) -> None:
+    def __init__(self, arr: np.ndarray, name: str = "X", *, finite_checked: bool = True) -> None:
         self.arr = arr
+        self.name = name
+        self.finite_checked = finite_checked  #: False: NaN and inf not yet looked for
         self.shape = arr.shape
         self.dtype = output_dtype(arr)
 
+    def checked(self) -> np.ndarray:
+        """The array, its values checked for NaN and infinity if they were not yet."""
+        if not self.finite_checked:
+            checked_finite(self.arr, self.name)
+            self.finite_checked = True
+        return self.arr
+
     def moments(self, *, full: bool = True) -> Moments:
-        return Moments.of_rows(self.arr, full=full)
+        return Moments.of_rows(self.checked(), full=full)
 
     def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
-        return _standardized_block(self.arr, mean, scale) @ V
+        return _standardized_block(self.checked(), mean, scale) @ V
 
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
-        return func(np.asarray(self.arr, dtype=np.float64))
+        return func(np.asarray(self.checked(), dtype=np.float64))
 
 
 # -- scipy.sparse -----------------------------------------------------------------------
@@ -414,12 +448,16 @@ def _dask_array_type() -> type | None:
     return getattr(module, "Array", None) if module is not None else None
 
 
-def as_matrix(X: Any, name: str = "X") -> DenseMatrix | SparseMatrix | DaskMatrix:
+def as_matrix(X: Any, name: str = "X", *, defer_finite: bool = False) -> DenseMatrix | SparseMatrix | DaskMatrix:
     """`X` validated and wrapped in the primitives of its kind (the one place where
-    pcalib looks at the kind of its input)."""
+    pcalib looks at the kind of its input). With `defer_finite`, a NumPy array's
+    values are not yet checked for NaN and infinity (``finite_checked`` is False):
+    :func:`pcalib.pca._decompose_data`, the one reader of such an array, checks
+    them or finds them finite in its own pass."""
     dask_array = _dask_array_type()
     if dask_array is not None and isinstance(X, dask_array):
         return DaskMatrix(X, name)
     if scipy.sparse.issparse(X):
         return SparseMatrix(X, name)
-    return DenseMatrix(as_data_matrix(X, name, copy=False, keep_integers=True))
+    arr = as_data_matrix(X, name, copy=False, keep_integers=True, check_finite=not defer_finite)
+    return DenseMatrix(arr, name, finite_checked=not defer_finite)

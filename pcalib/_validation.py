@@ -20,6 +20,7 @@ __all__ = [
     "as_data_matrix",
     "as_square_matrix",
     "check_n_components",
+    "checked_finite",
     "output_dtype",
     "warn_outside_pcalib",
 ]
@@ -102,7 +103,8 @@ def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
 
 
 def as_data_matrix(
-    X: ArrayLike, name: str = "X", *, copy: bool = True, keep_integers: bool = False
+    X: ArrayLike, name: str = "X", *, copy: bool = True, keep_integers: bool = False,
+    check_finite: bool = True,
 ) -> np.ndarray:
     """Validate a data matrix with samples in rows and return a float copy.
 
@@ -111,6 +113,9 @@ def as_data_matrix(
     With ``keep_integers=True`` an integer input is returned as it is (not
     copied): 64-bit integers beyond :math:`2^{53}` are not exact in float64, and
     the centering primitives subtract an integer offset before converting.
+    With ``check_finite=False`` the caller promises to call :func:`checked_finite`
+    before it uses the values, or to establish finiteness otherwise (a pass whose
+    sums of squares are finite), saving a pass over large data.
 
     Raises
     ------
@@ -132,6 +137,17 @@ def as_data_matrix(
         )
     if arr.size == 0:
         raise ValueError(f"{name} is empty: got shape {arr.shape}, expected at least one sample and one feature")
+    return checked_finite(arr, name) if check_finite else arr
+
+
+def checked_finite(arr: np.ndarray, name: str = "X") -> np.ndarray:
+    """`arr` itself, after checking that it holds no NaN or infinity (one pass).
+
+    Raises
+    ------
+    ValueError
+        If `arr` holds NaN or infinity (the message gives the first and its position).
+    """
     # A finite sum implies finite entries (NaN and inf propagate); the sum can
     # only overflow for huge finite entries, and then the elementwise check decides.
     if arr.dtype.kind == "f" and not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):

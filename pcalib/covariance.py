@@ -62,7 +62,9 @@ class _Frame:
     square or sum of squares overflows or underflows, at any scale of X.
 
     This and :meth:`read` are the only places where the data are touched before
-    centering: every route reads its blocks through them.
+    centering: every route reads its blocks through them, except the covariance
+    route's raw pass (:func:`pcalib.pca._raw_scatter`), which reads float64 data
+    as they are (the frame of exponent 0) when their squares are safely in range.
     """
 
     offset: np.ndarray | None  #: integer column minima (integer data), else None
@@ -94,6 +96,13 @@ class _Frame:
             out = np.array(block, dtype=np.float64, order="C")
         else:
             np.copyto(out, block)
+        factor = np.ldexp(1.0, -self.exponent)
+        if np.all(factor > 0) and np.all(np.isfinite(factor)):
+            # a representable power of two: the product is the same correctly rounded
+            # number as ldexp's, and NumPy's multiplication is vectorized (ldexp is not:
+            # 1.9 s against about 0.3 s over 1,000,000 x 200)
+            out *= factor
+            return out
         return np.ldexp(out, -self.exponent, out=out)
 
     def data_mean(self, mean: np.ndarray) -> np.ndarray:

@@ -109,12 +109,16 @@ class PCA(EstimatorBase):
         3. "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`: form the
            smaller of :math:`X_c^\top X_c` and :math:`X_c X_c^\top` with one
            BLAS call (``syrk``, half the flops of a general product; "eig" by
-           blocks of rows, without a centered copy of X) and solve only for
-           the k wanted eigenpairs (LAPACK ``syevr``, or a block Krylov method
-           with a residual test for order above 1200 and small k): 3 to 10
-           times faster than the SVD at every shape measured, and exact
-           (centering comes first, so a large mean costs no accuracy, unlike
-           scikit-learn's ``covariance_eigh``). The price is the squared
+           blocks of rows in one pass with the column sums, without a centered
+           copy of X: :math:`X^\top X - n \bar x \bar x^\top` when every
+           column's mean is at most its spread, checked per column, shifted
+           blocks otherwise) and solve only for the k wanted eigenpairs
+           (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block
+           Krylov method with a residual test for order above 1200 and small
+           k): 3 to 10 times faster than the SVD at every shape measured, and
+           exact at any offset (unlike scikit-learn's ``covariance_eigh``,
+           which forms :math:`X^\top X - n \bar x \bar x^\top` at every
+           offset). The price is the squared
            condition number: eigenvalues are accurate to about
            :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is
            where that price stays small for any data: by the
@@ -373,7 +377,7 @@ class PCA(EstimatorBase):
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         if self.missing is not None:
             X = _missing.complete_for_pca(self, X)
-        data = as_matrix(X)
+        data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
         ddof = _check_ddof(self.ddof, n)
         k, fraction = self._check_params(n, p)

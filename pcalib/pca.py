@@ -27,12 +27,11 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
-from scipy.linalg import blas
 
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
-from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix
+from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, row_blocks
 from ._signs import axis_signs
-from ._validation import _validated, check_n_components, output_dtype
+from ._validation import _validated, check_n_components, checked_finite, output_dtype
 from .covariance import _center_array, _checked_scale, _Frame, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
 
@@ -73,34 +72,21 @@ class PCAResult:
     mean: np.ndarray
 
 
-def _gram_lower(Xc: np.ndarray) -> np.ndarray:
-    """Lower triangle of ``Xc Xc^T``, in one BLAS call (``dsyrk``).
-
-    `Xc` is C-contiguous, so ``Xc.T`` is F-contiguous and reaches Fortran without a copy.
-    """
-    return blas.dsyrk(1.0, Xc.T, trans=1, lower=1)
-
-
-def _row_blocks(n: int, p: int) -> list[slice]:
-    """Row blocks of the eig route: large enough for an efficient ``dsyrk`` update of the
-    p x p matrix, small enough (at most 4096 rows, about 2**21 entries) to stay a small
-    fraction of X."""
-    rows = max(256, min(4096, 2**21 // p))
-    return [slice(start, min(start + rows, n)) for start in range(0, n, rows)]
-
-
 def _scatter(
-    arr: np.ndarray, frame: _Frame, ddof: int, standardize: bool, name: str = "X"
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Lower triangle of :math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
+    arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, _Frame]:
+    r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
-    Y is X read in its frame (:class:`pcalib.covariance._Frame`, exact powers of
-    two and integer offsets), so C, unlike :math:`X_c^\top X_c`, neither
-    overflows nor underflows. The shifted-data algorithm (Chan, Golub and
-    LeVeque 1983): each block of rows is shifted by :math:`c`, the float64 mean
-    of the first block, into a reusable buffer :math:`B`, and added by ``dsyrk``
-    (:math:`A \mathrel{+}= B^\top B`) while ``dgemv`` sums its columns
-    (:math:`r \mathrel{+}= B^\top \mathbf 1`). Then :math:`\bar y = c + r/n` and
+    Y is X read in a frame (:class:`pcalib.covariance._Frame`), where C neither
+    overflows nor underflows. Float64 data whose column means are at most their
+    spread are read as they are (:func:`_raw_scatter`: no copy, no extra pass,
+    at most one bit lost). Other data are read in the frame of their column
+    extremes (exact powers of two and integer offsets) and centered by the
+    shifted-data algorithm (Chan, Golub and LeVeque 1983): each block of rows is
+    shifted by :math:`c`, the float64 mean of the first block, into a reusable
+    buffer, and :math:`\sum_B B^\top B` and :math:`r = \sum_B B^\top \mathbf 1`
+    formed in one pass (:func:`pcalib._inputs.gram_and_sums`). Then
+    :math:`\bar y = c + r/n` and
 
     .. math:: Y_c^\top Y_c = \sum_i (y_i - c)(y_i - c)^\top - \frac{r r^\top}{n}
 
@@ -111,14 +97,29 @@ def _scatter(
     :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). Rows and
     columns of constant columns are set to exactly 0. With `standardize`,
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
-    the diagonal of C). Returns ``(C, mean, scale)``, the last two in the frame's units.
-    Float64 data whose column means are at most their spread take the faster
-    :func:`_raw_scatter` (no copy of the blocks, at most one bit lost).
+    the diagonal of C). Returns ``(C, mean, scale, frame)``, the mean and scale in
+    the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
+    infinity before any pass but the raw one, whose finite sums of squares
+    already show that every entry is finite.
+
+    Raises
+    ------
+    ValueError
+        If `arr` holds NaN or infinity, if every column is constant, or (with
+        `standardize`) if some column is.
     """
     n, p = arr.shape
-    blocks = _row_blocks(n, p)
-    found = _raw_scatter(arr, frame, blocks)
-    C, mean = found if found is not None else _shifted_scatter(arr, frame, blocks)
+    blocks = row_blocks(n, p)
+    found = _raw_scatter(arr, blocks)
+    if found is not None:
+        C, mean, constant = found
+        frame = _Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
+    else:
+        if not finite_checked:
+            checked_finite(arr, name)
+        frame = _Frame.of(arr, per_column=standardize)
+        C, mean = _shifted_scatter(arr, frame, blocks)
+    _check_variance(frame.constant)
     C[frame.constant] = 0.0
     C[:, frame.constant] = 0.0
     sd = np.ones(p)
@@ -126,61 +127,109 @@ def _scatter(
         sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
         C /= sd[:, None]
         C /= sd
-    return C, mean, sd
+    return C, mean, sd, frame
 
 
 def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_scatter`'s shifted-data pass: ``(lower triangle of Y_c^T Y_c, mean)``, frame units."""
-    n, p = arr.shape
-    shift = frame.read(arr[blocks[0]]).mean(axis=0)
-    buf = np.empty((blocks[0].stop, p))
-    ones = np.ones(blocks[0].stop)
-    C = np.zeros((p, p), order="F")
-    r = np.zeros(p)
-    for rows in blocks:
-        b = frame.read(arr[rows], out=buf[: rows.stop - rows.start])
-        b -= shift
-        r = blas.dgemv(1.0, b.T, ones[: b.shape[0]], beta=1.0, y=r, overwrite_y=1)
-        C = blas.dsyrk(1.0, b.T, c=C, beta=1.0, lower=1, overwrite_c=1)
-    C -= np.outer(r, r / n)
-    return C, shift + r / n
+    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, mean)``, frame units.
 
-
-def _raw_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray] | None:
-    r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
-    against their spread: :math:`X^\top X` by one ``dsyrk`` call on all of X (no copy,
-    no shift, no blocks), then the rank-one correction
-    :math:`X_c^\top X_c = X^\top X - n \bar x \bar x^\top`.
-
-    The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
-    root mean square of the centered column): at most 2, one bit, when every
-    non-constant column has :math:`\bar x_j^2 \le s_j^2`. That is checked on the first
-    block before the pass and on the result after it; otherwise (a large offset) the
-    result is discarded and ``None`` returned, and :func:`_shifted_scatter` is used.
-    Also ``None`` for integer, float32 or non-C-contiguous data (BLAS would copy it), or a frame exponent beyond
-    :math:`\pm 200` (then the unscaled squares could overflow or underflow).
-    The result is converted to the frame's units by exact powers of two.
+    Floating data whose frame exponent is within :math:`\pm 200` (no square can
+    overflow or underflow unscaled) are shifted in their own units, one subtraction
+    per block into a buffer, and C and the mean converted to the frame's units at the
+    end by exact powers of two (the same numbers: scaling by a power of two commutes
+    with rounding); other data are read through the frame, block by block.
     """
     n, p = arr.shape
-    exponent = np.broadcast_to(frame.exponent, (p,))
-    if (frame.offset is not None or arr.dtype != np.float64 or not arr.flags.c_contiguous
-            or np.abs(exponent).max() > 200):
-        return None
-    varying = ~frame.constant
-    first = arr[blocks[0]]
-    mean = first.mean(axis=0)
-    if np.any(mean[varying] ** 2 > first.var(axis=0)[varying]):
-        return None
-    C = blas.dsyrk(1.0, arr.T, lower=1)  # one call on all of X: arr.T is F-ordered, no copy
-    r = blas.dgemv(1.0, arr.T, np.ones(n))
-    mean = r / n
-    C -= np.outer(r, mean)
-    if not np.all(np.isfinite(C)) or np.any(mean[varying] ** 2 * n > np.diagonal(C)[varying]):
-        return None
-    unit = np.ldexp(1.0, -exponent)
+    buf = np.empty((blocks[0].stop, p))
+    if frame.offset is None and np.abs(frame.exponent).max() <= 200:
+        shift = arr[blocks[0]].mean(axis=0, dtype=np.float64)
+        shifted = (np.subtract(arr[rows], shift, out=buf[: rows.stop - rows.start]) for rows in blocks)
+        unit = np.broadcast_to(np.ldexp(1.0, -frame.exponent), (p,))
+    else:
+        shift = frame.read(arr[blocks[0]]).mean(axis=0)
+        shifted = (_read_shifted(arr[rows], frame, shift, buf) for rows in blocks)
+        unit = np.ones(p)
+    C, r = gram_and_sums(shifted, p)
+    C -= np.outer(r, r / n)
     C *= unit[:, None]
     C *= unit
-    return C, mean * unit
+    return C, (shift + r / n) * unit
+
+
+def _read_shifted(block: np.ndarray, frame: _Frame, shift: np.ndarray, buf: np.ndarray) -> np.ndarray:
+    """`block` read in `frame` into the first rows of `buf`, minus `shift`."""
+    out = frame.read(block, out=buf[: block.shape[0]])
+    out -= shift
+    return out
+
+
+# The raw pass's range: every column's sum of squares is 0 or between these, so no
+# square overflows and none that matters underflows (each product lost to underflow is
+# below 2**-1022, n of them far below eps times 2**-600).
+_RAW_SQUARES_RANGE = (2.0**-600, 2.0**500)
+# The entries of the first block must be within this range (0 apart) for the raw pass to
+# be tried: far from both ends of _RAW_SQUARES_RANGE.
+_RAW_PEAK_RANGE = (2.0**-250, 2.0**200)
+
+
+def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
+    against their spread: :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1` in
+    one pass over X as it is (:func:`pcalib._inputs.gram_and_sums`: no copy, no
+    shift, no pass for the column extremes), then the rank-one correction
+    :math:`X_c^\top X_c = G - r r^\top / n`. Returns ``(C, mean, constant)``.
+
+    The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
+    root mean square of the centered column): at most 2, one bit, when
+    :math:`n \bar x_j^2 \le (X_c^\top X_c)_{jj}`. That is checked on the first
+    block before the pass (whose entries must also be well within the range below) and on every column after it. A column that fails the
+    check after the pass, or whose sum of squares is 0, is accepted only if it is
+    constant (its entries compared with its first; then its mean is that entry,
+    exactly, and the caller zeroes its row and column). Otherwise (a large
+    offset) the result is discarded and ``None`` returned, as it is for integer,
+    float32 or non-C-contiguous data (they need a converted copy), for sums of
+    squares outside ``_RAW_SQUARES_RANGE``, or for a non-finite G or r (overflow, or
+    NaN or infinity in X: a sum of squares is finite only if each of its terms is).
+    """
+    n, p = arr.shape
+    if arr.dtype != np.float64 or not arr.flags.c_contiguous:
+        return None
+    head = arr[blocks[0]]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # NaN, inf: G tells
+        peak = np.abs(head).max(axis=0)
+        if peak.max() > _RAW_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _RAW_PEAK_RANGE[0])):
+            return None
+        head_mean, head_var = head.mean(axis=0), head.var(axis=0)
+        if np.any((head_mean**2 > head_var) & (head_var > 0)):
+            return None
+        G, r = gram_and_sums((arr[rows] for rows in blocks), p)
+    squares = np.diagonal(G).copy()
+    low, high = _RAW_SQUARES_RANGE
+    if (not (np.all(np.isfinite(r)) and np.all(np.isfinite(squares)))
+            or squares.max() > high or np.any((squares > 0) & (squares < low))):
+        return None
+    mean = r / n
+    G -= np.outer(r, mean)
+    suspect = np.flatnonzero((mean**2 * n > np.diagonal(G)) | (squares == 0))
+    constant = np.zeros(p, dtype=bool)
+    if suspect.size:
+        if not np.all(found := _constant_columns(arr, blocks, suspect)):
+            return None
+        constant[suspect] = found
+        mean[suspect] = arr[0, suspect]
+    return G, mean, constant
+
+
+def _constant_columns(arr: np.ndarray, blocks: list[slice], columns: np.ndarray) -> np.ndarray:
+    """Which of `columns` hold one value only, read by row blocks (stops at the first
+    block where none is left)."""
+    first = arr[0, columns]
+    constant = np.ones(columns.size, dtype=bool)
+    for rows in blocks:
+        constant &= np.all(arr[rows][:, columns] == first, axis=0)
+        if not constant.any():
+            break
+    return constant
 
 
 def _scores_by_row_blocks(
@@ -191,11 +240,11 @@ def _scores_by_row_blocks(
     `mean` and `scale` are in the units of `frame`, like the rows `y` it reads."""
     n, p = arr.shape
     scores = np.empty((n, V.shape[1]))
-    for rows in _row_blocks(n, p):
+    for rows in row_blocks(n, p):
         block = frame.read(arr[rows])
         block -= mean
         block /= scale
-        scores[rows] = blas.dgemm(1.0, block, V)
+        np.matmul(block, V, out=scores[rows])
     return scores
 
 
@@ -298,7 +347,7 @@ def _decompose(
     flat = Xc.ravel()
     total_ss = float(flat @ flat)
     if route == "gram":
-        w, U = top_eigh(_gram_lower(Xc), k)  # eigenpairs of X_c X_c^T (n x n)
+        w, U = top_eigh(Xc @ Xc.T, k)  # eigenpairs of X_c X_c^T (n x n, a syrk)
         s = _sqrt_eigenvalues(w, n, p)
         # For sigma = 0, X_c^T u / sigma would be noise divided by noise: the
         # completion gives unit vectors orthogonal to the other axes there
@@ -306,12 +355,12 @@ def _decompose(
         # the recovered axes, whose orthogonality the squared condition number
         # degrades for small sigma.
         keep = s > 0
-        V = _orthonormal_completion(blas.dgemm(1.0, Xc.T, U[:, keep] / s[keep]), k)
+        V = _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
     else:  # "randomized"; "eig" is _decompose_data's
         _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), random_state)
         V = Vt.T
     tail_ss = max(total_ss - float(s @ s), 0.0)
-    scores = blas.dgemm(1.0, Xc, V) if need_scores else None
+    scores = Xc @ V if need_scores else None
     return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
 
 
@@ -335,28 +384,32 @@ def _decompose_data(
     standardize: bool = False,
     need_scores: bool = True,
     random_state: np.random.Generator | None = None,
+    finite_checked: bool = True,
+    name: str = "X",
 ) -> _Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route.
 
     The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
     no centered copy of X); the others work on one centered float64 copy
     (:func:`pcalib.covariance._center_array`). Both read X in its frame, where
-    nothing overflows or underflows.
+    nothing overflows or underflows. Unless `finite_checked`, `arr` is first
+    checked for NaN and infinity, except where the eig route's raw pass finds
+    its sums of squares finite (then so is every entry).
 
     Raises
     ------
     ValueError
-        If every column of `arr` is constant (zero total variance).
+        If `arr` holds NaN or infinity, or every column is constant (zero total variance).
     """
     n, p = arr.shape
     if route != "eig":
+        if not finite_checked:
+            checked_finite(arr, name)
         centered = _center_array(arr, ddof, scale=standardize)
         _check_variance(centered.constant)
         found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
         return _Decomposition(*found, centered.mean, centered.scale, centered.exponent, route)
-    frame = _Frame.of(arr, per_column=standardize)
-    _check_variance(frame.constant)
-    C, mean, scale = _scatter(arr, frame, ddof, standardize)
+    C, mean, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
     w, V = top_eigh(C, k)
     s = _sqrt_eigenvalues(w, n, p)
@@ -484,7 +537,8 @@ def _decompose_matrix(
     "svd" by TSQR (Dask only); they have no scores (``transform`` gives them).
     """
     if not data.implicit:
-        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize, **in_memory)
+        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
+                               finite_checked=data.finite_checked, name=data.name, **in_memory)
     if route == "eig":
         return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route == "randomized":

@@ -10,6 +10,7 @@ import pcalib
 import pcalib._eigen as eigen_module
 import pcalib.pca as pca_module
 from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
+from pcalib._inputs import row_blocks
 from pcalib.covariance import _Frame as Frame
 
 
@@ -96,10 +97,10 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     X = rng.standard_normal((10000, 8)) @ rng.standard_normal((8, 8))
     X[:5000] += 3.0  # the first block's mean is not the overall mean
     X += offset
-    assert len(pca_module._row_blocks(*X.shape)) > 1
-    frame = Frame.of(X)
-    C, mean, scale = pca_module._scatter(X, frame, 1, False)
-    # C and the mean are in the frame's units: X read as X * 2**-e, e a power of two
+    assert len(row_blocks(*X.shape)) > 1
+    C, mean, scale, frame = pca_module._scatter(X, 1, False)
+    # the first block's mean (about 3) exceeds the spread: the shifted pass, whose C
+    # and mean are in the frame's units, X read as X * 2**-e with e a power of two
     e = int(frame.exponent)
     assert 0.5 <= np.ptp(np.ldexp(X, -e), axis=0).max() < 1
     C, mean = np.ldexp(C, 2 * e), np.ldexp(mean, e)

@@ -395,13 +395,13 @@ def test_raw_gram_pass_only_when_the_means_are_small(offset):
     """The eig route's one-dsyrk pass (_raw_scatter) loses at most one bit: it is taken
     when every column mean is at most its spread (offsets 0 and 0.9 standard deviations
     here) and refused otherwise; either way the axes match NumPy's SVD."""
-    from pcalib.covariance import _Frame
-    from pcalib.pca import _raw_scatter, _row_blocks
+    from pcalib._inputs import row_blocks
+    from pcalib.pca import _raw_scatter
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((5000, 30)) * 0.8 ** np.arange(30) @ np.linalg.qr(rng.standard_normal((30, 30)))[0]
     X = X - X.mean(axis=0) + offset * X.std(axis=0)
-    taken = _raw_scatter(X, _Frame.of(X), _row_blocks(*X.shape)) is not None
+    taken = _raw_scatter(X, row_blocks(*X.shape)) is not None
     assert taken == (offset < 1)
     Xc = X - X.mean(axis=0)
     Xc -= Xc.mean(axis=0)
@@ -410,3 +410,76 @@ def test_raw_gram_pass_only_when_the_means_are_small(offset):
     found = pca_eig(X, 5)
     np.testing.assert_allclose(found.components, Vt, atol=1e-11)
     np.testing.assert_allclose(found.explained_variance, s[:5] ** 2 / 4999, rtol=1e-12)
+
+
+def _tall(n=20000, p=12, seed=11):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, p)) * 0.7 ** np.arange(p) @ np.linalg.qr(rng.standard_normal((p, p)))[0]
+
+
+@pytest.mark.parametrize("solver", ["auto", "eig", "svd", "gram", "randomized"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("row", [0, 19999])
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+def test_fit_refuses_nan_and_inf_that_the_raw_pass_finds(solver, bad, row, offset):
+    """PCA.fit does not check X for NaN and infinity before the eig route's raw pass (a
+    finite sum of squares shows that every entry is finite); a bad entry, in the first
+    block or the last, is still refused with its value and position, by every solver,
+    also at an offset that sends the eig route to the shifted pass."""
+    from pcalib import PCA
+
+    X = _tall() + offset
+    X[row, 7] = bad
+    with pytest.raises(ValueError, match=rf"X contains NaN or infinity \(the first, {bad}, at position \({row}, 7\)\)"):
+        PCA(3, solver=solver).fit(X)
+
+
+def test_raw_pass_keeps_constant_columns_exact():
+    """Columns of zeros and constant columns (at 7.25 and 1e9) fail the raw pass's
+    cancellation check or have a zero sum of squares; read again, they are found constant,
+    so the raw pass stands: their means are exact, their rows and columns of the scatter
+    exactly 0 (their loadings 0 to round-off: the eigensolver mixes rows), and the axes
+    those of the varying columns (NumPy's SVD)."""
+    from pcalib import PCA
+    from pcalib._inputs import row_blocks
+    from pcalib.pca import _raw_scatter, _scatter
+
+    X = _tall()
+    X[:, 2], X[:, 5], X[:, 9] = 0.0, 7.25, 1e9
+    found = _raw_scatter(X, row_blocks(*X.shape))
+    assert found is not None
+    C, mean, constant = found
+    np.testing.assert_array_equal(np.flatnonzero(constant), [2, 5, 9])
+    np.testing.assert_array_equal(mean[[2, 5, 9]], [0.0, 7.25, 1e9])
+    C, _, _, frame = _scatter(X, 1, False)
+    assert int(frame.exponent) == 0  # the raw pass: X read as it is
+    assert not np.any(C[[2, 5, 9]]) and not np.any(C[:, [2, 5, 9]])
+    est = PCA(4).fit(X)
+    np.testing.assert_array_equal(est.mean_[[2, 5, 9]], [0.0, 7.25, 1e9])
+    np.testing.assert_allclose(est.components_[:, [2, 5, 9]], 0.0, atol=1e-15)  # round-off
+    varying = np.setdiff1d(np.arange(12), [2, 5, 9])
+    Xc = X[:, varying] - X[:, varying].mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    Vt = Vt[:4] * np.sign(Vt[:4][np.arange(4), np.argmax(np.abs(Vt[:4]), axis=1)])[:, None]
+    np.testing.assert_allclose(est.components_[:, varying], Vt, atol=1e-12)
+    np.testing.assert_allclose(est.explained_variance_, s[:4] ** 2 / 19999, rtol=1e-12)
+
+
+def test_raw_pass_refuses_what_it_cannot_do_exactly():
+    """A column constant in the first block that varies later about a large offset, and
+    entries far below or above 1 (whose squares leave the safe range), send the eig
+    route to the shifted pass in the extremes' frame; the axes still match NumPy's SVD."""
+    from pcalib._inputs import row_blocks
+    from pcalib.pca import _raw_scatter
+
+    base = _tall()
+    drifting = base.copy()
+    drifting[:, 3] = 1e6
+    drifting[10000:, 3] += np.linspace(0.0, 1.0, 10000)
+    for X in (drifting, base * 2.0**-300, base * 2.0**230):
+        assert _raw_scatter(X, row_blocks(*X.shape)) is None
+        Xc = X - X.mean(axis=0)
+        Xc -= Xc.mean(axis=0)
+        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+        Vt = Vt[:3] * np.sign(Vt[:3][np.arange(3), np.argmax(np.abs(Vt[:3]), axis=1)])[:, None]
+        np.testing.assert_allclose(pca_eig(X, 3).components, Vt, atol=1e-9)
