@@ -29,7 +29,9 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
-from ._inputs import DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, row_blocks
+from ._inputs import (
+    DaskMatrix, DenseMatrix, Moments, SparseMatrix, constant_columns, gram_and_sums, row_blocks, shifted_gram,
+)
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
 from .covariance import _center_array, _checked_scale, _Frame, _rescale
@@ -140,16 +142,15 @@ def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tup
     with rounding); other data are read through the frame, block by block.
     """
     n, p = arr.shape
-    buf = np.empty((blocks[0].stop, p))
     if frame.offset is None and np.abs(frame.exponent).max() <= 200:
         shift = arr[blocks[0]].mean(axis=0, dtype=np.float64)
-        shifted = (np.subtract(arr[rows], shift, out=buf[: rows.stop - rows.start]) for rows in blocks)
+        C, r = shifted_gram(arr, shift)
         unit = np.broadcast_to(np.ldexp(1.0, -frame.exponent), (p,))
     else:
         shift = frame.read(arr[blocks[0]]).mean(axis=0)
-        shifted = (_read_shifted(arr[rows], frame, shift, buf) for rows in blocks)
+        buf = np.empty((blocks[0].stop, p))
+        C, r = gram_and_sums((_read_shifted(arr[rows], frame, shift, buf) for rows in blocks), p)
         unit = np.ones(p)
-    C, r = gram_and_sums(shifted, p)
     C -= np.outer(r, r / n)
     C *= unit[:, None]
     C *= unit
@@ -202,7 +203,7 @@ def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.n
         head_mean, head_var = head.mean(axis=0), head.var(axis=0)
         if np.any((head_mean**2 > head_var) & (head_var > 0)):
             return None
-        G, r = gram_and_sums((arr[rows] for rows in blocks), p)
+        G, r = shifted_gram(arr, np.zeros(p))
     squares = np.diagonal(G).copy()
     low, high = _RAW_SQUARES_RANGE
     if (not (np.all(np.isfinite(r)) and np.all(np.isfinite(squares)))
@@ -213,23 +214,11 @@ def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.n
     suspect = np.flatnonzero((mean**2 * n > np.diagonal(G)) | (squares == 0))
     constant = np.zeros(p, dtype=bool)
     if suspect.size:
-        if not np.all(found := _constant_columns(arr, blocks, suspect)):
+        if not np.all(found := constant_columns(arr, suspect)):
             return None
         constant[suspect] = found
         mean[suspect] = arr[0, suspect]
     return G, mean, constant
-
-
-def _constant_columns(arr: np.ndarray, blocks: list[slice], columns: np.ndarray) -> np.ndarray:
-    """Which of `columns` hold one value only, read by row blocks (stops at the first
-    block where none is left)."""
-    first = arr[0, columns]
-    constant = np.ones(columns.size, dtype=bool)
-    for rows in blocks:
-        constant &= np.all(arr[rows][:, columns] == first, axis=0)
-        if not constant.any():
-            break
-    return constant
 
 
 def _scores_by_row_blocks(
@@ -608,10 +597,11 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
         S = \frac{1}{n - \mathrm{ddof}} X_c^\top X_c = V \Lambda V^\top,
         \qquad \text{scores} = X_c V_k
 
-    Costs :math:`O(np^2)` for :math:`S` (formed by blocks of rows, with no
-    centered copy of X) plus at most :math:`O(p^3)` for the eigensolver (partial,
-    LAPACK ``syevr``, when ``k < p``; a block Krylov method with residual
-    :math:`\le 10^{-10} \lambda_1` when p > 1200 and k <= p / 40): the route
+    Costs :math:`O(np^2)` for :math:`S` (formed by blocks of rows in one pass, with
+    no centered copy of X) plus at most :math:`O(p^3)` for the eigensolver (LAPACK
+    ``syevd`` up to p = 512, partial ``syevr`` above when ``k < p``; a block Krylov
+    method with residual :math:`\le 10^{-10} \lambda_1` when p > 1200 and
+    k <= p / 40): the route
     for n >> p. Eigenvalues below the rank tolerance
     :math:`\max(n, p)\,\varepsilon\,\lambda_{\max}` (round-off, including
     slightly negative ones) are set to 0.

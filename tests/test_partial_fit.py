@@ -97,6 +97,35 @@ def test_block_moments_take_the_raw_pass_only_when_it_is_exact(offset, raw):
     assert np.all(found.scatter[4] == 0) and np.all(found.scatter[:, 4] == 0)
 
 
+def test_constant_columns_found_without_a_pass_for_the_extremes():
+    """Moments.of_rows finds constant columns by re-reading only the columns that fail
+    its cancellation check (or sum to 0), not by column minima and maxima: a column
+    constant in each block stays constant when merged with a block of the same value
+    and is not with another value; a column constant in the first 256 rows only, about
+    1e6, is not constant and its scatter is NumPy's."""
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((2000, 4))
+    X[:, 1] = 5.5  # constant everywhere
+    X[:, 2] = 0.0  # zeros
+    X[:, 3] = 1e6
+    X[1000:, 3] += rng.standard_normal(1000)  # constant in the first half only
+    a, b = Moments.of_rows(X[:1000]), Moments.of_rows(X[1000:])
+    np.testing.assert_array_equal(a.constant, [False, True, True, True])
+    np.testing.assert_array_equal(b.constant, [False, True, True, False])
+    merged = a.merge(b)
+    np.testing.assert_array_equal(merged.constant, [False, True, True, False])
+    np.testing.assert_array_equal(merged.data_mean()[1:3], [5.5, 0.0])
+    whole = Moments.of_rows(X)
+    np.testing.assert_array_equal(whole.constant, merged.constant)
+    Xc = X - X.mean(axis=0)
+    Xc -= Xc.mean(axis=0)
+    for found in (merged, whole):
+        np.testing.assert_allclose(found.scatter, Xc.T @ Xc, rtol=1e-12, atol=1e-12 * np.trace(Xc.T @ Xc))
+        assert not found.scatter[1:3].any() and not found.scatter[:, 1:3].any()
+    other = Moments.of_rows(np.c_[X[:10, 0], np.full(10, 6.5), X[:10, 2:]])
+    np.testing.assert_array_equal(a.merge(other).constant, [False, False, True, True])
+
+
 def test_block_moments_of_drifting_and_integer_data():
     """Rows sorted along a drift of 1e7 (the first 256 rows' mean is far from the
     block's: the pass is repeated about the mean it found) and int64 counts near 2**62
@@ -247,3 +276,65 @@ def test_more_exact_than_incremental_pca():
     their_error = np.abs(signed(theirs.components_) - V).max()
     assert our_error < 1e-12
     assert their_error > 1e3 * our_error
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+def test_gram_pass_split_between_threads(offset, monkeypatch):
+    """shifted_gram splits a large pass over rows between the BLAS threads (each with
+    one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
+    split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
+    import pcalib._inputs as inputs
+
+    rng = np.random.default_rng(31)
+    X = rng.standard_normal((20000, 210)) + offset
+    assert X.size >= inputs._PARALLEL_MIN_ENTRIES
+    shift = np.round(X[:256].mean(axis=0))
+    Y = X - shift
+    before = inputs.blas_threads()
+    if before < 2:
+        pytest.skip("one BLAS thread: no pass to split")
+    split = inputs.shifted_gram(X, shift)
+    cols = [0, 7, 209]
+    exact = np.array([[math.fsum(Y[:, i] * Y[:, j]) for j in cols] for i in cols])
+    np.testing.assert_allclose(split[0][np.ix_(cols, cols)], exact, rtol=1e-12, atol=1e-12 * exact.max())
+    np.testing.assert_allclose(split[1], [math.fsum(c) for c in Y.T], rtol=1e-12, atol=1e-9)
+    assert inputs.blas_threads() == before
+    monkeypatch.setattr(inputs, "blas_threads", lambda: 1)
+    single = inputs.shifted_gram(X, shift)
+    monkeypatch.setattr(inputs, "_blas", lambda: None)
+    without = inputs.shifted_gram(X, shift)
+    for found in (single, without):
+        np.testing.assert_allclose(found[0], split[0], rtol=1e-12, atol=1e-12 * np.abs(split[0]).max())
+        np.testing.assert_allclose(found[1], split[1], rtol=1e-12, atol=1e-9)
+
+
+def test_blas_limit_only_on_the_main_thread():
+    """limited_blas limits BLAS to one thread on the main thread and restores the count;
+    on another thread (where OpenBLAS would not take the restore) it does nothing, and
+    shifted_gram there runs on that one thread with the same sums."""
+    import threading
+
+    import pcalib._inputs as inputs
+
+    if inputs._blas() is None:
+        pytest.skip("threadpoolctl is not installed")
+    counts = [lib.num_threads for lib in inputs._blas().lib_controllers]
+    with inputs.limited_blas():
+        assert inputs.blas_threads() == 1
+    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    X = np.random.default_rng(32).standard_normal((20000, 210))
+    found = {}
+
+    def on_a_thread() -> None:
+        found["threads"] = inputs.blas_threads()
+        with inputs.limited_blas():
+            found["inside"] = [lib.num_threads for lib in inputs._blas().lib_controllers]
+        found["gram"] = inputs.shifted_gram(X, np.zeros(210))
+
+    worker = threading.Thread(target=on_a_thread)
+    worker.start()
+    worker.join()
+    assert found["threads"] == 1 and found["inside"] == counts
+    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    main = inputs.shifted_gram(X, np.zeros(210))
+    np.testing.assert_allclose(found["gram"][0], main[0], rtol=1e-12, atol=1e-12 * np.abs(main[0]).max())
