@@ -176,15 +176,16 @@ _RAW_PEAK_RANGE = (2.0**-250, 2.0**200)
 def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
     against their spread: :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1` in
-    one pass over X as it is (:func:`pcalib._inputs.gram_and_sums`: no copy, no
-    shift, no pass for the column extremes), then the rank-one correction
+    one pass over X as it is (:func:`pcalib._inputs.shifted_gram` with no shift: no
+    copy, no pass for the column extremes), then the rank-one correction
     :math:`X_c^\top X_c = G - r r^\top / n`. Returns ``(C, mean, constant)``.
 
     The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
     root mean square of the centered column): at most 2, one bit, when
     :math:`n \bar x_j^2 \le (X_c^\top X_c)_{jj}`. That is checked on the first
-    block before the pass (whose entries must also be well within the range below) and on every column after it. A column that fails the
-    check after the pass, or whose sum of squares is 0, is accepted only if it is
+    block before the pass (whose entries must also be within ``_RAW_PEAK_RANGE``)
+    and on every column after it. A column that fails the check after the pass,
+    or whose sum of squares is 0, is accepted only if it is
     constant (its entries compared with its first; then its mean is that entry,
     exactly, and the caller zeroes its row and column). Otherwise (a large
     offset) the result is discarded and ``None`` returned, as it is for integer,
