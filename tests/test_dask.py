@@ -60,6 +60,40 @@ def test_dask_equals_numpy(solver, standardize):
     np.testing.assert_allclose(back.compute(), ref.inverse_transform(ref.transform(X)), rtol=1e-14)
 
 
+def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch):
+    """Under Dask's threads scheduler the chunk tasks run while BLAS is limited to one
+    thread (seen from inside a task), and the counts are back after the fit; with
+    fewer Dask workers than cores BLAS keeps its threads. Same axes either way."""
+    import dask
+
+    import pcalib._inputs as inputs
+
+    if inputs._blas() is None or inputs.blas_threads() < 2:
+        pytest.skip("BLAS threads cannot be limited here (no threadpoolctl, or one thread)")
+    counts = [lib.num_threads for lib in inputs._blas().lib_controllers]
+    seen = []
+    moments = inputs.Moments.of_rows
+
+    def spy(block, *, full=True):
+        seen.append(max(lib.num_threads for lib in inputs._blas().lib_controllers))
+        return moments(block, full=full)
+
+    monkeypatch.setattr(inputs.Moments, "of_rows", spy)
+    X = data()
+    V, ev = exact_pca(X, 3)
+    with dask.config.set(scheduler="threads"):
+        found = PCA(3, solver="eig").fit(da.from_array(X, chunks=(500, 12)))
+    assert seen == [1] * 6
+    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    seen.clear()
+    with dask.config.set(scheduler="threads", num_workers=1):
+        alone = PCA(3, solver="eig").fit(da.from_array(X, chunks=(500, 12)))
+    assert seen == [max(counts)] * 6
+    for est in (found, alone):
+        np.testing.assert_allclose(est.components_, V, atol=1e-10)
+        np.testing.assert_allclose(est.explained_variance_, ev[:3], rtol=1e-10)
+
+
 def test_accuracy_guard_uses_tsqr():
     """An eigenvalue below sqrt(eps) lambda_1 lost its digits in the covariance: "auto"
     recomputes it by TSQR, which keeps it to about eps sigma_1 relative to sigma_j."""
