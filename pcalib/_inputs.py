@@ -42,7 +42,10 @@ from scipy.linalg import blas
 
 from ._validation import _as_numeric_array, as_data_matrix, checked_finite, output_dtype, warn_outside_pcalib
 
-__all__ = ["Moments", "as_matrix", "constant_columns", "gram_and_sums", "row_blocks", "shifted_gram", "tree_reduce"]
+__all__ = [
+    "Moments", "as_matrix", "constant_columns", "gram_and_sums", "reads_in_place", "row_blocks",
+    "settle_constant_columns", "shifted_gram", "tree_reduce",
+]
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,8 @@ class Moments:
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = head.var(axis=0)
-            copy_free = block.dtype == np.float64 and block.flags.c_contiguous
             shift = np.zeros(p)
-            if not copy_free or np.any((head_mean**2 > head_var) & (head_var > 0)):
+            if not reads_in_place(block) or np.any((head_mean**2 > head_var) & (head_var > 0)):
                 shift = head_mean
             constant = np.zeros(p, dtype=bool)
             for _ in range(3):
@@ -103,9 +105,8 @@ class Moments:
                 squares = np.diagonal(scatter) if full else scatter
                 if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(squares))):
                     break
-                suspect = ~constant & ((mean**2 * n > squares) | (squares == 0))
-                constant[suspect] = constant_columns(block, np.flatnonzero(suspect))
-                if not np.any(suspect & ~constant):
+                constant, failing = settle_constant_columns(block, mean, squares, constant)
+                if not failing.any():
                     break
                 shift = shift + mean
         value = np.where(constant, block[0].astype(np.float64), np.nan)
@@ -234,7 +235,7 @@ def _shifted_gram_of(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`shifted_gram` of the rows in `blocks`, on the calling thread."""
     p = block.shape[1]
-    if not shift.any() and block.dtype == np.float64 and block.flags.c_contiguous:
+    if not shift.any() and reads_in_place(block):
         return gram_and_sums((block[rows] for rows in blocks), p, full=full)
     buf = np.empty((max(rows.stop - rows.start for rows in blocks), p))
     if integer:
@@ -257,12 +258,17 @@ def _blas() -> Any:
     return ThreadpoolController().select(user_api="blas")
 
 
+def _blas_here() -> Any:
+    """:func:`_blas`'s controller when the calling thread may change BLAS's thread count
+    (the main thread: see :func:`limited_blas`), else None."""
+    return _blas() if threading.current_thread() is threading.main_thread() else None
+
+
 def blas_threads() -> int:
     """The number of threads the BLAS libraries currently use (the largest of them);
-    1 if they cannot be limited (no threadpoolctl, or not on the main thread: see
-    :func:`limited_blas`)."""
-    controller = _blas()
-    if controller is None or threading.current_thread() is not threading.main_thread():
+    1 if they cannot be limited (no threadpoolctl, or not on the main thread)."""
+    controller = _blas_here()
+    if controller is None:
         return 1
     return max((lib.num_threads for lib in controller.lib_controllers), default=1)
 
@@ -273,8 +279,8 @@ def limited_blas() -> Iterator[None]:
     main thread, and nothing without threadpoolctl. (OpenBLAS does not take a change
     of its thread count made on another thread: measured, a limit set on the main
     thread and restored from a worker thread stayed in force.)"""
-    controller = _blas()
-    if controller is None or threading.current_thread() is not threading.main_thread():
+    controller = _blas_here()
+    if controller is None:
         yield
         return
     with controller.limit(limits=1):
@@ -286,6 +292,26 @@ def _into(buf: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = buf[: rows.shape[0]]
     np.copyto(out, rows)
     return out
+
+
+def reads_in_place(block: np.ndarray) -> bool:
+    """Whether BLAS reads `block` without a converted copy (C-contiguous float64)."""
+    return block.dtype == np.float64 and block.flags.c_contiguous
+
+
+def settle_constant_columns(
+    block: np.ndarray, mean: np.ndarray, squares: np.ndarray, constant: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""After a pass that found the means :math:`\bar y_j` and centered sums of squares
+    :math:`M_{jj}` of the n rows of `block` (about some shift): the columns that lost
+    more than one bit (:math:`n \bar y_j^2 > M_{jj}`) or whose :math:`M_{jj}` is 0,
+    among those not yet known `constant`, are read again (:func:`constant_columns`).
+    Returns ``(constant, failing)``: the columns now known constant, and those that
+    failed and are not constant (the pass has to be redone for them)."""
+    suspect = ~constant & ((mean**2 * block.shape[0] > squares) | (squares == 0))
+    constant = constant.copy()
+    constant[suspect] = constant_columns(block, np.flatnonzero(suspect))
+    return constant, suspect & ~constant
 
 
 def constant_columns(block: np.ndarray, columns: np.ndarray) -> np.ndarray:

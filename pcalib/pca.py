@@ -30,7 +30,8 @@ from numpy.typing import ArrayLike
 
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import (
-    DaskMatrix, DenseMatrix, Moments, SparseMatrix, constant_columns, gram_and_sums, row_blocks, shifted_gram,
+    DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, reads_in_place, row_blocks,
+    settle_constant_columns, shifted_gram,
 )
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
@@ -194,7 +195,7 @@ def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.n
     NaN or infinity in X: a sum of squares is finite only if each of its terms is).
     """
     n, p = arr.shape
-    if arr.dtype != np.float64 or not arr.flags.c_contiguous:
+    if not reads_in_place(arr):
         return None
     head = arr[blocks[0]]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # NaN, inf: G tells
@@ -212,13 +213,11 @@ def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.n
         return None
     mean = r / n
     G -= np.outer(r, mean)
-    suspect = np.flatnonzero((mean**2 * n > np.diagonal(G)) | (squares == 0))
-    constant = np.zeros(p, dtype=bool)
-    if suspect.size:
-        if not np.all(found := constant_columns(arr, suspect)):
-            return None
-        constant[suspect] = found
-        mean[suspect] = arr[0, suspect]
+    # (a zero sum of squares of X leaves a zero centered one: the same columns are read)
+    constant, failing = settle_constant_columns(arr, mean, np.diagonal(G), np.zeros(p, dtype=bool))
+    if failing.any():
+        return None
+    mean[constant] = arr[0, constant]
     return G, mean, constant
 
 
