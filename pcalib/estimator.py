@@ -56,9 +56,10 @@ _RANDOMIZED_MIN_DIM = 5000
 _SCATTER_MAX_FEATURES = 4096
 # Sparse data with k <= p / 10: Lanczos on the implicit covariance beyond this many
 # features. Measured (100,000 rows, k = 10, 2 cores): at p = 2000 and density 0.1% the
-# covariance route (sparse X^T X, then dense) takes 0.54 s and 80 MB, Lanczos 0.25 s and
-# 9 MB; at p = 4000, 5.7 s and 316 MB against 0.34 s and 11 MB; at p = 1000, 0.12 s and
-# 0.14 s (16 and 9 MB).
+# covariance route (sparse X^T X, then dense) takes 0.35 s and 80 MB, Lanczos 0.19 s and
+# 9 MB; at p = 4000, 3.3 s and 316 MB against 0.28 s and 10 MB; at p = 1000, 0.067 s and
+# 0.095 s (17 and 9 MB). (Lanczos with its products on one thread; split between the
+# two cores, 0.061 s at p = 1000 and 0.17 s at p = 4000.)
 _SPARSE_SCATTER_MAX_FEATURES = 1024
 # partial_fit keeps a p x p state: refused beyond this many features (512 MB).
 _PARTIAL_FIT_MAX_FEATURES = 8192

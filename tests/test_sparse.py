@@ -182,3 +182,90 @@ def test_auto_takes_lanczos_from_1024_features_for_few_components():
         assert pca.solver_ == route
         np.testing.assert_allclose(pca.components_, V[:k], atol=1e-8)
     assert PCA(0.5).fit(X).solver_ == "eig"
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "csr_array", "csc_array"])
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt, parts):
+    """gram_times with the product cut into `parts` pieces (rows of a CSR matrix, columns
+    of a CSC one; half the rows empty) run on threads inside parallel(): equal to
+    D^-1 X_c^T X_c D^-1 Q from the dense matrix; the pieces share X's arrays."""
+    from pcalib import _inputs
+
+    monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    monkeypatch.setattr(_inputs, "cores", lambda: parts)
+    rng = np.random.default_rng(8)
+    X = sp.random(300, 40, density=0.1, format="csr", random_state=rng, dtype=np.float32)
+    X = X.tolil()
+    X[:150] = 0
+    X = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array, "csc_array": sp.csc_array}[fmt](X)
+    data = _inputs.as_matrix(X)
+    assert len(data._pieces) == parts
+    whole = data.X
+    for piece in data._pieces:
+        for view in (piece.csr, piece.transposed):
+            assert np.shares_memory(view.data, whole.data) and np.shares_memory(view.indices, whole.indices)
+    dense = X.toarray().astype(np.float64)
+    mean, scale = dense.mean(axis=0), rng.uniform(0.5, 2.0, 40)
+    Q = rng.standard_normal((40, 3))
+    Yc = (dense - mean) / scale
+    expected = Yc.T @ (Yc @ Q)
+    with data.parallel():
+        threaded = data.gram_times(Q, mean, scale)
+    np.testing.assert_allclose(threaded, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_array_equal(data.gram_times(Q, mean, scale), threaded)  # same sums, same order
+
+
+def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
+    """The Lanczos route limits BLAS to one thread (ARPACK's vector steps of order p
+    would otherwise keep BLAS threads spinning on the cores the sparse products need)
+    and runs the products on a pool of threads; both undone afterwards."""
+    from pcalib import _inputs
+
+    monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    seen = []
+    original = _inputs.SparseMatrix.gram_times
+
+    def recording(self, Q, mean, scale):
+        seen.append((_inputs.blas_threads(), self._pool is None))
+        return original(self, Q, mean, scale)
+
+    monkeypatch.setattr(_inputs.SparseMatrix, "gram_times", recording)
+    rng = np.random.default_rng(9)
+    X = sp.random(400, 5000, density=0.01, format="csr", random_state=rng)
+    X = (X @ sp.diags(np.exp(-np.arange(5000) / 50) + 0.1)).tocsr()
+    before = _inputs.blas_threads()
+    pca = PCA(3).fit(X)
+    assert pca.solver_ == "randomized" and len(seen) > 10
+    assert all(threads == 1 for threads, _ in seen)
+    assert all(serial is (_inputs.cores() == 1) for _, serial in seen)
+    assert _inputs.blas_threads() == before
+    V, _ = exact_pca(X.toarray(), 3)
+    np.testing.assert_allclose(pca.components_, V, atol=1e-8)
+
+
+def test_constant_columns_of_sparse_moments():
+    """Constant columns found without the column extremes: no non-zero entry (none
+    stored, or explicit zeros only), or all n entries stored and equal; a column of
+    equal non-zeros with one zero, or all stored but unequal, is not constant."""
+    from pcalib import _inputs
+
+    dense = np.random.default_rng(10).standard_normal((6, 6))
+    dense[:, 0] = 0.0
+    dense[:, 1] = 0.0  # stored as explicit zeros below
+    dense[:, 2] = 2.5
+    dense[:, 3] = 2.5
+    dense[4, 3] = 0.0
+    for fmt in ("csr", "csc"):
+        X = getattr(sp, f"{fmt}_matrix")(dense)
+        X = X.tocoo()
+        rows, cols = np.arange(6), np.full(6, 1)
+        X = sp.coo_matrix((np.r_[X.data, np.zeros(6)], (np.r_[X.row, rows], np.r_[X.col, cols])), shape=(6, 6))
+        X = X.asformat(fmt)
+        X.sum_duplicates()
+        assert X[:, 1].nnz == 6
+        moments = _inputs.as_matrix(X).moments(full=False)
+        np.testing.assert_array_equal(moments.constant, [True, True, True, False, False, False])
+        np.testing.assert_array_equal(moments.value[:3], [0.0, 0.0, 2.5])
+        np.testing.assert_allclose(moments.data_mean(), dense.mean(axis=0), atol=1e-15)
+        np.testing.assert_allclose(moments.scatter, dense.var(axis=0) * 6, rtol=1e-12, atol=1e-14)
