@@ -43,8 +43,8 @@ from scipy.linalg import blas
 from ._validation import _as_numeric_array, as_data_matrix, checked_finite, output_dtype, warn_outside_pcalib
 
 __all__ = [
-    "Moments", "as_matrix", "constant_columns", "gram_and_sums", "reads_in_place", "row_blocks",
-    "settle_constant_columns", "shifted_gram", "tree_reduce",
+    "Moments", "as_matrix", "cores", "gram_and_sums", "limited_blas", "row_blocks", "shifted_gram",
+    "tree_reduce",
 ]
 
 
@@ -76,19 +76,20 @@ class Moments:
         in one pass (:func:`shifted_gram`; with ``full=False`` only the diagonal
         of M). The subtraction cancels by the factor :math:`1 + n \bar y_j^2 / M_{jj}`,
         so c only has to be close to the mean: c = 0, without copying the block,
-        when it is C-contiguous float64 whose first 256 rows have means at most
-        their spread; else the mean of those rows (an integer for integer data,
-        subtracted exactly before the conversion to float64). The result is
+        when it is C-contiguous float64 whose first block of rows (:func:`row_blocks`,
+        up to 4096 rows) has means at most their spread; else the mean of those
+        rows (an integer for integer data, subtracted exactly in int64 before the
+        conversion to float64 when no difference can wrap around). The result is
         accepted when :math:`n \bar y_j^2 \le M_{jj}` for every column (at most one
         bit lost). A column that fails, or whose :math:`M_{jj}` is 0, is read again:
         if it is constant, its row and column of M are exactly 0 and c its value;
         otherwise c moves to the mean just found and the pass is repeated (data
         sorted or drifting along the rows). One pass over the block in all (no
-        pass for the column extremes, no copy of the whole block).
+        pass for the column extremes but for int64 data, no copy of the whole block).
         """
         n, p = block.shape
         integer = _exact_integers(block)
-        head = block[:256]
+        head = block[row_blocks(n, p)[0]]
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = head.var(axis=0)
@@ -192,8 +193,19 @@ def gram_and_sums(blocks: Iterable[np.ndarray], p: int, *, full: bool = True) ->
 
 
 def _exact_integers(block: np.ndarray) -> bool:
-    """Whether `block` holds integers that int64 arithmetic shifts exactly (uint64 may not fit)."""
-    return block.dtype.kind == "i" or (block.dtype.kind == "u" and block.dtype.itemsize < 8)
+    """Whether `block` holds integers that int64 arithmetic shifts exactly by any value
+    within their range: integers of at most 32 bits, and int64 columns that span less
+    than 2**62 (one pass for their extremes; a wider int64 column would wrap around
+    silently, and uint64 may not fit)."""
+    kind = block.dtype.kind
+    if kind not in "iu" or block.dtype.itemsize < 8:
+        return kind in "iu"
+    if kind == "u":
+        return False
+    if block.size == 0:
+        return True
+    span = block.max(axis=0).astype(np.float64) - block.min(axis=0).astype(np.float64)
+    return bool(span.max() < 2.0**62)
 
 
 # Below this many entries shifted_gram runs on one thread (the threads would cost more

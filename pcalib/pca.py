@@ -30,8 +30,8 @@ from numpy.typing import ArrayLike
 
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import (
-    DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, limited_blas, reads_in_place,
-    row_blocks, settle_constant_columns, shifted_gram,
+    DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, limited_blas, row_blocks,
+    shifted_gram,
 )
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
@@ -81,15 +81,16 @@ def _scatter(
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
     Y is X read in a frame (:class:`pcalib.covariance._Frame`), where C neither
-    overflows nor underflows. Float64 data whose column means are at most their
-    spread are read as they are (:func:`_raw_scatter`: no copy, no extra pass,
-    at most one bit lost). Other data are read in the frame of their column
-    extremes (exact powers of two and integer offsets) and centered by the
-    shifted-data algorithm (Chan, Golub and LeVeque 1983): each block of rows is
-    shifted by :math:`c`, the float64 mean of the first block, into a reusable
-    buffer, and :math:`\sum_B B^\top B` and :math:`r = \sum_B B^\top \mathbf 1`
-    formed in one pass (:func:`pcalib._inputs.gram_and_sums`). Then
-    :math:`\bar y = c + r/n` and
+    overflows nor underflows. Most data are read in their own units
+    (:func:`_one_pass_scatter`: one pass, at most one bit lost, no copy for
+    C-contiguous float64 data whose column means are at most their spread).
+    Others (squares out of range, uint64, data still drifting after three passes)
+    are read in the frame of their column extremes (exact powers of two and
+    integer offsets) and centered by the shifted-data algorithm (Chan, Golub and
+    LeVeque 1983): each block of rows is shifted by :math:`c`, the float64 mean of
+    the first block, into a reusable buffer, and :math:`\sum_B B^\top B` and
+    :math:`r = \sum_B B^\top \mathbf 1` formed in one pass
+    (:func:`pcalib._inputs.gram_and_sums`). Then :math:`\bar y = c + r/n` and
 
     .. math:: Y_c^\top Y_c = \sum_i (y_i - c)(y_i - c)^\top - \frac{r r^\top}{n}
 
@@ -102,8 +103,8 @@ def _scatter(
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
     the diagonal of C). Returns ``(C, mean, scale, frame)``, the mean and scale in
     the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
-    infinity before any pass but the raw one, whose finite sums of squares
-    already show that every entry is finite.
+    infinity before the frame's pass; the one pass needs no check, since its
+    finite sums of squares show that every entry is finite.
 
     Raises
     ------
@@ -113,7 +114,7 @@ def _scatter(
     """
     n, p = arr.shape
     blocks = row_blocks(n, p)
-    found = _raw_scatter(arr, blocks)
+    found = _one_pass_scatter(arr, blocks)
     if found is not None:
         C, mean, constant = found
         frame = _Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
@@ -165,60 +166,51 @@ def _read_shifted(block: np.ndarray, frame: _Frame, shift: np.ndarray, buf: np.n
     return out
 
 
-# The raw pass's range: every column's sum of squares is 0 or between these, so no
-# square overflows and none that matters underflows (each product lost to underflow is
-# below 2**-1022, n of them far below eps times 2**-600).
-_RAW_SQUARES_RANGE = (2.0**-600, 2.0**500)
-# The entries of the first block must be within this range (0 apart) for the raw pass to
-# be tried: far from both ends of _RAW_SQUARES_RANGE.
-_RAW_PEAK_RANGE = (2.0**-250, 2.0**200)
+# The one-pass scatter's range: every varying column's centered sum of squares is
+# between these, so no square overflows and none that matters underflows (each product
+# lost to underflow is below 2**-1022, n of them far below eps times 2**-600).
+_ONE_PASS_SQUARES_RANGE = (2.0**-600, 2.0**500)
+# The entries of the first block must be within this range (0 apart) for the one pass to
+# be tried: far from both ends of _ONE_PASS_SQUARES_RANGE.
+_ONE_PASS_PEAK_RANGE = (2.0**-250, 2.0**200)
 
 
-def _raw_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    r"""The fast pass of :func:`_scatter`, for float64 data whose column means are small
-    against their spread: :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1` in
-    one pass over X as it is (:func:`pcalib._inputs.shifted_gram` with no shift: no
-    copy, no pass for the column extremes), then the rank-one correction
-    :math:`X_c^\top X_c = G - r r^\top / n`. Returns ``(C, mean, constant)``.
+def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    r"""The fast pass of :func:`_scatter`: :math:`X_c^\top X_c` by the shifted-data
+    algorithm of :meth:`pcalib._inputs.Moments.of_rows`, in X's own units. One
+    pass over X as it is (no copy) for C-contiguous float64 data whose column means
+    are at most their spread, where :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1`
+    give :math:`X_c^\top X_c = G - r r^\top / n`; otherwise one pass with each block
+    shifted by the mean of the first rows into a buffer, and again about the mean
+    found if a column lost more than one bit (data drifting along the rows).
+    Returns ``(C, mean, constant)``.
 
-    The correction cancels by the factor :math:`1 + \bar x_j^2 / s_j^2` (s_j the
-    root mean square of the centered column): at most 2, one bit, when
-    :math:`n \bar x_j^2 \le (X_c^\top X_c)_{jj}`. That is checked on the first
-    block before the pass (whose entries must also be within ``_RAW_PEAK_RANGE``)
-    and on every column after it. A column that fails the check after the pass,
-    or whose sum of squares is 0, is accepted only if it is
-    constant (its entries compared with its first; then its mean is that entry,
-    exactly, and the caller zeroes its row and column). Otherwise (a large
-    offset) the result is discarded and ``None`` returned, as it is for integer,
-    float32 or non-C-contiguous data (they need a converted copy), for sums of
-    squares outside ``_RAW_SQUARES_RANGE``, or for a non-finite G or r (overflow, or
-    NaN or infinity in X: a sum of squares is finite only if each of its terms is).
+    The correction cancels by the factor :math:`1 + n \bar y_j^2 / (X_c^\top X_c)_{jj}`
+    (:math:`\bar y` the mean about the shift): at most 2, one bit, as checked on
+    every column after the pass. Constant columns (found by reading again a column
+    that fails the check or sums to 0) have exact means and rows and columns of
+    exactly 0. ``None`` (the caller reads X in the frame of its extremes) for uint64
+    data, for a first block with entries outside ``_ONE_PASS_PEAK_RANGE``, for
+    varying columns whose sums of squares leave ``_ONE_PASS_SQUARES_RANGE``, for a
+    column still losing more than a bit after three passes, or for a non-finite
+    result (overflow, or NaN or infinity in X: a sum of squares is finite only if
+    each of its terms is).
     """
-    n, p = arr.shape
-    if not reads_in_place(arr):
-        return None
-    head = arr[blocks[0]]
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # NaN, inf: G tells
-        peak = np.abs(head).max(axis=0)
-        if peak.max() > _RAW_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _RAW_PEAK_RANGE[0])):
+    if arr.dtype == np.uint64:
+        return None  # not shifted exactly in int64
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # NaN, inf: the sums tell
+        peak = np.abs(arr[blocks[0]]).max(axis=0)
+        if peak.max() > _ONE_PASS_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _ONE_PASS_PEAK_RANGE[0])):
             return None
-        head_mean, head_var = head.mean(axis=0), head.var(axis=0)
-        if np.any((head_mean**2 > head_var) & (head_var > 0)):
-            return None
-        G, r = shifted_gram(arr, np.zeros(p))
-    squares = np.diagonal(G).copy()
-    low, high = _RAW_SQUARES_RANGE
-    if (not (np.all(np.isfinite(r)) and np.all(np.isfinite(squares)))
-            or squares.max() > high or np.any((squares > 0) & (squares < low))):
+        found = Moments.of_rows(arr)
+    C, mean = found.scatter, found.data_mean()
+    squares, varying = np.diagonal(C), ~found.constant
+    low, high = _ONE_PASS_SQUARES_RANGE
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(squares))):
         return None
-    mean = r / n
-    G -= np.outer(r, mean)
-    # (a zero sum of squares of X leaves a zero centered one: the same columns are read)
-    constant, failing = settle_constant_columns(arr, mean, np.diagonal(G), np.zeros(p, dtype=bool))
-    if failing.any():
+    if np.any(varying & ((squares < low) | (squares > high) | (arr.shape[0] * found.mean**2 > squares))):
         return None
-    mean[constant] = arr[0, constant]
-    return G, mean, constant
+    return C, mean, found.constant
 
 
 def _scores_by_row_blocks(

@@ -93,21 +93,29 @@ def test_top_eigh_falls_back_to_lapack_when_krylov_gives_up(monkeypatch):
 
 @pytest.mark.parametrize("offset", [0.0, 1e8])
 def test_blocked_scatter_is_the_centered_cross_product(offset):
+    """Both passes of the covariance route give X_c^T X_c and the mean when the first
+    block's mean (about 3 off) is not the overall mean: the one pass (in X's units,
+    repeated about the mean found where a column lost more than a bit) and the shifted
+    pass in the frame of the extremes (its C and mean in the frame's units, X read as
+    X * 2**-e with e a power of two)."""
     rng = np.random.default_rng(4)
     X = rng.standard_normal((10000, 8)) @ rng.standard_normal((8, 8))
-    X[:5000] += 3.0  # the first block's mean is not the overall mean
+    X[:5000] += 3.0
     X += offset
-    assert len(row_blocks(*X.shape)) > 1
+    blocks = row_blocks(*X.shape)
+    assert len(blocks) > 1
+    Xc = X - X.mean(axis=0)
+    exact = Xc.T @ Xc
     C, mean, scale, frame = pca_module._scatter(X, 1, False)
-    # the first block's mean (about 3) exceeds the spread: the shifted pass, whose C
-    # and mean are in the frame's units, X read as X * 2**-e with e a power of two
+    assert int(frame.exponent) == 0 and frame.offset is None
+    frame = Frame.of(X)
     e = int(frame.exponent)
     assert 0.5 <= np.ptp(np.ldexp(X, -e), axis=0).max() < 1
-    C, mean = np.ldexp(C, 2 * e), np.ldexp(mean, e)
-    Xc = X - X.mean(axis=0)
-    np.testing.assert_allclose(np.tril(C), np.tril(Xc.T @ Xc), rtol=1e-6 if offset else 1e-12,
-                               atol=1e-9 * np.abs(Xc.T @ Xc).max())
-    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)
+    in_frame, frame_mean = pca_module._shifted_scatter(X, frame, blocks)
+    for found, found_mean in ((C, mean), (np.ldexp(in_frame, 2 * e), np.ldexp(frame_mean, e))):
+        np.testing.assert_allclose(np.tril(found), np.tril(exact), rtol=1e-6 if offset else 1e-12,
+                                   atol=1e-9 * np.abs(exact).max())
+        np.testing.assert_allclose(found_mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(scale, np.ones(8))
 
 

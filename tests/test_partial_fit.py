@@ -127,7 +127,7 @@ def test_constant_columns_found_without_a_pass_for_the_extremes():
 
 
 def test_block_moments_of_drifting_and_integer_data():
-    """Rows sorted along a drift of 1e7 (the first 256 rows' mean is far from the
+    """Rows sorted along a drift of 1e7 (the first block of rows has a mean far from the
     block's: the pass is repeated about the mean it found) and int64 counts near 2**62
     (shifted by an integer before the conversion): exact centered scatter."""
     rng = np.random.default_rng(12)
@@ -138,6 +138,24 @@ def test_block_moments_of_drifting_and_integer_data():
         centered = reference - np.array([math.fsum(c) for c in reference.T]) / len(reference)
         exact = centered.T @ centered
         np.testing.assert_allclose(found.scatter, exact, rtol=1e-12, atol=1e-12 * np.trace(exact))
+
+
+def test_int64_columns_too_wide_to_shift_in_int64():
+    """An int64 column spanning more than 2**63 (+-1.5 * 2**62): its difference from the
+    first rows' mean would wrap around in int64 (before: a variance 9x too small, a
+    mean of 9.2e18 for 0, silently); it is converted to float64 first, like any
+    float route, and the moments equal NumPy's on the float64 data."""
+    X = np.zeros((600, 2), dtype=np.int64)
+    X[:, 0] = np.arange(600)
+    X[:300, 1] = 2**62 + 2**61
+    X[300:, 1] = -(2**62 + 2**61)
+    reference = X.astype(float)
+    found = Moments.of_rows(X)
+    np.testing.assert_allclose(found.data_mean(), reference.mean(axis=0), rtol=1e-15, atol=1e-15)
+    centered = reference - reference.mean(axis=0)
+    np.testing.assert_allclose(np.diagonal(found.scatter), (centered**2).sum(axis=0), rtol=1e-15)
+    stream = PCA(1).partial_fit(X[:400]).partial_fit(X[400:])
+    np.testing.assert_allclose(stream.explained_variance_, PCA(1).fit(reference).explained_variance_, rtol=1e-14)
 
 
 def test_integer_batches_along_a_drift():

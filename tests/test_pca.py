@@ -391,18 +391,19 @@ def test_reconstruction_error_k_too_large_rejected():
 
 
 @pytest.mark.parametrize("offset", [0.0, 0.9, 3.0, 1e8])
-def test_raw_gram_pass_only_when_the_means_are_small(offset):
-    """The eig route's one-dsyrk pass (_raw_scatter) loses at most one bit: it is taken
-    when every column mean is at most its spread (offsets 0 and 0.9 standard deviations
-    here) and refused otherwise; either way the axes match NumPy's SVD."""
-    from pcalib._inputs import row_blocks
-    from pcalib.pca import _raw_scatter
+def test_one_pass_reads_small_means_in_place_and_shifts_large_ones(offset):
+    """The eig route's one pass (_one_pass_scatter) loses at most one bit: it reads X as
+    it is (shift 0, no copy) when every column mean is at most its spread (offsets 0 and
+    0.9 standard deviations here) and shifted by the mean of the first rows otherwise;
+    either way the axes match NumPy's SVD, also at an offset of 1e8."""
+    from pcalib._inputs import Moments, row_blocks
+    from pcalib.pca import _one_pass_scatter
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((5000, 30)) * 0.8 ** np.arange(30) @ np.linalg.qr(rng.standard_normal((30, 30)))[0]
     X = X - X.mean(axis=0) + offset * X.std(axis=0)
-    taken = _raw_scatter(X, row_blocks(*X.shape)) is not None
-    assert taken == (offset < 1)
+    assert _one_pass_scatter(X, row_blocks(*X.shape)) is not None
+    assert (not Moments.of_rows(X).shift.any()) == (offset < 1)
     Xc = X - X.mean(axis=0)
     Xc -= Xc.mean(axis=0)
     _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
@@ -434,25 +435,25 @@ def test_fit_refuses_nan_and_inf_that_the_raw_pass_finds(solver, bad, row, offse
         PCA(3, solver=solver).fit(X)
 
 
-def test_raw_pass_keeps_constant_columns_exact():
-    """Columns of zeros and constant columns (at 7.25 and 1e9) fail the raw pass's
+def test_one_pass_keeps_constant_columns_exact():
+    """Columns of zeros and constant columns (at 7.25 and 1e9) fail the one pass's
     cancellation check or have a zero sum of squares; read again, they are found constant,
-    so the raw pass stands: their means are exact, their rows and columns of the scatter
+    so the one pass stands: their means are exact, their rows and columns of the scatter
     exactly 0 (their loadings 0 to round-off: the eigensolver mixes rows), and the axes
     those of the varying columns (NumPy's SVD)."""
     from pcalib import PCA
     from pcalib._inputs import row_blocks
-    from pcalib.pca import _raw_scatter, _scatter
+    from pcalib.pca import _one_pass_scatter, _scatter
 
     X = _tall()
     X[:, 2], X[:, 5], X[:, 9] = 0.0, 7.25, 1e9
-    found = _raw_scatter(X, row_blocks(*X.shape))
+    found = _one_pass_scatter(X, row_blocks(*X.shape))
     assert found is not None
     C, mean, constant = found
     np.testing.assert_array_equal(np.flatnonzero(constant), [2, 5, 9])
     np.testing.assert_array_equal(mean[[2, 5, 9]], [0.0, 7.25, 1e9])
     C, _, _, frame = _scatter(X, 1, False)
-    assert int(frame.exponent) == 0  # the raw pass: X read as it is
+    assert int(frame.exponent) == 0  # the one pass: X read in its own units
     assert not np.any(C[[2, 5, 9]]) and not np.any(C[:, [2, 5, 9]])
     est = PCA(4).fit(X)
     np.testing.assert_array_equal(est.mean_[[2, 5, 9]], [0.0, 7.25, 1e9])
@@ -465,20 +466,24 @@ def test_raw_pass_keeps_constant_columns_exact():
     np.testing.assert_allclose(est.explained_variance_, s[:4] ** 2 / 19999, rtol=1e-12)
 
 
-def test_raw_pass_refuses_what_it_cannot_do_exactly():
-    """A column constant in the first block that varies later about a large offset, and
-    entries far below or above 1 (whose squares leave the safe range), send the eig
-    route to the shifted pass in the extremes' frame; the axes still match NumPy's SVD."""
+def test_one_pass_repeats_for_drift_and_refuses_what_it_cannot_do_exactly():
+    """A column constant in the first block that varies later about a large offset loses
+    more than a bit about the first rows' mean: the one pass is repeated about the mean
+    found, and stands. Entries far below or above 1 (whose squares leave the safe range)
+    and uint64 data send the eig route to the shifted pass in the extremes' frame. The
+    axes match NumPy's SVD either way."""
     from pcalib._inputs import row_blocks
-    from pcalib.pca import _raw_scatter
+    from pcalib.pca import _one_pass_scatter
 
     base = _tall()
     drifting = base.copy()
     drifting[:, 3] = 1e6
     drifting[10000:, 3] += np.linspace(0.0, 1.0, 10000)
-    for X in (drifting, base * 2.0**-300, base * 2.0**230):
-        assert _raw_scatter(X, row_blocks(*X.shape)) is None
-        Xc = X - X.mean(axis=0)
+    counts = np.round(np.abs(base) * 1000).astype(np.uint64)
+    for X, taken in ((drifting, True), (base * 2.0**-300, False), (base * 2.0**230, False), (counts, False)):
+        assert (_one_pass_scatter(X, row_blocks(*X.shape)) is not None) == taken
+        Xf = X.astype(np.float64)
+        Xc = Xf - Xf.mean(axis=0)
         Xc -= Xc.mean(axis=0)
         _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
         Vt = Vt[:3] * np.sign(Vt[:3][np.arange(3), np.argmax(np.abs(Vt[:3]), axis=1)])[:, None]
