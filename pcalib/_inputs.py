@@ -364,14 +364,6 @@ def _standardized_block(block: np.ndarray, mean: np.ndarray, scale: np.ndarray) 
     return z
 
 
-def _checked_finite(block: np.ndarray, start: int, name: str) -> np.ndarray:
-    """`block` (rows ``start:...`` of the data), or a ValueError naming where NaN or inf are."""
-    if block.dtype.kind == "f" and not np.all(np.isfinite(block)):
-        row = start + int(np.flatnonzero(~np.all(np.isfinite(block), axis=1))[0])
-        raise ValueError(f"{name} contains NaN or infinity (first in row {row}); all entries must be finite")
-    return block
-
-
 # -- NumPy ------------------------------------------------------------------------------
 
 
@@ -597,7 +589,7 @@ def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Mome
     found = Moments.of_rows(block, full=full)
     squares = np.diagonal(found.scatter) if full else found.scatter
     if not (np.all(np.isfinite(found.mean)) and np.all(np.isfinite(squares))):
-        _checked_finite(block, start, name)  # NaN or inf in the chunk: raise, naming the row
+        checked_finite(block, name, first_row=start)  # NaN or inf in the chunk: raise
     return found
 
 

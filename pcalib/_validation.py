@@ -140,8 +140,10 @@ def as_data_matrix(
     return checked_finite(arr, name) if check_finite else arr
 
 
-def checked_finite(arr: np.ndarray, name: str = "X") -> np.ndarray:
+def checked_finite(arr: np.ndarray, name: str = "X", *, first_row: int = 0) -> np.ndarray:
     """`arr` itself, after checking that it holds no NaN or infinity (one pass).
+    `first_row`: the row of the whole data where `arr` begins (a chunk of rows), for
+    the position in the message.
 
     Raises
     ------
@@ -152,8 +154,10 @@ def checked_finite(arr: np.ndarray, name: str = "X") -> np.ndarray:
     # only overflow for huge finite entries, and then the elementwise check decides.
     if arr.dtype.kind == "f" and not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        value = arr[where]
+        where = (first_row + where[0], *where[1:])
         raise ValueError(
-            f"{name} contains NaN or infinity (the first, {arr[where]}, at position "
+            f"{name} contains NaN or infinity (the first, {value}, at position "
             f"{where}); all entries must be finite"
         )
     return arr
