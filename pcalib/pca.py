@@ -356,6 +356,24 @@ def _signed(
     return components, s, total_ss, tail_ss, scores
 
 
+def _top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pcalib._eigen.top_eigh` of a scatter matrix C whose rows and columns of
+    `constant` columns are 0: solved on the varying columns only, so the loadings of
+    the constant ones are exactly 0 (the eigensolver would mix them in to
+    round-off). Beyond the number of varying columns, the axes are the unit vectors
+    of the constant columns, with eigenvalue 0. `C` may be overwritten."""
+    if not constant.any():
+        return top_eigh(C, k)
+    varying = np.flatnonzero(~constant)
+    w_varying, V_varying = top_eigh(np.asfortranarray(C[np.ix_(varying, varying)]), min(k, varying.size))
+    w = np.concatenate([w_varying, np.zeros(k - w_varying.size)])
+    V = np.zeros((C.shape[0], k), order="F")
+    V[varying, : w_varying.size] = V_varying
+    V[np.flatnonzero(constant)[: k - w_varying.size], np.arange(w_varying.size, k)] = 1.0
+    order = np.argsort(-w, kind="stable")  # round-off negatives of the varying part last
+    return w[order], V[:, order]
+
+
 def _decompose_data(
     arr: np.ndarray,
     k: int,
@@ -374,7 +392,7 @@ def _decompose_data(
     no centered copy of X); the others work on one centered float64 copy
     (:func:`pcalib.covariance._center_array`). Both read X in its frame, where
     nothing overflows or underflows. Unless `finite_checked`, `arr` is first
-    checked for NaN and infinity, except where the eig route's raw pass finds
+    checked for NaN and infinity, except where the eig route's one pass finds
     its sums of squares finite (then so is every entry).
 
     Raises
@@ -392,7 +410,7 @@ def _decompose_data(
         return _Decomposition(*found, centered.mean, centered.scale, centered.exponent, route)
     C, mean, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
-    w, V = top_eigh(C, k)
+    w, V = _top_eigh_of_varying(C, k, frame.constant)
     s = _sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
     scores = _scores_by_row_blocks(arr, frame, mean, scale, V) if need_scores else None
@@ -428,7 +446,7 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     C /= scale[:, None]
     C /= scale
     total_ss = float(np.trace(C))
-    w, V = top_eigh(C, k)
+    w, V = _top_eigh_of_varying(C, k, moments.constant)
     s = _sqrt_eigenvalues(w, moments.n, p)
     return _decomposition_of_axes(V, s, total_ss, moments, scale, "eig")
 

@@ -439,7 +439,7 @@ def test_one_pass_keeps_constant_columns_exact():
     """Columns of zeros and constant columns (at 7.25 and 1e9) fail the one pass's
     cancellation check or have a zero sum of squares; read again, they are found constant,
     so the one pass stands: their means are exact, their rows and columns of the scatter
-    exactly 0 (their loadings 0 to round-off: the eigensolver mixes rows), and the axes
+    and their loadings exactly 0, and the axes
     those of the varying columns (NumPy's SVD)."""
     from pcalib import PCA
     from pcalib._inputs import row_blocks
@@ -457,7 +457,7 @@ def test_one_pass_keeps_constant_columns_exact():
     assert not np.any(C[[2, 5, 9]]) and not np.any(C[:, [2, 5, 9]])
     est = PCA(4).fit(X)
     np.testing.assert_array_equal(est.mean_[[2, 5, 9]], [0.0, 7.25, 1e9])
-    np.testing.assert_allclose(est.components_[:, [2, 5, 9]], 0.0, atol=1e-15)  # round-off
+    assert not np.any(est.components_[:, [2, 5, 9]])  # solved on the varying columns only
     varying = np.setdiff1d(np.arange(12), [2, 5, 9])
     Xc = X[:, varying] - X[:, varying].mean(axis=0)
     _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
@@ -488,3 +488,25 @@ def test_one_pass_repeats_for_drift_and_refuses_what_it_cannot_do_exactly():
         _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
         Vt = Vt[:3] * np.sign(Vt[:3][np.arange(3), np.argmax(np.abs(Vt[:3]), axis=1)])[:, None]
         np.testing.assert_allclose(pca_eig(X, 3).components, Vt, atol=1e-9)
+
+
+@pytest.mark.parametrize("fit", ["fit", "partial_fit"])
+def test_loadings_of_constant_columns_are_exactly_zero_at_every_k(fit):
+    """The covariance route solves on the varying columns only: their axes have exactly
+    0 on constant columns; asked for more axes than varying columns, it completes the
+    basis with the unit vectors of the constant columns (eigenvalue 0), orthonormal."""
+    from pcalib import PCA
+
+    rng = np.random.default_rng(13)
+    X = np.c_[rng.standard_normal((500, 2)) @ [[2.0, 0.5], [0.0, 1.0]], np.full(500, 3.5), np.zeros(500)]
+    X = X[:, [0, 2, 1, 3]]  # constant columns 1 and 3
+    est = getattr(PCA(4, solver="eig"), fit)(X)
+    V = est.components_
+    assert not np.any(V[:2, [1, 3]])
+    np.testing.assert_array_equal(np.abs(V[2:, [1, 3]]), np.eye(2))
+    assert not np.any(V[2:, [0, 2]])
+    np.testing.assert_allclose(V @ V.T, np.eye(4), atol=1e-15)
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc[:, [0, 2]], full_matrices=False)
+    np.testing.assert_allclose(est.explained_variance_, np.r_[s**2 / 499, 0.0, 0.0], rtol=1e-13)
+    np.testing.assert_allclose(np.abs(V[:2][:, [0, 2]]), np.abs(Vt), atol=1e-13)
