@@ -48,6 +48,12 @@ __all__ = [
 ]
 
 
+# Rows from which Moments.of_rows chooses its shift: enough for a mean within a thirtieth
+# of a standard deviation (256 rows misjudged columns whose mean is 0.9 of it), few
+# enough to cost little against the pass (0.3 ms of 18 for a batch of 10,000 x 200).
+_HEAD_ROWS = 1024
+
+
 @dataclass(frozen=True)
 class Moments:
     r"""Count, mean and scatter matrix of a set of rows, about a shift.
@@ -76,9 +82,8 @@ class Moments:
         in one pass (:func:`shifted_gram`; with ``full=False`` only the diagonal
         of M). The subtraction cancels by the factor :math:`1 + n \bar y_j^2 / M_{jj}`,
         so c only has to be close to the mean: c = 0, without copying the block,
-        when it is C-contiguous float64 whose first block of rows (:func:`row_blocks`,
-        up to 4096 rows) has means at most their spread; else the mean of those
-        rows (an integer for integer data, subtracted exactly in int64 before the
+        when it is C-contiguous float64 whose first ``_HEAD_ROWS`` rows have means
+        at most their spread; else the mean of those rows (an integer for integer data, subtracted exactly in int64 before the
         conversion to float64 when no difference can wrap around). The result is
         accepted when :math:`n \bar y_j^2 \le M_{jj}` for every column (at most one
         bit lost). A column that fails, or whose :math:`M_{jj}` is 0, is read again:
@@ -89,7 +94,7 @@ class Moments:
         """
         n, p = block.shape
         integer = _exact_integers(block)
-        head = block[row_blocks(n, p)[0]]
+        head = block[:_HEAD_ROWS]
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = head.var(axis=0)

@@ -127,7 +127,7 @@ def test_constant_columns_found_without_a_pass_for_the_extremes():
 
 
 def test_block_moments_of_drifting_and_integer_data():
-    """Rows sorted along a drift of 1e7 (the first block of rows has a mean far from the
+    """Rows sorted along a drift of 1e7 (the first 1024 rows have a mean far from the
     block's: the pass is repeated about the mean it found) and int64 counts near 2**62
     (shifted by an integer before the conversion): exact centered scatter."""
     rng = np.random.default_rng(12)
