@@ -404,6 +404,8 @@ class DenseMatrix:
 
 # -- scipy.sparse -----------------------------------------------------------------------
 
+# Stored entries per run in SparseMatrix's column sums (8 MiB of float64 temporaries).
+_SUMS_CHUNK = 2**20
 # Stored entries from which a sparse product is split between threads. Measured (fit,
 # k = 10, 2 cores): 0.79x the serial time at 100,000 stored entries, 0.6x at 400,000,
 # 0.5x at 2,000,000, equal at 50,000 (the hand-off costs what the split saves).
@@ -446,6 +448,14 @@ def _row_pieces(csr: Any, parts: int) -> list[_Piece]:
     return pieces
 
 
+def _sum_into_first(parts: list[np.ndarray]) -> np.ndarray:
+    """The sum of `parts`, in their order, added into the first (no other array)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
+
+
 def _centered_gram_part(piece: _Piece, W: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r""":math:`P^\top Y` and :math:`Y^\top \mathbf 1` for :math:`Y = P W - \mathbf 1 s^\top`
     (P some rows of X, s = `shift`)."""
@@ -486,11 +496,16 @@ class SparseMatrix:
         self.X = X
         self.shape = X.shape
         self.dtype = output_dtype(data)
-        # CSR: runs of rows of X; CSC: runs of rows of the CSR matrix X^T (columns of X)
+        # The products read float64 values: float32 ones are converted once here (SciPy
+        # would convert them at every product). The pieces are runs of rows of X (CSR)
+        # or of the CSR matrix X^T, i.e. runs of columns of X (CSC).
         self._by_rows = X.format == "csr"
-        rows_first = X if self._by_rows else _sharing(scipy.sparse.csr_matrix, X.shape[::-1], X.data, X.indices, X.indptr)
+        values = X.data.astype(np.float64, copy=False)
+        self._compressed = _sharing(
+            scipy.sparse.csr_matrix, X.shape if self._by_rows else X.shape[::-1], values, X.indices, X.indptr
+        )
         parts = cores() if X.nnz >= _SPARSE_PARALLEL_MIN_STORED else 1
-        self._pieces = _row_pieces(rows_first, parts)
+        self._pieces = _row_pieces(self._compressed, parts)
         self._pool: ThreadPoolExecutor | None = None
 
     @contextlib.contextmanager
@@ -515,11 +530,29 @@ class SparseMatrix:
         others = [self._pool.submit(func, piece) for piece in self._pieces[1:]]
         return [func(self._pieces[0]), *(future.result() for future in others)]
 
-    def _column_sums(self, values: np.ndarray) -> np.ndarray:
-        r""":math:`A^\top \mathbf 1` for the matrix A with X's pattern and `values` for its
-        stored entries (one sparse product, no copy of the pattern)."""
-        like = _sharing(type(self.X), self.shape, values, self.X.indices, self.X.indptr)
-        return np.asarray(like.T @ np.ones(self.shape[0]), dtype=np.float64)
+    def _float64(self) -> Any:
+        """X with its values in float64 (a view of the arrays the products read)."""
+        compressed = self._compressed
+        if self._by_rows:
+            return compressed
+        return _sharing(scipy.sparse.csc_matrix, self.shape, compressed.data, compressed.indices, compressed.indptr)
+
+    def _column_sums(self, func: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        r""":math:`\sum_i f(x_{ij})` over the stored entries of each column j, for an
+        elementwise f with f(0) = 0: sparse products with ones of the matrix of
+        X's pattern and values f(x), by runs of about ``_SUMS_CHUNK`` stored entries
+        (so f's temporaries stay small)."""
+        n, p = self.shape
+        sums = np.zeros(p)
+        compressed = self._compressed
+        for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // _SUMS_CHUNK))):
+            part = piece.csr
+            values = func(part.data)
+            if self._by_rows:  # rows of X: add up their column sums
+                sums += _sharing(scipy.sparse.csc_matrix, part.shape[::-1], values, part.indices, part.indptr) @ np.ones(part.shape[0])
+            else:  # rows of X^T, columns of X: their sums are those of the columns
+                sums[piece.rows] = _sharing(scipy.sparse.csr_matrix, part.shape, values, part.indices, part.indptr) @ np.ones(n)
+        return sums
 
     def moments(self, *, full: bool = True) -> Moments:
         r""":math:`M = X^\top X - n \bar x \bar x^\top` from the sparse product (the
@@ -531,15 +564,14 @@ class SparseMatrix:
         A column is constant when none of its entries is non-zero, or when all n are
         and they are equal (the only columns whose extremes are read)."""
         n, p = self.shape
-        data = self.X.data.astype(np.float64, copy=False)
-        mean = self._column_sums(data) / n
+        mean = self._column_sums(lambda values: values) / n
         if full:
-            X = self.X.astype(np.float64, copy=False)
+            X = self._float64()
             scatter = (X.T @ X).toarray()
             scatter -= np.outer(mean, mean * n)
             squares = np.diagonal(scatter)
         else:
-            squares = scatter = self._column_sums(data * data) - n * mean**2
+            squares = scatter = self._column_sums(np.square) - n * mean**2
         variance = np.maximum(squares, 0.0) / n
         with np.errstate(divide="ignore", invalid="ignore"):
             lost = np.where(variance > 0, mean**2 / variance, 0.0).max()
@@ -549,7 +581,7 @@ class SparseMatrix:
                 "digits to cancellation (column means large against their spread); "
                 "subtract a typical value from those columns first, or densify"
             )
-        non_zeros = self._column_sums((data != 0).astype(np.float64))
+        non_zeros = self._column_sums(lambda values: (values != 0).astype(np.float64))
         value = np.where(non_zeros == 0, 0.0, np.nan)
         full_columns = np.flatnonzero(non_zeros == n)
         if full_columns.size:
@@ -564,10 +596,10 @@ class SparseMatrix:
         shift = mean @ W
         if self._by_rows:
             parts = self._each_piece(lambda piece: _centered_gram_part(piece, W, shift))
-            XtY = sum(part[0] for part in parts)
-            column_sums = sum(part[1] for part in parts)
+            XtY = _sum_into_first([part[0] for part in parts])
+            column_sums = _sum_into_first([part[1] for part in parts])
         else:  # pieces of X^T: X W summed over them, then X^T Y one block of rows each
-            XW = sum(self._each_piece(lambda piece: piece.transposed @ W[piece.rows]))
+            XW = _sum_into_first(self._each_piece(lambda piece: piece.transposed @ W[piece.rows]))
             XW -= shift
             XtY = np.concatenate(self._each_piece(lambda piece: piece.csr @ XW))
             column_sums = XW.sum(axis=0)
@@ -575,7 +607,7 @@ class SparseMatrix:
 
     def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
         W = V / scale[:, None]
-        scores = np.asarray(self.X @ W, dtype=np.float64)
+        scores = np.asarray(self._float64() @ W, dtype=np.float64)
         scores -= mean @ W
         return scores
 

@@ -189,7 +189,8 @@ def test_auto_takes_lanczos_from_1024_features_for_few_components():
 def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt, parts):
     """gram_times with the product cut into `parts` pieces (rows of a CSR matrix, columns
     of a CSC one; half the rows empty) run on threads inside parallel(): equal to
-    D^-1 X_c^T X_c D^-1 Q from the dense matrix; the pieces share X's arrays."""
+    D^-1 X_c^T X_c D^-1 Q from the dense matrix; the pieces share X's index arrays and
+    one float64 copy of its float32 values (float64 values are not copied)."""
     from pcalib import _inputs
 
     monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
@@ -201,10 +202,13 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     X = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array, "csc_array": sp.csc_array}[fmt](X)
     data = _inputs.as_matrix(X)
     assert len(data._pieces) == parts
-    whole = data.X
+    values = data._compressed.data  # float32 values converted to float64 once
+    assert values.dtype == np.float64
     for piece in data._pieces:
         for view in (piece.csr, piece.transposed):
-            assert np.shares_memory(view.data, whole.data) and np.shares_memory(view.indices, whole.indices)
+            assert np.shares_memory(view.data, values) and np.shares_memory(view.indices, X.indices)
+    X64 = X.astype(np.float64)
+    assert np.shares_memory(_inputs.as_matrix(X64)._compressed.data, X64.data)  # no copy
     dense = X.toarray().astype(np.float64)
     mean, scale = dense.mean(axis=0), rng.uniform(0.5, 2.0, 40)
     Q = rng.standard_normal((40, 3))
@@ -244,12 +248,14 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
     np.testing.assert_allclose(pca.components_, V, atol=1e-8)
 
 
-def test_constant_columns_of_sparse_moments():
+@pytest.mark.parametrize("chunk", [2**20, 4])
+def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
     """Constant columns found without the column extremes: no non-zero entry (none
     stored, or explicit zeros only), or all n entries stored and equal; a column of
     equal non-zeros with one zero, or all stored but unequal, is not constant."""
     from pcalib import _inputs
 
+    monkeypatch.setattr(_inputs, "_SUMS_CHUNK", chunk)  # column sums in one run, or in many
     dense = np.random.default_rng(10).standard_normal((6, 6))
     dense[:, 0] = 0.0
     dense[:, 1] = 0.0  # stored as explicit zeros below
@@ -269,3 +275,28 @@ def test_constant_columns_of_sparse_moments():
         np.testing.assert_array_equal(moments.value[:3], [0.0, 0.0, 2.5])
         np.testing.assert_allclose(moments.data_mean(), dense.mean(axis=0), atol=1e-15)
         np.testing.assert_allclose(moments.scatter, dense.var(axis=0) * 6, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("solver", ["eig", "randomized"])
+def test_float32_sparse_is_read_in_float64(fmt, solver):
+    """float32 values (single-cell counts are often stored so) are converted to float64
+    once, for the moments and every product: the fit is the exact PCA of the same values
+    in float64, rounded to float32 (the estimator keeps float32 input in float32)."""
+    rng = np.random.default_rng(11)
+    X = sp.random(3000, 300, density=0.02, format=fmt, random_state=rng, dtype=np.float32)
+    X = (X @ sp.diags(np.exp(-np.arange(300) / 30).astype(np.float32) + 0.1)).asformat(fmt)
+    assert X.dtype == np.float32
+    dense = X.toarray().astype(np.float64)
+    V, ev = exact_pca(dense, 4)
+    assert (ev[2] - ev[3]) / ev[0] > 1e-3
+    ours = PCA(3, solver=solver).fit(X)
+    assert ours.components_.dtype == ours.explained_variance_.dtype == np.float32
+    half_ulp = np.finfo(np.float32).eps / 2
+    np.testing.assert_allclose(ours.components_, V[:3], rtol=half_ulp, atol=1e-8)
+    np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=half_ulp + 1e-8)
+    scores = ours.transform(X)
+    assert scores.dtype == np.float32
+    reference = (dense - dense.mean(axis=0)) @ V[:3].T
+    # (from the float32 axes: within a few float32 rounding errors of the largest score)
+    np.testing.assert_allclose(scores, reference, atol=8 * half_ulp * np.abs(reference).max())
