@@ -83,17 +83,21 @@ class Moments:
         of M). The subtraction cancels by the factor :math:`1 + n \bar y_j^2 / M_{jj}`,
         so c only has to be close to the mean: c = 0, without copying the block,
         when it is C-contiguous float64 whose first ``_HEAD_ROWS`` rows have means
-        at most their spread; else the mean of those rows (an integer for integer data, subtracted exactly in int64 before the
-        conversion to float64 when no difference can wrap around). The result is
+        at most their spread; else the mean of those rows (for integer data an
+        integer, subtracted exactly in int64 before the conversion to float64; 0 for
+        an int64 column wide enough to wrap around, :func:`_movable_integer_columns`).
+        The result is
         accepted when :math:`n \bar y_j^2 \le M_{jj}` for every column (at most one
         bit lost). A column that fails, or whose :math:`M_{jj}` is 0, is read again:
         if it is constant, its row and column of M are exactly 0 and c its value;
         otherwise c moves to the mean just found and the pass is repeated (data
         sorted or drifting along the rows). One pass over the block in all (no
-        pass for the column extremes but for int64 data, no copy of the whole block).
+        reduction for the column extremes but for int64 data, no copy of the whole
+        block).
         """
         n, p = block.shape
-        integer = _exact_integers(block)
+        movable = _movable_integer_columns(block)
+        integer = movable is not None
         head = block[:_HEAD_ROWS]
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
@@ -104,7 +108,7 @@ class Moments:
             constant = np.zeros(p, dtype=bool)
             for _ in range(3):
                 if integer:
-                    shift = np.round(shift)  # subtracted as an integer: exact
+                    shift = np.where(movable, np.round(shift), 0.0)  # subtracted in int64: exact
                 G, r = shifted_gram(block, shift, integer=integer, full=full)
                 mean = r / n
                 scatter = G - np.outer(r, mean) if full else G - r * mean
@@ -112,8 +116,8 @@ class Moments:
                 if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(squares))):
                     break
                 constant, failing = settle_constant_columns(block, mean, squares, constant)
-                if not failing.any():
-                    break
+                if not (failing & movable if integer else failing).any():
+                    break  # (a failing column that cannot move: the caller sees it in the result)
                 shift = shift + mean
         value = np.where(constant, block[0].astype(np.float64), np.nan)
         # a constant column is its value plus exactly 0 (whether or not y was shifted)
@@ -197,20 +201,20 @@ def gram_and_sums(blocks: Iterable[np.ndarray], p: int, *, full: bool = True) ->
     return G, r
 
 
-def _exact_integers(block: np.ndarray) -> bool:
-    """Whether `block` holds integers that int64 arithmetic shifts exactly by any value
-    within their range: integers of at most 32 bits, and int64 columns that span less
-    than 2**62 (one pass for their extremes; a wider int64 column would wrap around
-    silently, and uint64 may not fit)."""
+def _movable_integer_columns(block: np.ndarray) -> np.ndarray | None:
+    """For integer data, the columns that an integer shift c may move (bool, (p,)): for
+    those, x - c is exact in int64 for any c within the column's range. Every column of
+    integers of at most 32 bits; the int64 columns that span less than 2**62 (found by
+    two reductions for the extremes). A wider int64 column keeps the shift 0 (x - c could
+    wrap around; x - 0 always fits). None for floating data and uint64, which int64
+    does not hold."""
     kind = block.dtype.kind
-    if kind not in "iu" or block.dtype.itemsize < 8:
-        return kind in "iu"
-    if kind == "u":
-        return False
-    if block.size == 0:
-        return True
+    if kind not in "iu" or (kind == "u" and block.dtype.itemsize == 8):
+        return None
+    if block.dtype.itemsize < 8 or block.shape[0] == 0:
+        return np.ones(block.shape[1], dtype=bool)
     span = block.max(axis=0).astype(np.float64) - block.min(axis=0).astype(np.float64)
-    return bool(span.max() < 2.0**62)
+    return span < 2.0**62
 
 
 # Below this many entries shifted_gram runs on one thread (the threads would cost more
@@ -406,10 +410,11 @@ class DenseMatrix:
 
 # Stored entries per run in SparseMatrix's column sums (8 MiB of float64 temporaries).
 _SUMS_CHUNK = 2**20
-# Stored entries from which a sparse product is split between threads. Measured (fit,
-# k = 10, 2 cores): 0.79x the serial time at 100,000 stored entries, 0.6x at 400,000,
-# 0.5x at 2,000,000, equal at 50,000 (the hand-off costs what the split saves).
-_SPARSE_PARALLEL_MIN_STORED = 2**16
+# Stored entries per thread below which a sparse product is not split further. Measured
+# (fit, k = 10, 2 cores, split in two from 65,536 entries): 0.79x the serial time at
+# 100,000 stored entries, 0.6x at 400,000, 0.5x at 2,000,000, equal at 50,000 (the
+# hand-off costs what the split saves).
+_SPARSE_PARALLEL_MIN_STORED = 2**15
 
 
 def _sharing(kind: Any, shape: tuple[int, int], data: np.ndarray, indices: np.ndarray, indptr: np.ndarray) -> Any:
@@ -469,8 +474,10 @@ class SparseMatrix:
     formed as :math:`X_c B = X B - \mathbf 1 (\bar x^\top B)` and
     :math:`X_c^\top C = X^\top C - \bar x (\mathbf 1^\top C)`.
 
-    Inside :meth:`parallel` and from ``_SPARSE_PARALLEL_MIN_STORED`` stored entries,
-    :meth:`gram_times` splits each product between the cores: SciPy's sparse kernels
+    Inside :meth:`parallel`, :meth:`gram_times` splits each product between the cores
+    (one piece per core, fewer if a piece would hold fewer stored entries than
+    ``_SPARSE_PARALLEL_MIN_STORED`` or than the length of the partial result it
+    returns, p for CSR and n for CSC): SciPy's sparse kernels
     release the GIL, and a CSR matrix cut into runs of rows (a CSC one into runs of
     columns) gives each thread its own part of the work, the parts added in a fixed
     order (deterministic for a given number of cores)."""
@@ -486,6 +493,9 @@ class SparseMatrix:
             raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
         if X.format not in ("csr", "csc"):
             X = X.tocsr()  # a copy of the non-zeros, never a dense matrix
+        if not X.has_canonical_format:  # entries stored twice: the column sums need them summed
+            X = X.copy()
+            X.sum_duplicates()
         data = _as_numeric_array(X.data, name)
         if np.prod(X.shape) == 0:
             raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
@@ -504,7 +514,10 @@ class SparseMatrix:
         self._compressed = _sharing(
             scipy.sparse.csr_matrix, X.shape if self._by_rows else X.shape[::-1], values, X.indices, X.indptr
         )
-        parts = cores() if X.nnz >= _SPARSE_PARALLEL_MIN_STORED else 1
+        # each piece returns a full-length partial result: worth it only for pieces that
+        # hold more stored entries than that length (and than _SPARSE_PARALLEL_MIN_STORED)
+        per_piece = max(_SPARSE_PARALLEL_MIN_STORED, self._compressed.shape[1])
+        parts = max(1, min(cores(), X.nnz // per_piece))
         self._pieces = _row_pieces(self._compressed, parts)
         self._pool: ThreadPoolExecutor | None = None
 

@@ -422,11 +422,12 @@ def _tall(n=20000, p=12, seed=11):
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("row", [0, 19999])
 @pytest.mark.parametrize("offset", [0.0, 1e6])
-def test_fit_refuses_nan_and_inf_that_the_raw_pass_finds(solver, bad, row, offset):
-    """PCA.fit does not check X for NaN and infinity before the eig route's raw pass (a
+def test_fit_refuses_nan_and_inf_that_the_one_pass_finds(solver, bad, row, offset):
+    """PCA.fit does not check X for NaN and infinity before the eig route's one pass (a
     finite sum of squares shows that every entry is finite); a bad entry, in the first
     block or the last, is still refused with its value and position, by every solver,
-    also at an offset that sends the eig route to the shifted pass."""
+    also at an offset where the one pass shifts the data (and, finding a non-finite
+    result, leaves them to the frame route, which checks)."""
     from pcalib import PCA
 
     X = _tall() + offset

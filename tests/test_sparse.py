@@ -196,7 +196,7 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
     monkeypatch.setattr(_inputs, "cores", lambda: parts)
     rng = np.random.default_rng(8)
-    X = sp.random(300, 40, density=0.1, format="csr", random_state=rng, dtype=np.float32)
+    X = sp.random(300, 40, density=0.3, format="csr", random_state=rng, dtype=np.float32)
     X = X.tolil()
     X[:150] = 0
     X = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array, "csc_array": sp.csc_array}[fmt](X)
@@ -234,6 +234,7 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
         seen.append((_inputs.blas_threads(), self._pool is None))
         return original(self, Q, mean, scale)
 
+    assert _inputs._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
     monkeypatch.setattr(_inputs.SparseMatrix, "gram_times", recording)
     rng = np.random.default_rng(9)
     X = sp.random(400, 5000, density=0.01, format="csr", random_state=rng)
@@ -280,9 +281,11 @@ def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 @pytest.mark.parametrize("solver", ["eig", "randomized"])
 def test_float32_sparse_is_read_in_float64(fmt, solver):
-    """float32 values (single-cell counts are often stored so) are converted to float64
-    once, for the moments and every product: the fit is the exact PCA of the same values
-    in float64, rounded to float32 (the estimator keeps float32 input in float32)."""
+    """float32 values (single-cell counts are often stored so): the fit is the exact PCA
+    of the same values in float64, rounded to float32 (the estimator keeps float32
+    input in float32), by both routes and formats. (That the values are converted
+    once, not at every product, is checked by the pieces' memory in
+    test_products_split_between_threads_equal_the_dense_product.)"""
     rng = np.random.default_rng(11)
     X = sp.random(3000, 300, density=0.02, format=fmt, random_state=rng, dtype=np.float32)
     X = (X @ sp.diags(np.exp(-np.arange(300) / 30).astype(np.float32) + 0.1)).asformat(fmt)
@@ -300,3 +303,78 @@ def test_float32_sparse_is_read_in_float64(fmt, solver):
     reference = (dense - dense.mean(axis=0)) @ V[:3].T
     # (from the float32 axes: within a few float32 rounding errors of the largest score)
     np.testing.assert_allclose(scores, reference, atol=8 * half_ulp * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_a_row_holding_most_entries_leaves_a_piece_empty(monkeypatch, fmt):
+    """Cuts by stored entries: one row (column, for CSC) holding 90% of them makes the
+    two cuts of three pieces fall on its boundaries, so the middle piece is empty (the
+    runs of the column sums can be cut so; the products' pieces are cut here by hand,
+    since they hold at least p entries each); the threaded product is still the dense
+    one, and so are the column sums."""
+    from pcalib import _inputs
+
+    monkeypatch.setattr(_inputs, "_SUMS_CHUNK", 1000)
+    rng = np.random.default_rng(14)
+    dense = np.where(rng.uniform(size=(40, 4000)) < 0.002, rng.standard_normal((40, 4000)), 0.0)
+    dense[7] = rng.standard_normal(4000)
+    X = sp.csr_matrix(dense) if fmt == "csr" else sp.csc_matrix(dense.T)
+    dense = X.toarray()
+    data = _inputs.as_matrix(X)
+    data._pieces = _inputs._row_pieces(data._compressed, 3)
+    sizes = [piece.csr.shape[0] for piece in data._pieces]
+    assert len(sizes) == 3 and 0 in sizes, sizes
+    np.testing.assert_allclose(data.moments(full=False).data_mean(), dense.mean(axis=0), atol=1e-15)
+    mean = dense.mean(axis=0)
+    Q = rng.standard_normal((dense.shape[1], 2))
+    with data.parallel():
+        threaded = data.gram_times(Q, mean, np.ones(dense.shape[1]))
+    expected = (dense - mean).T @ ((dense - mean) @ Q)
+    np.testing.assert_allclose(threaded, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+
+
+def test_wide_and_very_sparse_products_stay_on_one_thread(monkeypatch):
+    """Each piece of a split product returns a partial result of full length (p for
+    CSR): with fewer stored entries than p per piece the split would cost more than
+    it saves (measured by a review: 2 pieces 41 ms, 8 pieces 133 ms against 37 ms for
+    one, at 2000 x 2,000,000 with 70,000 entries), so such a matrix is not split,
+    however many cores there are."""
+    from pcalib import _inputs
+
+    monkeypatch.setattr(_inputs, "cores", lambda: 8)
+    X = sp.random(2000, 2_000_000, density=2e-5, format="csr", random_state=np.random.default_rng(15))
+    assert len(_inputs.as_matrix(X)._pieces) == 1
+    tall = X.T.tocsr()  # 2,000,000 x 2000: pieces of 2**15 entries, more than 2000 each
+    assert len(_inputs.as_matrix(tall)._pieces) == tall.nnz // 2**15 == 2
+
+
+def stored_twice(matrix):
+    """The same CSR or CSC matrix with every entry stored twice, as two halves (a
+    non-canonical matrix; built from its arrays, since SciPy's conversions sum
+    duplicates)."""
+    kind = type(matrix)
+    return kind((np.repeat(matrix.data / 2, 2), np.repeat(matrix.indices, 2), 2 * matrix.indptr), shape=matrix.shape)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_entries_stored_twice_are_summed(fmt):
+    """A non-canonical matrix storing one position twice means their sum (as SciPy's
+    toarray says): the moments square the sum, not each part, and a column of 1.0
+    stored as 0.5 + 0.5 is constant."""
+    from pcalib import _inputs
+
+    rng = np.random.default_rng(16)
+    canonical = sp.random(400, 300, density=0.05, format=fmt, random_state=rng)
+    twice = stored_twice(canonical)
+    assert twice.nnz == 2 * canonical.nnz and not twice.has_canonical_format
+    dense = canonical.toarray()
+    np.testing.assert_allclose(twice.toarray(), dense, atol=1e-15)
+    V, ev = exact_pca(dense, 4)
+    for solver in ("randomized", "eig"):
+        ours = PCA(3, solver=solver).fit(twice)
+        np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-8)
+        np.testing.assert_allclose(ours.components_, V[:3], atol=1e-8)
+    ones = stored_twice(getattr(sp, f"{fmt}_matrix")(np.c_[np.ones(300), np.zeros(300), np.arange(300.0)]))
+    moments = _inputs.as_matrix(ones).moments(full=False)
+    np.testing.assert_array_equal(moments.constant, [True, True, False])
+    np.testing.assert_array_equal(moments.value[:2], [1.0, 0.0])
