@@ -493,9 +493,6 @@ class SparseMatrix:
             raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
         if X.format not in ("csr", "csc"):
             X = X.tocsr()  # a copy of the non-zeros, never a dense matrix
-        if not X.has_canonical_format:  # entries stored twice: the column sums need them summed
-            X = X.copy()
-            X.sum_duplicates()
         data = _as_numeric_array(X.data, name)
         if np.prod(X.shape) == 0:
             raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
@@ -510,6 +507,8 @@ class SparseMatrix:
         # would convert them at every product). The pieces are runs of rows of X (CSR)
         # or of the CSR matrix X^T, i.e. runs of columns of X (CSC).
         self._by_rows = X.format == "csr"
+        # (not canonical: indices unsorted, as products leave them, or stored twice)
+        self._canonical = bool(X.has_canonical_format)
         values = X.data.astype(np.float64, copy=False)
         self._compressed = _sharing(
             scipy.sparse.csr_matrix, X.shape if self._by_rows else X.shape[::-1], values, X.indices, X.indptr
@@ -554,12 +553,17 @@ class SparseMatrix:
         r""":math:`\sum_i f(x_{ij})` over the stored entries of each column j, for an
         elementwise f with f(0) = 0: sparse products with ones of the matrix of
         X's pattern and values f(x), by runs of about ``_SUMS_CHUNK`` stored entries
-        (so f's temporaries stay small)."""
+        (so f's temporaries stay small). A position stored more than once counts
+        as the sum of its parts: each run of a non-canonical matrix is copied with
+        its duplicates summed first."""
         n, p = self.shape
         sums = np.zeros(p)
         compressed = self._compressed
         for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // _SUMS_CHUNK))):
             part = piece.csr
+            if not self._canonical:
+                part = part.copy()
+                part.sum_duplicates()
             values = func(part.data)
             if self._by_rows:  # rows of X: add up their column sums
                 sums += _sharing(scipy.sparse.csc_matrix, part.shape[::-1], values, part.indices, part.indptr) @ np.ones(part.shape[0])
