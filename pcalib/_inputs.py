@@ -309,11 +309,41 @@ def limited_blas() -> Iterator[None]:
 
 
 def cores() -> int:
-    """The number of CPU cores this process may run on."""
+    """The number of CPU cores this process may use: those it may run on, at most its
+    cgroup CPU quota (a container started with ``--cpus 2`` on a 64-core host gets 2;
+    :func:`_cgroup_cpu_limit`)."""
     try:
-        return len(os.sched_getaffinity(0))
+        count = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        count = os.cpu_count() or 1
+    limit = _cgroup_cpu_limit()
+    return max(1, min(count, limit)) if limit is not None else count
+
+
+def _cgroup_cpu_limit(root: str = "/sys/fs/cgroup", membership: str = "/proc/self/cgroup") -> int | None:
+    """The CPU quota of this process's cgroup in whole cores (rounded up), or None
+    without one: cgroup v1 ``cpu.cfs_quota_us / cpu.cfs_period_us`` (quota -1: none),
+    then cgroup v2 ``cpu.max`` ("max" or "quota period") of the group named in
+    `membership` (the files Dask's ``dask.system.cpu_count`` reads)."""
+    for directory in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
+        try:
+            with open(f"{root}/{directory}/cpu.cfs_quota_us") as quota_file:
+                quota = int(quota_file.read())
+            with open(f"{root}/{directory}/cpu.cfs_period_us") as period_file:
+                period = int(period_file.read())
+        except (OSError, ValueError):
+            continue
+        return -(-quota // period) if quota > 0 and period > 0 else None
+    try:
+        with open(membership) as groups:
+            group = groups.read().strip().split(":")[-1].rstrip("/")
+        with open(f"{root}{group}/cpu.max") as limit_file:
+            quota, period = limit_file.read().split()
+    except (OSError, ValueError):
+        return None
+    if quota == "max" or int(period) <= 0:
+        return None
+    return -(-int(quota) // int(period))
 
 
 def _into(buf: np.ndarray, rows: np.ndarray) -> np.ndarray:

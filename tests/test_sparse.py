@@ -378,3 +378,31 @@ def test_entries_stored_twice_are_summed(fmt):
     moments = _inputs.as_matrix(ones).moments(full=False)
     np.testing.assert_array_equal(moments.constant, [True, True, False])
     np.testing.assert_array_equal(moments.value[:2], [1.0, 0.0])
+
+
+def test_cores_respect_a_container_cpu_quota(tmp_path, monkeypatch):
+    """A container limited to 1.5 CPUs (cgroup v1 quota 150000 us per 100000 us, or v2
+    cpu.max "150000 100000") on a host of 64 cores gets 2 threads, not 64; no quota
+    ("-1" or "max") leaves the affinity's count."""
+    from pcalib import _inputs
+
+    v1 = tmp_path / "v1"
+    (v1 / "cpu,cpuacct").mkdir(parents=True)
+    (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("150000\n")
+    (v1 / "cpu,cpuacct" / "cpu.cfs_period_us").write_text("100000\n")
+    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) == 2
+    (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) is None
+    v2 = tmp_path / "v2"
+    (v2 / "job" / "step").mkdir(parents=True)
+    membership = tmp_path / "cgroup"
+    membership.write_text("0::/job/step\n")
+    (v2 / "job" / "step" / "cpu.max").write_text("150000 100000\n")
+    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) == 2
+    (v2 / "job" / "step" / "cpu.max").write_text("max 100000\n")
+    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) is None
+    monkeypatch.setattr(_inputs.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: 2)
+    assert _inputs.cores() == 2
+    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: None)
+    assert _inputs.cores() == 64
