@@ -348,6 +348,31 @@ def test_gram_pass_split_between_threads(offset, monkeypatch):
         np.testing.assert_allclose(found[1], split[1], rtol=1e-12, atol=1e-9)
 
 
+def test_gram_pass_split_at_most_between_the_cores(monkeypatch):
+    """The split follows the BLAS thread count but never exceeds cores() (a container's
+    CPU quota, which OpenBLAS does not read): 8 BLAS threads on 2 allowed cores give 2
+    runs, on 1 core a single pass on the calling thread."""
+    import threading
+
+    import pcalib._inputs as inputs
+
+    X = np.random.default_rng(32).standard_normal((20000, 210))
+    calls = []
+    original = inputs._shifted_gram_of
+
+    def recording(*args):
+        calls.append(threading.current_thread() is threading.main_thread())
+        return original(*args)
+
+    monkeypatch.setattr(inputs, "_shifted_gram_of", recording)
+    monkeypatch.setattr(inputs, "blas_threads", lambda: 8)
+    for allowed, expected in ((2, [False, False]), (1, [True])):
+        monkeypatch.setattr(inputs, "cores", lambda allowed=allowed: allowed)
+        calls.clear()
+        inputs.shifted_gram(X, np.zeros(210))
+        assert calls == expected
+
+
 def test_blas_limit_only_on_the_main_thread():
     """limited_blas limits BLAS to one thread on the main thread and restores the count;
     on another thread (where OpenBLAS would not take the restore) it does nothing, and
