@@ -129,6 +129,17 @@ class Moments:
         return cls(n, shift, mean, scatter, value)
 
     @property
+    def squares(self) -> np.ndarray:
+        """(p,): the diagonal of the scatter, each column's centered sum of squares."""
+        return np.diagonal(self.scatter) if self.scatter.ndim == 2 else self.scatter
+
+    @property
+    def finite(self) -> bool:
+        """Whether the mean and the sums of squares are finite (NaN or inf in the rows,
+        or an overflow, make them not)."""
+        return bool(np.all(np.isfinite(self.mean)) and np.all(np.isfinite(self.squares)))
+
+    @property
     def constant(self) -> np.ndarray:
         """bool (p,): columns whose entries are all equal."""
         return ~np.isnan(self.value)
@@ -249,7 +260,7 @@ def shifted_gram(
         parts = list(pool.map(
             lambda run: _shifted_gram_of(block, [blocks[i] for i in run], shift, integer, full), runs
         ))
-    return sum(G for G, _ in parts), sum(r for _, r in parts)
+    return _sum_into_first([G for G, _ in parts]), _sum_into_first([r for _, r in parts])
 
 
 def _shifted_gram_of(
@@ -672,8 +683,7 @@ class SparseMatrix:
 
 def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Moments:
     found = Moments.of_rows(block, full=full)
-    squares = np.diagonal(found.scatter) if full else found.scatter
-    if not (np.all(np.isfinite(found.mean)) and np.all(np.isfinite(squares))):
+    if not found.finite:
         checked_finite(block, name, first_row=start)  # NaN or inf in the chunk: raise
     return found
 
@@ -788,7 +798,8 @@ def _compute(*collections: Any) -> tuple[Any, ...]:
 
     if get_scheduler(collections=list(collections)) is not dask.threaded.get:
         return dask.compute(*collections)
-    if int(dask.config.get("num_workers", None) or cores()) < cores():
+    available = cores()
+    if int(dask.config.get("num_workers", None) or available) < available:
         return dask.compute(*collections)  # fewer tasks than cores: BLAS threads help
     with limited_blas():
         return dask.compute(*collections)

@@ -203,14 +203,12 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
         if peak.max() > _ONE_PASS_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _ONE_PASS_PEAK_RANGE[0])):
             return None
         found = Moments.of_rows(arr)
-    C, mean = found.scatter, found.data_mean()
-    squares, varying = np.diagonal(C), ~found.constant
-    low, high = _ONE_PASS_SQUARES_RANGE
-    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(squares))):
+    if not found.finite:
         return None
-    if np.any(varying & ((squares < low) | (squares > high) | (arr.shape[0] * found.mean**2 > squares))):
+    squares, low, high = found.squares, *_ONE_PASS_SQUARES_RANGE
+    if np.any(~found.constant & ((squares < low) | (squares > high) | (arr.shape[0] * found.mean**2 > squares))):
         return None
-    return C, mean, found.constant
+    return found.scatter, found.data_mean(), found.constant
 
 
 def _scores_by_row_blocks(
