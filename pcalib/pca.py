@@ -656,7 +656,8 @@ def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
 
 
 for _f in (pca_eig, pca_svd, pca_gram):
-    _f.__doc__ += _ROUTE_DOC
+    if _f.__doc__ is not None:  # None under python -OO, which strips docstrings
+        _f.__doc__ += _ROUTE_DOC
 
 
 def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:

@@ -1,0 +1,59 @@
+"""pcalib as a package: what ``pip install`` gives and how it imports.
+
+Each check names a promise of the package's metadata or of its import that an
+earlier version broke: docstrings appended to at import time (``python -OO``
+strips them, so the import failed), the version written in two places, a
+licence named but not shipped, type hints without the ``py.typed`` marker.
+"""
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pcalib
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_imports_with_docstrings_stripped():
+    """``python -OO`` removes docstrings: importing pcalib must not need them."""
+    result = subprocess.run(
+        [sys.executable, "-OO", "-c", "import pcalib, pcalib.plot; print(pcalib.pca_eig.__doc__)"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "None"
+
+
+def test_version_is_written_once():
+    """pyproject reads the version from ``pcalib.__version__``; it states none itself."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"]
+    assert "version" in project["project"]["dynamic"]
+    dynamic = project["tool"]["setuptools"]["dynamic"]["version"]
+    assert dynamic == {"attr": "pcalib.__version__"}
+    assert pcalib.__version__.count(".") == 2
+
+
+def test_licence_and_typing_marker_are_shipped():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["license"] == "MIT"
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
+    assert (Path(pcalib.__file__).parent / "py.typed").exists()
+    package_data = project["tool"]["setuptools"]["package-data"]["pcalib"]
+    assert "py.typed" in package_data
+    for pattern in package_data:
+        matches = list(Path(pcalib.__file__).parent.glob(pattern))
+        assert matches, f"package-data names {pattern!r}, which matches no file"
+
+
+def test_dask_extra_installs_only_what_pcalib_imports():
+    """pcalib imports dask.array, never dask.distributed: the extra must not pull it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    extra = " ".join(project["project"]["optional-dependencies"]["dask"])
+    assert "distributed" not in extra
+    importing = re.compile(r"^\s*(import|from)\s+(dask\.)?distributed\b", re.M)
+    for path in Path(pcalib.__file__).parent.rglob("*.py"):
+        assert not importing.search(path.read_text()), f"{path.name} imports distributed"
