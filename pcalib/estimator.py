@@ -637,6 +637,7 @@ class PCA(EstimatorBase):
         the projection of the sample onto the principal subspace. A Dask `Z` gives
         a lazy Dask array.
         """
+        self._check_is_fitted()  # before n_components_ is read
         data = self._checked_input(Z, "Z", columns=self.n_components_)
         mean, scale, components = self._fitted_f64()
         root_ev = np.sqrt(self.explained_variance_.astype(np.float64)) if self.whiten else 1.0

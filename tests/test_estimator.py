@@ -1,5 +1,7 @@
 """Tests of pcalib.PCA, the estimator, against scikit-learn and published values."""
 
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -253,6 +255,36 @@ def test_not_fitted_error_is_value_and_attribute_error():
 def test_transform_before_fit_rejected():
     with pytest.raises(NotFittedError, match="This PCA instance is not fitted yet"):
         PCA(2).transform(np.ones((3, 3)))
+
+
+# Public methods that do not need a fit (they set parameters or fit).
+_NO_FIT_NEEDED = {"fit", "fit_transform", "partial_fit", "get_params", "set_params", "set_output"}
+
+
+def _needing_a_fit():
+    """Every public method and property of PCA except those in _NO_FIT_NEEDED."""
+    names = [name for name in dir(PCA) if not name.startswith("_") and name not in _NO_FIT_NEEDED]
+    return [name for name in names if callable(getattr(PCA, name)) or isinstance(getattr(PCA, name), property)]
+
+
+def test_every_method_before_fit_raises_not_fitted():
+    """Issue 22 item 12: inverse_transform before fit raised a bare AttributeError
+    (it read n_components_ first); every method that needs a fit says so."""
+    X = data()
+    names = _needing_a_fit()
+    assert {"inverse_transform", "transform", "score", "loadings_"} <= set(names)
+    for name in names:
+        member = getattr(PCA, name)
+        pca = PCA(2)
+        with pytest.raises(NotFittedError, match="This PCA instance is not fitted yet"):
+            if isinstance(member, property):
+                getattr(pca, name)
+            else:
+                required = [
+                    q for q in inspect.signature(member).parameters.values()
+                    if q.default is q.empty and q.name != "self"
+                ]
+                member(pca, *[X[:, :2] if name == "inverse_transform" else X][: len(required)])
 
 
 def test_wrong_feature_count_rejected():
