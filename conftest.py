@@ -1,10 +1,21 @@
-"""Run the book's MyST Markdown chapters under nbval, straight from the ``.md`` sources.
+"""Every chapter of the book is a test: one item per code cell.
 
-nbval 0.11 collects only ``.ipynb`` files and reads them with ``nbformat.read``.
-Here every chapter listed in ``_toc.yml`` is collected as an nbval notebook whose
-cells come from jupytext's MyST reader, so each code cell is one test item and
-no ``.ipynb`` is ever written. nbval is pinned (requirements.txt) because this
-relies on ``nbval.plugin.IPyNbFile`` reading through ``nbval.plugin.nbformat``.
+Each chapter is executed once per run of ``.ci/run``. Two ways, one per situation:
+
+* When ``python3 tasks.py book`` passed after the last change to the book's sources
+  (its stamp ``_build/html/.build-passed``, as the browser tests read it), the build
+  has just executed every chapter in a fresh kernel and stopped on any raising cell
+  (``execute.raise_on_error``). Each item then checks the notebook that build
+  executed (``_build/jupyter_execute/book/NN.ipynb``): the cell is the chapter's cell
+  as it is now, it was executed, and it raised nothing. Executing the chapter a second
+  time would only repeat that work.
+* Otherwise, or for a chapter named on the command line
+  (``python3 tasks.py test book/13_missing_values.md``), or with
+  ``PCALIB_EXECUTE_CHAPTERS=1``, the chapter runs under nbval, straight from the
+  ``.md`` source. nbval 0.11 collects only ``.ipynb`` files and reads them with
+  ``nbformat.read``; here its notebook's cells come from jupytext's MyST reader, so
+  no ``.ipynb`` is ever written. nbval is pinned (requirements.txt) because this
+  relies on ``nbval.plugin.IPyNbFile`` reading through ``nbval.plugin.nbformat``.
 """
 
 from __future__ import annotations
@@ -12,12 +23,18 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import functools
+import importlib.util
+import os
+
 import jupytext
 import nbformat
+import pytest
 import yaml
 from nbval import plugin as nbval_plugin
 
 ROOT = Path(__file__).resolve().parent
+EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
 def toc_chapters(root: Path = ROOT) -> list[Path]:
@@ -55,15 +72,84 @@ nbval_plugin.nbformat = SimpleNamespace(
 nbval_plugin.nbformat.read = _read_notebook
 
 
+@functools.cache
+def _build_is_fresh() -> bool:
+    """True when a passing book build is newer than every source of the book
+    (the rule of ``tests/browser_support.build_is_fresh``, read from there)."""
+    spec = importlib.util.spec_from_file_location(
+        "browser_support", ROOT / "tests" / "browser_support.py"
+    )
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    return support.build_is_fresh()[0]
+
+
+def executed_notebook(chapter: Path) -> Path:
+    """Where the book build writes the executed notebook of `chapter`."""
+    return EXECUTED / chapter.resolve().relative_to(ROOT).with_suffix(".ipynb")
+
+
+class BuiltChapter(pytest.File):
+    """A chapter that the passing build of its current source executed."""
+
+    def collect(self):
+        source = jupytext.read(self.path, fmt="md:myst")
+        executed = nbformat.read(executed_notebook(self.path), as_version=4)
+        ran = [cell for cell in executed.cells if cell.cell_type == "code"]
+        code = [cell for cell in source.cells if cell.cell_type == "code"]
+        for number, cell in enumerate(code):
+            yield BuiltCell.from_parent(
+                self, name=f"Cell {number}", source=cell.source,
+                executed=ran[number] if number < len(ran) else None,
+            )
+
+
+class BuiltCell(pytest.Item):
+    """One code cell: the build executed this very source and it raised nothing."""
+
+    def __init__(self, *, source: str, executed, **kwargs):
+        super().__init__(**kwargs)
+        self.source, self.executed = source, executed
+
+    def runtest(self):
+        where = f"{self.path.name}, {self.name}"
+        assert self.executed is not None, f"{where}: the build's notebook has no such cell"
+        assert self.executed.source == self.source, (
+            f"{where}: the build executed another version of this cell; rebuild the book"
+        )
+        assert self.executed.get("execution_count") is not None, f"{where}: not executed"
+        errors = [out for out in self.executed.outputs if out.output_type == "error"]
+        assert not errors, f"{where} raised:\n" + "\n".join(
+            f"{out.ename}: {out.evalue}" for out in errors
+        )
+
+    def repr_failure(self, excinfo):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}::{self.name} (executed by the book build)"
+
+
 def pytest_collect_file(file_path: Path, parent):
-    """Collect as nbval notebooks, one item per code cell, the chapters of ``_toc.yml``
-    and any ``.md`` chapter named on the command line (a draft not yet in the book)."""
+    """Collect the chapters of ``_toc.yml`` and any ``.md`` chapter named on the command
+    line (a draft not yet in the book), one item per code cell: checked in the notebook
+    the passing build executed when there is one (see the module docstring), run under
+    nbval otherwise."""
     if file_path.suffix != ".md":
         return None
     named = {Path(arg.split("::")[0]).resolve() for arg in parent.config.args}
-    if file_path.resolve() in set(toc_chapters()) | named:
-        return nbval_plugin.IPyNbFile.from_parent(parent, path=file_path)
-    return None
+    chapter = file_path.resolve()
+    if chapter not in set(toc_chapters()) | named:
+        return None
+    reuse = (
+        chapter not in named
+        and os.environ.get("PCALIB_EXECUTE_CHAPTERS", "") in ("", "0")
+        and executed_notebook(chapter).exists()
+        and _build_is_fresh()
+    )
+    if reuse:
+        return BuiltChapter.from_parent(parent, path=file_path)
+    return nbval_plugin.IPyNbFile.from_parent(parent, path=file_path)
 
 
 def pytest_configure(config):
