@@ -107,6 +107,45 @@ def test_standardized_bootstrap_resamples_the_correlation_matrix():
                                np.linalg.eigvalsh(np.corrcoef(X, rowvar=False))[::-1], rtol=1e-10)
 
 
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_standardized_bootstrap_at_extreme_scales(scale):
+    """Issue 22 item 3: at 1e200 the squares of the resamples overflowed and every
+    interval was 0 (1e-200: they underflowed). The correlation matrix does not depend
+    on the scale: the same intervals as at scale 1, and the first resample's
+    eigenvalues are those of np.corrcoef of its rows."""
+    X = pcalib.datasets.load_iris().data
+    at_one = bootstrap_pca(X, 2, n_resamples=30, standardize=True, random_state=1)
+    scaled = bootstrap_pca(X * scale, 2, n_resamples=30, standardize=True, random_state=1)
+    np.testing.assert_allclose(scaled.explained_variance_interval,
+                               at_one.explained_variance_interval, rtol=1e-12)
+    np.testing.assert_allclose(scaled.components_interval, at_one.components_interval,
+                               rtol=1e-10, atol=1e-12)
+    rows = X[np.random.default_rng(1).integers(0, len(X), size=(1, len(X)))[0]]
+    lam = np.linalg.eigvalsh(np.corrcoef(rows, rowvar=False))[::-1][:2]
+    np.testing.assert_allclose(scaled.explained_variance_samples[0], lam, rtol=1e-12)
+
+
+def test_peak_memory_is_about_the_kept_samples():
+    """Issue 22 item 14: the samples of the axes (B x k x p numbers) were held three
+    times (the array, its astype copy, np.quantile's sorted copy) besides stacks of
+    32 MB with temporaries five times that: peak 696 MB for 216 MB of samples at
+    300 x 300, B = 300 (2.3 GB at B = 1000). Now the peak is the samples plus a
+    stack, bounded here by the samples plus 64 MB (the old code: 3.2 times the
+    samples plus about 150 MB)."""
+    import tracemalloc
+
+    X = np.random.default_rng(0).standard_normal((150, 150))
+    tracemalloc.start()
+    try:
+        result = bootstrap_pca(X, n_resamples=200, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    kept = result.components_samples.nbytes
+    assert kept == 200 * 150 * 150 * 8
+    assert peak < kept + 64 * 2**20, (peak / 2**20, kept / 2**20)
+
+
 def test_wide_data_use_the_svd_of_the_resample():
     rng = np.random.default_rng(3)
     X = gaussian_sample(12, [9.0, 4.0] + [1.0] * 18, rng)
