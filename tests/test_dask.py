@@ -183,6 +183,7 @@ def _chunk(i, rows, p, offset):
     return rng.standard_normal((rows, p)) * scales + offset
 
 
+@pytest.mark.slow
 def test_local_cluster_with_processes_and_a_memory_limit_below_the_data():
     """Two worker processes limited to 400 MiB each fit 480 MB of data (never all in one
     worker: each chunk is generated, reduced to its moments and dropped), in one pass,
