@@ -14,6 +14,7 @@ pandas is imported only when an output DataFrame is asked for: reading
 
 from __future__ import annotations
 
+import numbers
 import sys
 import warnings
 from typing import Any
@@ -23,6 +24,7 @@ import numpy as np
 __all__ = [
     "OUTPUTS",
     "check_feature_names",
+    "check_numeric_columns",
     "feature_names_of",
     "float_values",
     "import_pandas",
@@ -65,6 +67,56 @@ def feature_names_of(X: Any) -> np.ndarray | None:
 def _is_pandas(X: Any) -> bool:
     """Whether `X` is a pandas object (without importing pandas)."""
     return any(cls.__module__.partition(".")[0] == "pandas" for cls in type(X).__mro__)
+
+
+def _is_real_entry(value: Any) -> bool:
+    """A real number (not a bool), or a missing value (None, pandas.NA, NaN)."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_numeric_columns(X: Any, name: str = "X") -> None:
+    """Refuse a pandas DataFrame with a column that does not hold numbers, naming it.
+
+    A column is numeric when its dtype is an integer or floating one, NumPy's or
+    pandas' nullable ("Int64", "Float64", whose ``pd.NA`` are missing values), or
+    object of real numbers (and missing values). Refused, as scikit-learn refuses
+    them, with the column's name and dtype: dates and durations (NumPy would read
+    them as counts of microseconds since 1970), strings (even "1.5": text is not a
+    measurement), categories, and booleans: pcalib refuses a bool array whatever its
+    container (a bool column mixed into float columns, a frame of bools, a NumPy
+    bool array), since 0/1 is one coding of two classes among others; write
+    ``X.astype({"column": float})`` to analyse it as 0/1. Anything else than a
+    pandas DataFrame is left to the array checks.
+
+    Raises
+    ------
+    TypeError
+        Naming every column that is not numeric, with its dtype.
+    """
+    if not (_is_pandas(X) and hasattr(X, "dtypes") and hasattr(X, "columns")):
+        return
+    types = sys.modules["pandas"].api.types
+    refused, described = [], []
+    for column, dtype in zip(X.columns, X.dtypes):
+        what = f"dtype {dtype}"
+        if types.is_object_dtype(dtype):
+            bad = next((v for v in X[column].to_numpy() if not _is_real_entry(v)), None)
+            if bad is None:
+                continue
+            what = f"dtype object, holding {bad!r} of type {type(bad).__name__}"
+        elif types.is_numeric_dtype(dtype) and dtype.kind in "iuf":
+            continue
+        refused.append(column)
+        described.append(f"{column!r} ({what})")
+    if refused:
+        raise TypeError(
+            f"{name} must hold real numbers (integer or float columns), but these columns do "
+            f"not: {', '.join(described)}. Drop them, or convert them to numbers first "
+            f"(e.g. {name}.astype({{{refused[0]!r}: float}}) for 0/1, or a date as days "
+            "since an origin)"
+        )
 
 
 def float_values(X: Any, values: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike
 from ._frames import (
     OUTPUTS,
     check_feature_names,
+    check_numeric_columns,
     feature_names_of,
     float_values,
     import_pandas,
@@ -68,6 +69,7 @@ def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum =
         )
     if hasattr(X, "__dask_graph__"):
         return X
+    check_numeric_columns(X)  # a DataFrame's dates, strings, bools: refused by column name
     try:
         arr = np.asarray(X)
     except (TypeError, ValueError):  # ragged lists and the like

@@ -15,6 +15,8 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
+from ._frames import check_numeric_columns
+
 __all__ = [
     "NotFittedError",
     "as_data_matrix",
@@ -79,6 +81,7 @@ def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
     """`value` as a real (integer or floating) NumPy array, or a TypeError saying what it is."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
+    check_numeric_columns(value, name)
     if scipy.sparse.issparse(value):
         raise TypeError(
             f"{name} must be a dense array here, got a scipy.sparse {type(value).__name__}: "

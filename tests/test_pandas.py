@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+import pcalib
 from pcalib import PCA, PPCA, NotFittedError
 
 pd = pytest.importorskip("pandas")
@@ -114,6 +115,54 @@ def test_nullable_dtypes_read_as_float():
     nullable.iloc[2, 1] = pd.NA
     with pytest.raises(ValueError, match="NaN or infinity"):
         PCA(2).fit(nullable)
+
+
+def _with(column, values, n=20):
+    return frame(n=n).assign(**{column: values})
+
+
+NOT_NUMERIC = {
+    "date": lambda n: pd.date_range("2020-01-01", periods=n),
+    "date_utc": lambda n: pd.date_range("2020-01-01", periods=n, tz="UTC"),
+    "duration": lambda n: pd.to_timedelta(np.arange(n), "s"),
+    "flag": lambda n: np.arange(n) % 2 == 0,
+    "flag_nullable": lambda n: pd.array(np.arange(n) % 2 == 0, dtype="boolean"),
+    "code": lambda n: [str(i) for i in range(n)],  # numeric strings
+    "group": lambda n: pd.Categorical(np.arange(n) % 3),
+    "mixed": lambda n: np.array([1.0] * (n - 1) + ["2"], dtype=object),
+}
+
+
+@pytest.mark.parametrize("fit", [PCA(2).fit, PPCA(2).fit, pcalib.pca_svd, pcalib.covariance],
+                         ids=["PCA", "PPCA", "pca_svd", "covariance"])
+@pytest.mark.parametrize("column", sorted(NOT_NUMERIC))
+def test_non_numeric_columns_refused_by_name(column, fit):
+    """Issue 22 item 8: a datetime column among floats was read as epoch microseconds,
+    bool and numeric-string columns were accepted mixed in and refused alone. Every
+    such column is refused, named, whether mixed in or alone (bools too: pcalib
+    refuses a NumPy bool array)."""
+    mixed = _with(column, NOT_NUMERIC[column](20))
+    alone = pd.DataFrame({column: NOT_NUMERIC[column](20), "other": NOT_NUMERIC[column](20)})
+    for X in (mixed, alone):
+        with pytest.raises(TypeError, match=f"these columns do not: '{column}' \\(dtype"):
+            fit(X)
+
+
+def test_numeric_columns_of_every_kind_accepted():
+    """Integer, float, nullable and object columns of numbers are read as float64:
+    the same fit as the float array."""
+    df = frame(n=20)
+    as_kinds = df.assign(
+        sepal=df["sepal"].astype(object), petal=pd.array(np.arange(20), dtype="Int64"),
+        stem=np.arange(20, dtype=np.uint8),
+    )
+    expected = PCA(2).fit(as_kinds.to_numpy(dtype=float))
+    np.testing.assert_allclose(PCA(2).fit(as_kinds).components_, expected.components_, atol=1e-14)
+
+
+def test_bool_refused_as_numpy_array_too():
+    with pytest.raises(TypeError, match="got dtype bool"):
+        PCA(1).fit(np.arange(20).reshape(10, 2) % 3 == 0)
 
 
 # -- names out ----------------------------------------------------------------------------
