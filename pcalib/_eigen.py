@@ -168,26 +168,45 @@ def lanczos_top_operator(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     r"""k largest eigenpairs of a symmetric positive semi-definite m x m matrix M given
     only by ``times(Q) = M @ Q`` (Q of shape (m, b)), by the implicitly restarted
-    Lanczos method (ARPACK ``dsaupd`` through ``scipy.sparse.linalg.eigsh``).
+    Lanczos method (ARPACK ``dsaupd`` through ``scipy.sparse.linalg.eigsh``), with
+    deflation to find the copies of a repeated eigenvalue.
 
     Lanczos builds the Krylov space :math:`[q, Mq, M^2 q, \dots]` one vector per
-    product (a block method spends b products per step); restarts keep the space at ``ncv`` :math:`= \max(2k + 1, 20)`
-    vectors, :math:`O(m k)` memory. ARPACK stops when its estimate of each
-    residual is below ``rtol`` times the Ritz value (from a seeded start vector:
-    deterministic); the result is then checked a posteriori with one block product,
+    product (a block method spends b products per step); restarts keep the space at
+    ``ncv`` :math:`= \max(2k + 1, 20)` vectors, :math:`O(m k)` memory. ARPACK stops
+    when its estimate of each residual is below ``rtol`` times the Ritz value (from a
+    seeded start vector: deterministic); the result is then checked a posteriori with
+    one block product,
 
     .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \theta_1 ,
 
     so each Ritz value is within :math:`\mathrm{rtol}\,\theta_1` of an eigenvalue
     of M and each vector within an angle :math:`\mathrm{rtol}\,\theta_1 / \delta_j`
     of its eigenvector (:math:`\delta_j` the gap to the rest of the spectrum, by
-    the Davis-Kahan theorem). The check cannot see an eigenvalue that Lanczos
-    missed (a start vector nearly orthogonal to its eigenvector, or a second copy
-    of a repeated eigenvalue); the seeded random start makes that unlikely, not
-    impossible. If the check fails, ARPACK runs again to machine
+    the Davis-Kahan theorem). If the check fails, ARPACK runs again to machine
     precision (``tol=0``). Stopping at ``rtol`` rather than at machine precision
     saves about a quarter of the products (measured: 138 against 192 for k = 10
     on the benchmark's 100,000 x 20,000 sparse matrix).
+
+    The residual check cannot see an eigenvalue that Lanczos missed. From one start
+    vector, the Krylov space holds one direction of each eigenspace: of an
+    eigenvalue of multiplicity r, Lanczos finds one copy (more only through
+    rounding errors). So the k pairs found, V, are deflated: a probe runs Lanczos
+    (one eigenvalue, relative accuracy ``_PROBE_TOL``, ``_PROBE_VECTORS`` Lanczos
+    vectors, another seeded start) on
+
+    .. math:: M' = (I - V V^\top) M (I - V V^\top),
+
+    whose eigenvalues are those of M not yet found (and 0 on the span of V).
+    A probe's Ritz value is a lower bound of the largest of them: if it exceeds
+    :math:`\theta_k + \mathrm{rtol}\,\theta_1`, an eigenvalue above
+    :math:`\theta_k` was missed, and Lanczos runs on :math:`M'` for k more pairs;
+    Rayleigh-Ritz on the union of the two sets keeps the k largest, and the probe
+    runs again (each round finds at least one more copy). A probe that finds
+    nothing, or does not converge within ``_PROBE_RESTARTS`` restarts (a flat
+    spectrum below :math:`\theta_k`, where no eigenvalue stands out), ends the
+    search: a missed eigenvalue is then below, or within ``_PROBE_TOL`` of, the
+    probe's Ritz value.
 
     Returns
     -------
@@ -196,14 +215,66 @@ def lanczos_top_operator(
         vectors (m, k); ``None`` if ARPACK does not converge within 1000 restarts
         or the residual test fails. Needs ``1 <= k < m``.
     """
-    operator = scipy.sparse.linalg.LinearOperator(
+    found = _arpack(times, m, k, rtol, np.random.default_rng(0).uniform(-1.0, 1.0, m))
+    probes = np.random.default_rng(1)
+    while found is not None and m - k >= 2:
+        w, V = found
+
+        def deflated(Q: np.ndarray, V: np.ndarray = V) -> np.ndarray:
+            Q = Q - V @ (V.T @ Q)
+            Y = times(np.asfortranarray(Q))
+            return Y - V @ (V.T @ Y)
+
+        start = probes.uniform(-1.0, 1.0, m)
+        try:
+            top = scipy.sparse.linalg.eigsh(
+                _operator(deflated, m), 1, which="LA", v0=start, ncv=min(m, _PROBE_VECTORS), tol=_PROBE_TOL,
+                maxiter=_PROBE_RESTARTS, return_eigenvectors=False,
+            )[0]
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            break
+        if top <= w[-1] + rtol * w[0]:
+            break
+        extra = _arpack(deflated, m, min(k, m - k - 1), rtol, start)
+        if extra is None:
+            return None
+        basis = scipy.linalg.qr(np.hstack([V, extra[1]]), mode="economic", check_finite=False)[0]
+        MB = times(np.asfortranarray(basis))
+        theta, S = scipy.linalg.eigh(basis.T @ MB, check_finite=False)
+        keep = np.argsort(theta)[::-1][:k]
+        w, V, MV = theta[keep], np.asfortranarray(basis @ S[:, keep]), MB @ S[:, keep]
+        if np.linalg.norm(MV - V * w, axis=0).max() > rtol * max(w[0], 0.0):
+            return None
+        found = w, V
+    return found
+
+
+# The probe for missed eigenvalues of lanczos_top_operator: ARPACK's relative accuracy,
+# its number of Lanczos vectors and its restarts. Measured on the benchmark's
+# 100,000 x 20,000 sparse matrix, k = 10: the probe adds 21 products to the 139 of the
+# main run (31 with tol 1e-3 or 20 vectors); fit 0.52-0.53 s against 0.48-0.55 s
+# without it (2 shared cores, medians of 3).
+_PROBE_TOL = 1e-2
+_PROBE_VECTORS = 10
+_PROBE_RESTARTS = 50
+
+
+def _operator(times: Callable[[np.ndarray], np.ndarray], m: int) -> scipy.sparse.linalg.LinearOperator:
+    return scipy.sparse.linalg.LinearOperator(
         (m, m), matvec=lambda v: times(v.reshape(m, 1)).ravel(), matmat=times, dtype=np.float64
     )
-    start = np.random.default_rng(0).uniform(-1.0, 1.0, m)
+
+
+def _arpack(
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float, start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """ARPACK's k largest eigenpairs from `start`, decreasing, if they pass the residual
+    test of :func:`lanczos_top_operator` (at `rtol`, else at ``tol=0``); else None."""
     for tol in (rtol, 0.0):
         try:
             w, V = scipy.sparse.linalg.eigsh(
-                operator, k, which="LA", v0=start, ncv=min(m, max(2 * k + 1, 20)), tol=tol, maxiter=1000
+                _operator(times, m), k, which="LA", v0=start, ncv=min(m, max(2 * k + 1, 20)), tol=tol,
+                maxiter=1000,
             )
         except scipy.sparse.linalg.ArpackNoConvergence:
             return None

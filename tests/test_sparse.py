@@ -169,6 +169,35 @@ def test_integer_sparse_counts():
     assert ours.components_.dtype == np.float64
 
 
+def _mean_free_block(seed, rows=150, cols=300):
+    """[C; -C]: column means 0, so in a block-diagonal matrix centering leaves the
+    blocks uncoupled and their eigenvalues repeat exactly."""
+    C = sp.random(rows, cols, density=0.03, format="csr", random_state=np.random.default_rng(seed))
+    return sp.vstack([C, -C])
+
+
+@pytest.mark.parametrize("copies", [2, 3])
+def test_lanczos_finds_every_copy_of_a_repeated_eigenvalue(copies):
+    """Issue 22 item 6: Lanczos from one start vector found one copy of a repeated
+    eigenvalue (block_diag([B, B, B]), k = 6: lambda_1 and lambda_4 thrice each,
+    relative errors 3e-2). Deflation finds every copy: the eigenvalues of NumPy's eigh
+    of the exactly centered dense matrix, and the axes of each repeated eigenvalue
+    span its eigenspace."""
+    blocks = [_mean_free_block(1)] * copies + [_mean_free_block(2)] * (3 - copies)
+    X = sp.block_diag(blocks).tocsr()
+    dense = X.toarray()
+    centered = dense - dense.mean(axis=0)
+    w, V = np.linalg.eigh(centered.T @ centered / (len(dense) - 1))
+    w, V = w[::-1], V[:, ::-1]
+    assert np.sum(np.isclose(w[:6], w[0], rtol=1e-12)) == copies  # the multiplicity
+    pca = PCA(6, solver="randomized").fit(X)
+    assert pca.solver_ == "randomized"
+    np.testing.assert_allclose(pca.explained_variance_, w[:6], rtol=1e-9)
+    top = V[:, :copies]  # the eigenspace of lambda_1: the same projector
+    found = pca.components_[:copies].T
+    np.testing.assert_allclose(found @ found.T, top @ top.T, atol=1e-8)
+
+
 def test_auto_takes_lanczos_from_1024_features_for_few_components():
     """Between 1024 and 4096 features, "auto" on sparse data avoids the p x p covariance
     when k <= p / 10; the two routes give NumPy's axes alike."""
