@@ -235,7 +235,11 @@ def test_krylov_min_eigenvalue_proves_negativity(monkeypatch):
     monkeypatch.setattr(pcoa_module, "_DENSE_MAX_N", 0)
     fast = pcoa(D, k=2)
     mu = np.linalg.eigvalsh(gram_explicit(D))
-    assert mu[0] <= fast.min_eigenvalue < 0
+    # A Ritz value is at least the smallest eigenvalue in exact arithmetic; both carry
+    # round-off of order n eps max|beta| (issue 23: an exact comparison failed with one
+    # BLAS thread, -371150091.1314128 against -371150091.13141346).
+    round_off = len(D) * np.finfo(float).eps * np.abs(mu).max()
+    assert mu[0] - round_off <= fast.min_eigenvalue < 0
 
 
 def test_krylov_gives_up_when_the_subspace_stops_growing(monkeypatch):
@@ -262,7 +266,8 @@ def test_krylov_falls_back_to_dense_on_flat_spectrum(monkeypatch):
     "D, words",
     [
         (np.zeros((2, 3)), "D must be square"),
-        (np.zeros(3), "D must be a 2-D"),
+        (np.zeros((2, 2, 2)), "D must be a 2-D"),
+        (np.zeros(4), r"condensed vector .* n\(n-1\)/2 entries for some n, got 4"),
         (np.array([[0.0, 1.0], [2.0, 0.0]]), "D must be symmetric"),
         (np.array([[1.0, 1.0], [1.0, 0.0]]), "D must have a zero diagonal"),
         (np.array([[0.0, -1.0], [-1.0, 0.0]]), "D must be non-negative"),
@@ -526,10 +531,18 @@ def test_correction_with_k_and_float32():
     assert np.allclose(part.coordinates, full.coordinates[:, :2], atol=1e-5)
 
 
-@pytest.mark.parametrize("correction", ["none", "Lingoes", "additive", 1])
+@pytest.mark.parametrize("correction", ["Lingoes", "additive", 1, np.float64(1.5)])
 def test_rejects_unknown_correction(correction):
-    with pytest.raises(ValueError, match="correction must be None, 'lingoes' or 'cailliez'"):
+    with pytest.raises(ValueError, match="correction must be None, 'none', 'lingoes' or 'cailliez'") as caught:
         pcoa(STAR, correction=correction)
+    assert "np." not in str(caught.value)
+
+
+def test_correction_none_is_no_correction():
+    """ape::pcoa's default spelling, correction="none", is accepted (it raised)."""
+    res = pcoa(STAR, correction="none")
+    assert res.correction is None and res.added_constant == 0.0 and res.uncorrected is None
+    assert np.array_equal(res.eigenvalues, pcoa(STAR).eigenvalues)
 
 
 # --- broken stick ---------------------------------------------------------------------
@@ -551,14 +564,20 @@ def test_broken_stick_closed_form():
     assert np.allclose(res.broken_stick[:r], loop, rtol=1e-12)
 
 
-def test_broken_stick_needs_the_full_spectrum_and_counts_positive_eigenvalues():
+def test_broken_stick_needs_the_full_spectrum_and_counts_the_lingoes_shifted_eigenvalues():
+    """Without correction, a non-Euclidean D gets ape's stick: as many pieces as positive
+    eigenvalues after the Lingoes shift (n - 2 here), not the positive eigenvalues of B."""
     D = bray_curtis()
-    assert pcoa(D, k=2).broken_stick is None
+    n = len(D)
+    assert pcoa(D, k=2).broken_stick is None and pcoa(D, k=2).corrected_proportion is None
     res = pcoa(D)
     beta = np.linalg.eigvalsh(gram_explicit(D))
-    r = int(np.sum(beta > 1e-12))
+    assert int(np.sum(beta > 1e-12)) < n - 2                 # the old count: fewer pieces
+    r = n - 2
     assert np.isclose(res.broken_stick[0], np.sum(1.0 / np.arange(1, r + 1)) / r, rtol=1e-12)
-    assert np.isclose(res.broken_stick[-1], 1.0 / r / r if res.coordinates.shape[1] == r else 0.0)
+    k = res.coordinates.shape[1]
+    assert np.allclose(res.broken_stick, [np.sum(1.0 / np.arange(j, r + 1)) / r for j in range(1, k + 1)],
+                       rtol=1e-12)
 
 
 # --- weights --------------------------------------------------------------------------
@@ -788,16 +807,201 @@ def test_project_variables_weighted_gives_weighted_axes():
     assert np.allclose((X - mean) @ arrows, res.coordinates, atol=1e-9)
 
 
-def test_project_variables_after_a_correction_uses_the_corrected_eigenvalues():
-    """ape::biplot.pcoa divides by the uncorrected eigenvalues of the same axes; pcalib by
-    the corrected ones of the axes drawn: the two differ by sqrt(beta'_j / beta_j)."""
+# --- published values of ape 5.7 (R 4.2) ------------------------------------------------
+#
+# Ten sites, five species (the counts below: rng = np.random.default_rng(4);
+# rng.poisson(rng.gamma(0.7, 4.0, size=5), size=(10, 5)) + 1), Bray-Curtis, and in R:
+#   library(ape); X <- as.matrix(read.csv("counts.csv", header=FALSE)); n <- nrow(X)
+#   D <- outer(1:n, 1:n, Vectorize(function(i, j)
+#          sum(abs(X[i,] - X[j,])) / sum(X[i,] + X[j,])))
+#   r <- pcoa(D, correction=corr)        # corr = "none", "lingoes", "cailliez"
+#   r$values; r$vectors.cor[1:3, 1:2]
+#   # the arrows of biplot.pcoa(r, X), its own lines:
+#   S <- cov(X, scale(r$vectors[, 1:2]))
+#   S %*% diag((r$values$Eigenvalues[1:2] / (n - 1))^(-0.5))
+
+APE_COUNTS = np.array([[11, 5, 8, 12, 8], [11, 1, 8, 11, 8], [14, 4, 5, 6, 10], [11, 2, 7, 12, 10],
+                       [19, 6, 9, 11, 10], [10, 2, 7, 15, 11], [17, 6, 7, 7, 11], [11, 3, 4, 15, 9],
+                       [13, 5, 5, 10, 12], [8, 3, 5, 9, 7]], dtype=float)
+APE_EIGENVALUES = [0.062371427946771911, 0.032916052671074614, 0.016446084825105230,
+                   0.006693903269676580, 0.004640667863556876, 0.001118157777499156, 0.0,
+                   -0.000525439009388318, -0.001372762348742690, -0.005214097565762881]
+APE_REL_CORR_EIG_NONE = [0.4121046678669673, 0.2324996777032554, 0.1320735794008308,
+                         0.0726093744486489, 0.0600897130466712, 0.0386111074123386]
+APE_BROKEN_STICK_8 = [0.3397321428571429, 0.2147321428571428, 0.1522321428571428,
+                      0.1105654761904762, 0.0793154761904762, 0.0543154761904762,
+                      0.0334821428571429, 0.0156250000000000]
+APE_CORR_EIG = {"lingoes": [0.06758552551253481, 0.03813015023683750, 0.02166018239086810,
+                            0.01190800083543946, 0.00985476542931977, 0.00633225534326203,
+                            0.00468865855637456, 0.00384133521702018],
+                "cailliez": [0.09877818630545054, 0.05605734411539440, 0.03356744167060469,
+                             0.01705889540377711, 0.01420011813060184, 0.01081384416928688,
+                             0.00717548309297057, 0.00476878921318274]}
+APE_REL_CORR_EIG = {"lingoes": [0.4121046678669674, 0.2324996777032554, 0.1320735794008307,
+                                0.0726093744486488, 0.0600897130466712, 0.0386111074123385,
+                                0.0285892291650228, 0.0234226509562641],
+                    "cailliez": [0.4074669775701472, 0.2312404937936084, 0.1384680617640454,
+                                 0.0703691453634109, 0.0585764877067409, 0.0446078690486216,
+                                 0.0295993732812350, 0.0196715914721899]}
+APE_VECTORS_COR = {"lingoes": [[-0.0263089036207970, -0.0382572181798827],
+                               [-0.0661734587445759, -0.0459285507296856],
+                               [0.0807353034149542, 0.0935486002702037]],
+                   "cailliez": [[-0.0364469551179136, -0.0474256029359371],
+                                [-0.0828444010640236, -0.0529188552081998],
+                                [0.1034476415529705, 0.1078781049482542]]}
+# biplot.pcoa's arrows: the same for the three corrections (it uses r$vectors and
+# r$values$Eigenvalues, the uncorrected ones)
+APE_BIPLOT = [[36.67627995456212, -15.48743580788326], [17.05832311147205, 1.41638064402953],
+              [4.93193937126334, -20.91180583947998], [-23.77376362402004, -29.54179100598856],
+              [10.83565262193189, -4.53286887597470]]
+
+
+def test_uncorrected_analysis_matches_ape_published_values():
+    """ape::pcoa(D) of a non-Euclidean D: Eigenvalues, Relative_eig = pcalib's
+    proportion_explained, Rel_corr_eig (the Lingoes-shifted proportions, new in pcalib)
+    and Broken_stick over the n - 2 = 8 pieces of Rel_corr_eig (pcalib broke it into the
+    6 positive eigenvalues: 0.408 where ape has 0.340)."""
+    D = pdist(APE_COUNTS, "braycurtis")
+    res = pcoa(D)
+    assert np.allclose(res.eigenvalues, APE_EIGENVALUES, rtol=0, atol=1e-15)
+    assert np.allclose(res.proportion_explained, res.eigenvalues[:6] / np.sum(APE_EIGENVALUES), rtol=1e-12)
+    assert np.allclose(res.corrected_proportion, APE_REL_CORR_EIG_NONE, rtol=1e-12)
+    assert np.allclose(res.broken_stick, APE_BROKEN_STICK_8[:6], rtol=1e-12)
+    assert np.allclose(align_signs(res.project_variables(APE_COUNTS)[:, :2], np.array(APE_BIPLOT)),
+                       APE_BIPLOT, rtol=1e-10)
+
+
+@pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
+def test_corrected_analysis_and_its_uncorrected_pair_match_ape_published_values(correction):
+    """ape::pcoa(D, correction): Corr_eig, Rel_corr_eig and vectors.cor are the corrected
+    analysis; Eigenvalues and vectors (the uncorrected ones) are pcalib's `uncorrected`,
+    and ape::biplot.pcoa draws those: its arrows are uncorrected.project_variables."""
+    res = pcoa(pdist(APE_COUNTS, "braycurtis"), correction=correction)
+    assert np.allclose(res.eigenvalues[:8], APE_CORR_EIG[correction], rtol=1e-12)
+    assert np.allclose(res.proportion_explained, APE_REL_CORR_EIG[correction], rtol=1e-12)
+    assert np.array_equal(res.corrected_proportion, res.proportion_explained)
+    assert np.allclose(res.broken_stick, APE_BROKEN_STICK_8, rtol=1e-12)
+    corrected = np.array(APE_VECTORS_COR[correction])
+    assert np.allclose(align_signs(res.coordinates[:3, :2], corrected), corrected, rtol=1e-10)
+    assert res.uncorrected.correction is None and res.uncorrected.uncorrected is None
+    assert np.allclose(res.uncorrected.eigenvalues, APE_EIGENVALUES, rtol=0, atol=1e-15)
+    arrows = res.uncorrected.project_variables(APE_COUNTS)[:, :2]
+    assert np.allclose(align_signs(arrows, np.array(APE_BIPLOT)), APE_BIPLOT, rtol=1e-10)
+    # the corrected map's own arrows differ from ape's biplot
+    assert not np.allclose(np.abs(res.project_variables(APE_COUNTS)[:, :2]), np.abs(APE_BIPLOT), rtol=0.01)
+
+
+@pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
+def test_project_variables_after_a_correction_is_ape_biplot_of_the_corrected_table(correction):
+    """The corrected map's arrows: biplot.pcoa's recipe on the corrected coordinates and
+    eigenvalues, i.e. ape::biplot.pcoa(ape::pcoa(D')) for the corrected table D'."""
     rng = np.random.default_rng(6)
     counts = rng.poisson(rng.gamma(0.7, 4.0, size=6), size=(20, 6)) + 1
     D = squareform(pdist(counts, "braycurtis"))
-    res = pcoa(D, k=2, correction="lingoes")
-    uncorrected = pcoa(D, k=2).eigenvalues
-    ape = ape_biplot(counts, res.coordinates, uncorrected)
-    assert np.allclose(res.project_variables(counts) * np.sqrt(res.eigenvalues / uncorrected), ape, rtol=1e-10)
+    _, D_corrected = REFERENCES[correction](D)
+    values, coordinates, _, _ = ape_pcoa(D_corrected)
+    res = pcoa(D, k=2, correction=correction)
+    expected = ape_biplot(counts, coordinates[:, :2], values[:2])
+    assert np.allclose(align_signs(res.project_variables(counts), expected), expected, rtol=1e-8)
+    plain = pcoa(D, k=2)
+    assert np.array_equal(res.uncorrected.coordinates, plain.coordinates)
+    assert np.allclose(res.uncorrected.project_variables(counts),
+                       ape_biplot(counts, plain.coordinates, plain.eigenvalues), rtol=1e-10)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_corrected_proportion_is_the_proportion_after_a_lingoes_correction(weighted):
+    """Rel_corr_eig without correction equals the proportions of the Lingoes-corrected
+    analysis (weighted too), and adds up to 1 over the axes."""
+    D = bray_curtis(seed=11, n=14)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=14) if weighted else None
+    plain = pcoa(D, weights=w)
+    assert plain.eigenvalues.min() < 0
+    c1, D_lingoes = lingoes_reference(D)
+    if weighted:
+        values, _ = weighted_reference(D_lingoes, w)
+        total = w @ (D_lingoes**2) @ w / (2 * w.sum())
+    else:
+        values = np.linalg.eigvalsh(gram_explicit(D_lingoes))[::-1]
+        total = (D_lingoes**2).sum() / (2 * len(D))
+    k = plain.coordinates.shape[1]
+    assert np.allclose(plain.corrected_proportion, values[:k] / total, rtol=1e-9)
+    lingoes = pcoa(D, correction="lingoes", weights=w)
+    assert np.allclose(plain.corrected_proportion, lingoes.proportion_explained[:k], rtol=1e-9)
+    full = pcoa(D, k=len(D), weights=w, full_spectrum=True)
+    assert np.isclose(full.corrected_proportion.sum(), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
+def test_transform_of_the_map_own_objects_after_a_correction_shrinks_them(correction):
+    """Each object placed from its own row of D lands at y_lj (1 - c1/beta_j) (Lingoes) or
+    y_lj (1 - c2^2/(2 beta_j)) (Cailliez), beta_j corrected: the correction turns its
+    dissimilarity 0 to itself into sqrt(2 c1) or c2. Derived in the docstring; checked
+    here against the columns of the corrected map."""
+    D = bray_curtis(seed=4, n=12)
+    res = pcoa(D, correction=correction)
+    c, beta = res.added_constant, res.eigenvalues[: res.coordinates.shape[1]]
+    factor = 1 - c / beta if correction == "lingoes" else 1 - c**2 / (2 * beta)
+    placed = res.transform(D)
+    assert np.allclose(placed, res.coordinates * factor, atol=1e-10 * np.abs(res.coordinates).max())
+    assert np.all(factor < 1) and factor[-1] < 0.9 * factor[0]
+    if correction == "lingoes":   # beta_j - c1 is the uncorrected eigenvalue
+        unc = res.uncorrected.eigenvalues[: len(beta)]
+        assert np.allclose(factor, unc / (unc + c), rtol=1e-10)
+
+
+# --- the forms D may take -----------------------------------------------------------------
+
+
+def test_condensed_distance_vector_is_accepted():
+    """pdist's condensed vector in, the same analysis as its square form (it raised)."""
+    counts = np.random.default_rng(3).poisson(6.0, size=(9, 5)) + 1
+    v = pdist(counts, "braycurtis")
+    before = v.copy()
+    res = pcoa(v, correction="cailliez")
+    square = pcoa(squareform(v), correction="cailliez")
+    assert np.array_equal(res.coordinates, square.coordinates)
+    assert np.array_equal(res.eigenvalues, square.eigenvalues)
+    assert np.array_equal(v, before)
+    assert pcoa([3.0, 4.0, 5.0]).coordinates.shape == (3, 2)     # a list of 3 = n(n-1)/2
+    with pytest.raises(ValueError, match=r"must be non-negative: D\[0, 2\] = -4.0$"):
+        pcoa([3.0, -4.0, 5.0])
+
+
+def test_skbio_distance_matrix_is_accepted_with_its_ids():
+    skbio = pytest.importorskip("skbio")
+    D = bray_curtis(n=8)
+    ids = [f"plot{i}" for i in range(8)]
+    res = pcoa(skbio.DistanceMatrix(D, ids=ids), k=3)
+    assert list(res.labels) == ids and list(res.to_frame().index) == ids
+    assert np.array_equal(res.coordinates, pcoa(D, k=3).coordinates)
+
+
+def test_skbio_is_not_imported_at_runtime():
+    import subprocess
+
+    code = (
+        "import sys, numpy as np, pcalib\n"
+        "class Table:\n"
+        "    ids = ('a', 'b', 'c')\n"
+        "    data = np.array([[0, 3, 4], [3, 0, 5], [4, 5, 0]], float)\n"
+        "r = pcalib.pcoa(Table())\n"
+        "assert list(r.labels) == ['a', 'b', 'c'], r.labels\n"
+        "assert 'skbio' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("D, text", [
+    (np.array([[0.0, -1.0], [-1.0, 0.0]]), "D[0, 1] = -1.0"),
+    (np.array([[0.0, 1.0], [2.0, 0.0]]), "D[0, 1] = 1.0 but D[1, 0] = 2.0"),
+    (np.array([[0.5, 1.0], [1.0, 0.0]]), "D[0, 0] = 0.5"),
+])
+def test_error_messages_show_plain_numbers(D, text):
+    """NumPy 2 writes np.float64(-1.0) for repr of its scalars: messages use floats."""
+    with pytest.raises(ValueError) as caught:
+        pcoa(D)
+    assert text in str(caught.value) and "np." not in str(caught.value)
 
 
 def test_project_variables_validates():
