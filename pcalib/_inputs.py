@@ -542,9 +542,18 @@ class SparseMatrix:
             raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
         if data.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
-        self.X = X
         self.shape = X.shape
         self.dtype = output_dtype(data)
+        # X - 1 c^T (c the shift, 0 but in the columns whose mean exceeds their spread,
+        # :meth:`moments`) and its mean about c, once moments has shifted X
+        self._shift: np.ndarray | None = None
+        self._shifted_mean = self._data_mean = np.zeros(0)
+        self._given = X  # X as given (map_rows reads it; the products read self.X)
+        self._use(X)
+
+    def _use(self, X: Any) -> None:
+        """Read the products from X (CSR or CSC, float32 or float64)."""
+        self.X = X
         # The products read float64 values: float32 ones are converted once here (SciPy
         # would convert them at every product). The pieces are runs of rows of X (CSR)
         # or of the CSR matrix X^T, i.e. runs of columns of X (CSC).
@@ -614,23 +623,40 @@ class SparseMatrix:
         return sums
 
     def moments(self, *, full: bool = True) -> Moments:
-        r""":math:`M = X^\top X - n \bar x \bar x^\top` from the sparse product (the
-        only form that keeps X sparse; with ``full=False`` only its diagonal, from
-        column sums of the squared stored entries). It
-        cancels by the factor :math:`\max_j (1 + \bar x_j^2 / s_j^2)`: harmless for
-        sparse data, whose columns are mostly zeros (a column of density d with equal
-        non-zeros has factor 1 + d / (1 - d)), and warned about beyond :math:`10^4`.
-        A column is constant when none of its entries is non-zero, or when all n are
-        and they are equal (the only columns whose extremes are read)."""
+        r""":math:`M = Y^\top Y - n \bar y \bar y^\top` of :math:`Y = X - \mathbf 1 c^\top`
+        from the sparse product (the only form that keeps X sparse; with ``full=False``
+        only its diagonal, from column sums of the squared stored entries).
+
+        The subtraction cancels by the factor :math:`1 + \bar y_j^2 / s_j^2` in column
+        j: harmless for a sparse column (of density d with equal non-zeros, the factor
+        is 1 + d / (1 - d)), ruinous for a dense column far from 0 (at an offset of
+        :math:`10^8` and spread 1 every digit is lost). So the columns whose mean
+        exceeds their spread (:math:`\bar x_j^2 > s_j^2`, more than one bit lost; such
+        a column is more than half full) are shifted: c holds their means, 0 for the
+        others, and Y, whose shifted columns are stored in full (at most twice their
+        stored entries), replaces X in every product (:meth:`gram_times`,
+        :meth:`project`, the Gram and QR routes). The moments are those of Y about
+        c (:class:`Moments`: the mean :math:`\bar y` is kept apart from c, so the
+        centering stays exact at any offset); a column still losing more than
+        :math:`10^4` is warned about. A column is constant when none of its entries
+        is non-zero, or when all n are and they are equal (the only columns whose
+        extremes are read)."""
         n, p = self.shape
-        mean = self._column_sums(lambda values: values) / n
+        mean, sums_of_squares = self._column_sums(lambda values: values) / n, self._column_sums(np.square)
+        if self._shift is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                offset = (mean**2 > sums_of_squares / n - mean**2) & (mean != 0)
+            if offset.any():
+                self._shift_columns(np.where(offset, mean, 0.0))
+                mean, sums_of_squares = self._column_sums(lambda values: values) / n, self._column_sums(np.square)
+        shift = np.zeros(p) if self._shift is None else self._shift
         if full:
             X = self._float64()
             scatter = (X.T @ X).toarray()
             scatter -= np.outer(mean, mean * n)
             squares = np.diagonal(scatter)
         else:
-            squares = scatter = self._column_sums(np.square) - n * mean**2
+            squares = scatter = sums_of_squares - n * mean**2
         variance = np.maximum(squares, 0.0) / n
         with np.errstate(divide="ignore", invalid="ignore"):
             lost = np.where(variance > 0, mean**2 / variance, 0.0).max()
@@ -648,9 +674,44 @@ class SparseMatrix:
             low = dense_ones.min(axis=0).toarray().ravel()
             high = dense_ones.max(axis=0).toarray().ravel()
             value[full_columns] = np.where(low == high, low, np.nan)
-        return Moments(n, np.zeros(p), mean, scatter, value)
+        constant = ~np.isnan(value)
+        value = shift + value  # data units (exact: a shifted value is close to its shift)
+        # a constant column is its value plus exactly 0, as in Moments.of_rows
+        shift, mean = np.where(constant, value, shift), np.where(constant, 0.0, mean)
+        if self._shift is not None:
+            self._shifted_mean, self._data_mean = mean + (shift - self._shift), shift + mean
+        return Moments(n, shift, mean, scatter, value)
+
+    def _shift_columns(self, shift: np.ndarray) -> None:
+        r"""Read the products from :math:`Y = X - \mathbf 1 c^\top` from now on
+        (c = `shift`): the columns where c is not 0 are stored in full."""
+        n, p = self.shape
+        columns = np.flatnonzero(shift)
+        X = self._float64()
+        full = np.asarray(X[:, columns].toarray()) - shift[columns]
+        kept = X @ scipy.sparse.diags((shift == 0).astype(np.float64))
+        placed = scipy.sparse.csc_matrix(
+            (full.ravel(order="F"), np.tile(np.arange(n), columns.size),
+             np.r_[np.arange(columns.size) * n, columns.size * n]), shape=(n, columns.size),
+        ) @ scipy.sparse.csr_matrix(
+            (np.ones(columns.size), columns, np.arange(columns.size + 1)), shape=(columns.size, p)
+        )
+        Y = (kept + placed).asformat(X.format)
+        Y.sum_duplicates()
+        self._shift = shift
+        self._use(Y)
+
+    def _about_shift(self, mean: np.ndarray) -> np.ndarray:
+        r"""The mean `mean` of X as a mean of the matrix the products read: itself, or
+        :math:`\bar y` (kept exactly) for the data mean that :meth:`moments` gave."""
+        if self._shift is None:
+            return mean
+        if np.array_equal(mean, self._data_mean):
+            return self._shifted_mean
+        return mean - self._shift
 
     def gram_times(self, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        mean = self._about_shift(mean)
         W = Q / scale[:, None]
         shift = mean @ W
         if self._by_rows:
@@ -665,13 +726,30 @@ class SparseMatrix:
         return (XtY - np.outer(mean, column_sums)) / scale[:, None]
 
     def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+        r"""Scores :math:`(X - \mathbf 1 \bar x^\top) D^{-1} V`: :math:`X W - \mathbf 1
+        (\bar x^\top W)`, :math:`W = D^{-1} V`, but for the columns stored more than
+        half full with a mean not 0 (dense columns, perhaps far from 0, where that
+        difference would cancel): those are read as a dense block and centered
+        first."""
+        mean = self._about_shift(mean)
         W = V / scale[:, None]
-        scores = np.asarray(self._float64() @ W, dtype=np.float64)
+        X = self._float64()
+        n, p = self.shape
+        stored = np.diff(X.indptr) if X.format == "csc" else np.bincount(X.indices, minlength=p)
+        dense = np.flatnonzero((stored > n / 2) & (mean != 0))
+        if dense.size:
+            block = np.asarray(X[:, dense].toarray()) - mean[dense]
+            scores = block @ W[dense]
+            W, mean = W.copy(), mean.copy()
+            W[dense], mean[dense] = 0.0, 0.0
+            scores += X @ W
+        else:
+            scores = np.asarray(X @ W, dtype=np.float64)
         scores -= mean @ W
         return scores
 
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
-        X = self.X.tocsr()
+        X = self._given.tocsr()
         return np.concatenate([
             func(X[start:start + self._ROWS].toarray().astype(np.float64))
             for start in range(0, X.shape[0], self._ROWS)

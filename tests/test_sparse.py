@@ -1,6 +1,7 @@
 """PCA of scipy.sparse input: implicit centering, never densified, equal to the dense fit."""
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -167,6 +168,39 @@ def test_integer_sparse_counts():
     V, ev = exact_pca(counts.toarray().astype(float), 3)
     np.testing.assert_allclose(ours.components_, V, atol=1e-8)
     assert ours.components_.dtype == np.float64
+
+
+def exactly_centered(dense):
+    """The dense matrix centered twice (the second pass removes the rounding error of
+    the first mean: at an offset of 1e15 a float64 mean is off by about 0.1)."""
+    centered = dense - dense.mean(axis=0)
+    return centered - centered.mean(axis=0)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("solver", ["auto", "randomized"])
+@pytest.mark.parametrize("offset", [1e8, 1e12, 1e15])
+def test_dense_columns_far_from_zero_are_shifted(offset, solver, fmt):
+    """Issue 22 item 5: full-density sparse data at offset >= 1e8 took the covariance
+    X^T X - n mean mean^T and returned eigenvalues wrong by 20x to 1e16x with only a
+    warning. The dense columns are now shifted by their means: NumPy's eigh of the
+    exactly centered dense matrix, no warning, and transform's scores (x - mean_) V."""
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((500, 8)) @ np.diag([5, 3, 2, 1, 0.5, 0.3, 0.2, 0.1]) + offset
+    dense[:, 7] = rng.standard_normal(500) * (rng.uniform(size=500) < 0.05)  # one sparse column
+    X = sp.csr_matrix(dense).asformat(fmt)
+    centered = exactly_centered(dense)
+    w, V = np.linalg.eigh(centered.T @ centered / 499)
+    w, V = w[::-1][:4], signed(V[:, ::-1][:, :4].T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pca = PCA(4, solver=solver).fit(X)
+        scores = pca.transform(X)
+    assert pca.solver_ == ("eig" if solver == "auto" else "randomized")
+    np.testing.assert_allclose(pca.explained_variance_, w, rtol=1e-10)
+    np.testing.assert_allclose(pca.components_, V, atol=1e-9)
+    # transform subtracts mean_ (the mean rounded to float64), exactly for dense columns
+    np.testing.assert_allclose(scores, (dense - pca.mean_) @ pca.components_.T, atol=1e-12 * np.sqrt(w[0]))
 
 
 def _mean_free_block(seed, rows=150, cols=300):
