@@ -50,6 +50,11 @@ def _values(obj: Any, field: str, name: str) -> np.ndarray:
     return arr
 
 
+def _is_pcoa(obj: Any) -> bool:
+    """Whether `obj` is a :class:`pcalib.PCoAResult` (recognized by what it holds)."""
+    return all(hasattr(obj, name) for name in ("coordinates", "eigenvalues", "project_variables"))
+
+
 def _axes(ax: Any) -> Any:
     try:
         import matplotlib.pyplot as plt
@@ -68,10 +73,12 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
 
     Parameters
     ----------
-    explained_variance : array_like of shape (k,) or a PCA result
+    explained_variance : array_like of shape (k,), a PCA result or a PCoAResult
         The eigenvalues, or an object with ``explained_variance`` (or, with
         ``ratio=True``, ``explained_variance_ratio``; a trailing underscore as in a
-        fitted estimator is accepted).
+        fitted estimator is accepted). A :class:`pcalib.PCoAResult` gives every
+        eigenvalue :math:`\beta_j` it holds, negative ones included (with
+        ``ratio=True``, :math:`\beta_j / \operatorname{tr} B`), and a line at zero.
     ax : matplotlib Axes, optional
         Axes to draw on; a new figure if omitted.
     ratio : bool, default False
@@ -84,13 +91,26 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
     -------
     matplotlib Axes
     """
+    pcoa = _is_pcoa(explained_variance)
+    if pcoa:
+        beta = np.asarray(explained_variance.eigenvalues, dtype=float)
+        total = explained_variance.total_inertia
+        if ratio:
+            explained_variance = beta / total if total > 0 else np.zeros_like(beta)
+        else:
+            explained_variance = beta
     field = "explained_variance_ratio" if ratio else "explained_variance"
     values = _values(explained_variance, field, "explained_variance")
     ax = _axes(ax)
     j = np.arange(1, values.size + 1)
     ax.plot(j, values, **{"marker": "o", **kwargs})
-    ax.set_xlabel("component $j$")
-    ax.set_ylabel("explained variance ratio" if ratio else r"eigenvalue $\lambda_j$")
+    if pcoa:
+        ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xlabel("axis $j$" if pcoa else "component $j$")
+    if ratio:
+        ax.set_ylabel("proportion explained" if pcoa else "explained variance ratio")
+    else:
+        ax.set_ylabel(r"eigenvalue $\beta_j$" if pcoa else r"eigenvalue $\lambda_j$")
     ax.set_title("Scree plot")
     return ax
 
@@ -141,6 +161,7 @@ def biplot(
     *,
     labels: ArrayLike | None = None,
     data: ArrayLike | None = None,
+    sample_labels: ArrayLike | bool | None = None,
 ) -> Any:
     r"""Biplot of the first two components: scores as points, loadings as arrows.
 
@@ -150,11 +171,14 @@ def biplot(
 
     Parameters
     ----------
-    scores : array_like of shape (n, >=2), a PCA result or a fitted PCA
+    scores : array_like of shape (n, >=2), a PCA result, a fitted PCA or a PCoAResult
         Scores :math:`X_c V`, or an object with ``scores`` and ``components``
         (:func:`pcalib.pca_svd` and friends), or a fitted :class:`pcalib.PCA`,
         which stores no scores: then pass `data`, and the points are
-        ``scores.transform(data)``.
+        ``scores.transform(data)``. A :class:`pcalib.PCoAResult`: the points are its
+        `coordinates`, and the arrows ``scores.project_variables(data)`` for the
+        variables `data` measured on the objects (``ape::biplot.pcoa``; no arrows
+        without `data`).
     components : array_like of shape (>=2, p), a result or a fitted PCA, optional
         Principal axes as rows; taken from `scores` if it is a result or an estimator.
     ax : matplotlib Axes, optional
@@ -162,14 +186,28 @@ def biplot(
         Arrow labels; default ``x1, ..., xp``.
     labels : array_like of shape (n,), optional
         Group of each point (for example a class index), used as the colour.
-    data : array_like of shape (n, p), optional
-        The samples to place, when `scores` is a fitted estimator.
+    data : array_like or pandas.DataFrame of shape (n, p), optional
+        The samples to place, when `scores` is a fitted estimator; the variables to
+        project, when it is a PCoAResult (a DataFrame's columns name the arrows).
+    sample_labels : array_like of n str, or True, optional
+        Text written next to each point; True takes the result's ``labels`` (a
+        PCoAResult of a labelled D), else the row numbers 0..n-1.
 
     Returns
     -------
     matplotlib Axes
         One scatter collection with n points and p arrows (annotations).
     """
+    pcoa = _is_pcoa(scores)
+    if pcoa:
+        if components is not None:
+            raise TypeError("components is not used with a PCoAResult: pass the variables as data")
+        columns = getattr(data, "columns", None)
+        if feature_names is None and columns is not None:
+            feature_names = [str(name) for name in columns]
+        arrows = np.zeros((0, 2)) if data is None else np.asarray(scores.project_variables(data), dtype=float)
+        sample_labels = scores.labels if sample_labels is True else sample_labels
+        scores, components, data = scores.coordinates, arrows.T, None
     if components is None:
         components = _field(scores, "components")
         if components is None:
@@ -187,7 +225,7 @@ def biplot(
     elif data is not None:
         raise TypeError("data is only used when scores is a fitted estimator (it is transformed)")
     T = as_data_matrix(found if found is not None else scores, "scores")
-    V = as_data_matrix(components, "components")
+    V = components if pcoa else as_data_matrix(components, "components")
     if T.shape[1] < 2 or V.shape[0] < 2:
         raise ValueError(
             f"a biplot needs two components: scores has {T.shape[1]} column(s), "
@@ -202,18 +240,25 @@ def biplot(
         colours = np.asarray(labels)
         if colours.shape != (T.shape[0],):
             raise ValueError(f"labels must have shape ({T.shape[0]},), got {colours.shape}")
+    if sample_labels is True:
+        sample_labels = range(T.shape[0])
+    texts = None if sample_labels is None else [str(name) for name in sample_labels]
+    if texts is not None and len(texts) != T.shape[0]:
+        raise ValueError(f"sample_labels must have {T.shape[0]} entries (one per point), got {len(texts)}")
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
+    for text, (x, y) in zip(texts or [], T[:, :2]):
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
     loadings = V[:2].T
-    longest = np.linalg.norm(loadings, axis=1).max()
+    longest = np.linalg.norm(loadings, axis=1).max() if p else 0.0
     c = 0.8 * np.abs(T[:, :2]).max() / longest if longest > 0 else 1.0
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
         ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("PC1")
-    ax.set_ylabel("PC2")
+    ax.set_xlabel("PCo1" if pcoa else "PC1")
+    ax.set_ylabel("PCo2" if pcoa else "PC2")
     ax.set_title("Biplot")
     return ax
 

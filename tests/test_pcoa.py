@@ -1156,3 +1156,65 @@ def test_all_zero_distances_give_a_clear_result_without_warnings(n, k):
         if res.full_spectrum:
             assert res.negative_share == 0.0 and res.broken_stick.shape == (0,)
         assert pcoa(np.zeros((n, n)), k=k, correction="cailliez").added_constant == 0.0
+
+
+# --- pcalib.plot with a PCoAResult ------------------------------------------------------
+
+
+def test_scree_of_a_pcoa_result_shows_every_eigenvalue_with_its_sign():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from pcalib import plot
+
+    D = bray_curtis(seed=2, n=12)
+    res = pcoa(D)
+    beta = np.linalg.eigvalsh(gram_explicit(D))[::-1]
+    ax = plot.scree(res)
+    x, y = ax.lines[0].get_data()
+    assert np.array_equal(x, np.arange(1, 13)) and np.allclose(y, beta, atol=1e-12)
+    assert y.min() < 0 and ax.get_ylabel() == r"eigenvalue $\beta_j$"
+    ax = plot.scree(res, ratio=True)
+    assert np.allclose(ax.lines[0].get_ydata(), beta / ((D**2).sum() / 24), atol=1e-12)
+    plt.close("all")
+
+
+def test_biplot_of_a_pcoa_result_with_labels_and_arrows():
+    pytest.importorskip("matplotlib")
+    pd = pytest.importorskip("pandas")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from pcalib import plot
+
+    rng = np.random.default_rng(7)
+    counts = rng.poisson(5.0, size=(10, 4)) + 1
+    names = [f"s{i}" for i in range(10)]
+    D = squareform(pdist(counts, "braycurtis"))
+    res = pcoa(pd.DataFrame(D, index=names, columns=names), k=2)
+    species = pd.DataFrame(counts, index=names, columns=list("ABCD"))
+    ax = plot.biplot(res, data=species, sample_labels=True)
+    points = ax.collections[0].get_offsets()
+    assert np.allclose(points, res.coordinates)
+    from matplotlib.text import Annotation
+
+    plain = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
+    assert plain == list("ABCD")                                    # arrow labels
+    annotations = [t for t in ax.texts if isinstance(t, Annotation)]
+    written = [a.get_text() for a in annotations if a.get_text()]
+    assert written == names                                        # one label per site
+    arrows = np.array([a.xy for a in annotations if not a.get_text()])
+    expected = res.project_variables(counts)
+    scale = arrows[:, 0] / expected[:, 0]
+    assert np.allclose(arrows, scale[0] * expected) and scale[0] > 0
+    assert ax.get_xlabel() == "PCo1"
+    ax = plot.biplot(res)                                           # the map alone
+    assert not ax.texts
+    with pytest.raises(ValueError, match="sample_labels must have 10 entries"):
+        plot.biplot(res, sample_labels=["a"])
+    with pytest.raises(TypeError, match="components is not used with a PCoAResult"):
+        plot.biplot(res, np.eye(2))
+    plt.close("all")
