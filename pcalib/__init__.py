@@ -38,6 +38,9 @@ from .selection import (
 )
 from .bootstrap import BootstrapResult, align_axes, bootstrap_pca
 
+# Chapter "Kernel PCA"
+from .kernel import KernelPCA
+
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
 
@@ -71,6 +74,7 @@ __all__ = [
     "BootstrapResult",
     "align_axes",
     "bootstrap_pca",
+    "KernelPCA",
     "datasets",
     "plot",
 ]
