@@ -35,7 +35,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._eigen import top_eigh
+from ._eigen import NUMPY_MAX_M, lanczos_top_operator, top_eigh
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._validation import NotFittedError, _check_random_state, as_data_matrix, warn_outside_pcalib
@@ -101,6 +101,25 @@ def _squared_distances(A: np.ndarray, B: np.ndarray, shift: np.ndarray) -> np.nd
     if same:
         np.fill_diagonal(D, 0.0)
     return D
+
+
+def _top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k largest eigenpairs of the centered kernel K (n x n, C order, symmetric).
+
+    For k << n, ARPACK's Lanczos method with products ``K @ Q`` in NumPy's BLAS
+    (:func:`lanczos_top_operator`: residuals checked to 1e-10 of the largest
+    eigenvalue, deflation probe for repeated eigenvalues, which the rotational
+    symmetry of a Gaussian kernel on isotropic data produces). Measured on 2 shared
+    cores, n = 5000, k = 10: 0.7 s, against 1.7-2.8 s for the block Krylov solver
+    :func:`krylov_top`, whose many small SciPy BLAS calls pay for thread hand-offs
+    after NumPy's product. LAPACK (:func:`top_eigh`) otherwise, or if Lanczos fails.
+    """
+    n = K.shape[0]
+    if n > NUMPY_MAX_M and 40 * k <= n:
+        top = lanczos_top_operator(lambda Q: K @ Q, n, k)
+        if top is not None:
+            return top
+    return top_eigh(K, k)
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
@@ -376,7 +395,7 @@ class KernelPCA(EstimatorBase):
         K -= kbar
         K -= kbar[:, None]
         K += kbar.mean()
-        mu, U = top_eigh(K, k)
+        mu, U = _top_eigenpairs(K, k)
         del K
         self._threshold_check(mu, scale, n)
         U = U - U.mean(axis=0)  # exactly orthogonal to 1, as eigenvectors of mu != 0 are
