@@ -403,3 +403,41 @@ def test_new_points_get_their_pca_scores(X, k, seed):
     signs = np.where(np.sum(result.coordinates * (Xc @ Vt[:k].T), axis=0) < 0, -1.0, 1.0)
     expected = (X_new - X.mean(axis=0)) @ Vt[:k].T * signs
     np.testing.assert_allclose(result.transform(cdist(X_new, X)), expected, atol=1e-6 * s[0])
+
+
+# -- prop-pcoa-strain -------------------------------------------------------------------------------
+
+@theorem("prop-pcoa-strain")
+@settings(max_examples=40)
+@given(dissimilarities(max_n=14), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_principal_coordinates_minimize_the_strain(D, k, seed):
+    """||B - Y Y^T||_F^2 >= sum beta_j^2 - sum_{j<=k} max(beta_j, 0)^2 for every Y with k
+    columns, with equality for pcalib's coordinates on the first k axes; perturbations
+    of them, small and large, never beat the bound."""
+    n = D.shape[0]
+    k = min(k, n)
+    B = explicit_gram(D)
+    beta = np.linalg.eigvalsh(B)[::-1]
+    bound = np.sum(beta**2) - np.sum(np.maximum(beta[:k], 0.0) ** 2)
+    Y = pcalib.pcoa(D, k=k, full_spectrum=True).coordinates
+    scale = max(1.0, np.sum(beta**2))
+    np.testing.assert_allclose(np.sum((B - Y @ Y.T) ** 2), bound, rtol=1e-9, atol=1e-12 * scale)
+    rng = np.random.default_rng(seed)
+    for step in (1e-3, 1e-1, 1.0):
+        other = Y + step * rng.normal(size=Y.shape) * max(np.abs(Y).max(), 1e-3)
+        assert np.sum((B - other @ other.T) ** 2) >= bound - 1e-12 * scale
+
+
+# -- the square root of Bray-Curtis is Euclidean ----------------------------------------------------
+
+@settings(max_examples=60)
+@given(st.integers(3, 25), st.integers(1, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_square_root_of_bray_curtis_is_euclidean(n, p, seed, continuous):
+    """The chapter's remedy (Legendre and Legendre 2012, Table 7.2): B of sqrt(d_ij) has no
+    negative eigenvalue beyond round-off, for counts and for continuous abundances."""
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(rng.gamma(rng.uniform(0.1, 3.0), rng.uniform(0.5, 30.0), size=p), size=(n, p))
+    X = X * rng.uniform(0.0, 1.0, size=X.shape) if continuous else X.astype(float)
+    X[:, 0] += 1.0                                              # no empty sample
+    beta = np.linalg.eigvalsh(explicit_gram(np.sqrt(squareform(pdist(X, "braycurtis")))))
+    assert beta[0] >= -1e-12 * max(beta[-1], 1e-300)
