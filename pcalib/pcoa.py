@@ -249,7 +249,8 @@ class PCoAResult:
         with :math:`\beta_j` the corrected eigenvalues (for Lingoes,
         :math:`\beta_j - c_1` is the uncorrected eigenvalue, so the factor is
         :math:`\beta^{\text{unc}}_j / (\beta^{\text{unc}}_j + c_1)`): little on the
-        first axes, much on the last ones.
+        first axes, much on the last ones, and negative (the object lands on the other
+        side of the centroid) on the axes made from negative uncorrected eigenvalues.
 
         Parameters
         ----------

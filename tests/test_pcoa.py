@@ -945,9 +945,12 @@ def test_transform_of_the_map_own_objects_after_a_correction_shrinks_them(correc
     placed = res.transform(D)
     assert np.allclose(placed, res.coordinates * factor, atol=1e-10 * np.abs(res.coordinates).max())
     assert np.all(factor < 1) and factor[-1] < 0.9 * factor[0]
-    if correction == "lingoes":   # beta_j - c1 is the uncorrected eigenvalue
-        unc = res.uncorrected.eigenvalues[: len(beta)]
-        assert np.allclose(factor, unc / (unc + c), rtol=1e-10)
+    if correction == "lingoes":   # uncorrected / corrected eigenvalue; < 0 reflects
+        n = len(D)
+        Q = np.linalg.qr(np.c_[np.ones(n), np.eye(n)[:, : n - 1]])[0][:, 1:]   # basis of 1-perp
+        unc = np.linalg.eigvalsh(Q.T @ gram_explicit(D) @ Q)[::-1][: len(beta)]
+        assert np.allclose(factor, unc / (unc + c), rtol=1e-9)
+        assert factor.min() < 0 < factor.max()
 
 
 # --- the forms D may take -----------------------------------------------------------------
