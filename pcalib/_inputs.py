@@ -525,7 +525,7 @@ class SparseMatrix:
     order (deterministic for a given number of cores)."""
 
     implicit = True
-    supports_svd = False
+    supports_svd = True  #: by QR factorizations of dense blocks (:meth:`centered_r`)
     in_memory = True  #: a product costs no pass over a store: Lanczos, one vector at a time
     #: rows per dense block in map_rows (score_samples): a small multiple of p entries
     _ROWS = 1024
@@ -724,6 +724,76 @@ class SparseMatrix:
             XtY = np.concatenate(self._each_piece(lambda piece: piece.csr @ XW))
             column_sums = XW.sum(axis=0)
         return (XtY - np.outer(mean, column_sums)) / scale[:, None]
+
+    def stored_per_row_and_column(self) -> tuple[np.ndarray, np.ndarray]:
+        """The numbers of entries stored in each row (n,) and each column (p,), as float64."""
+        X = self.X
+        along, across = np.diff(X.indptr), np.bincount(X.indices, minlength=X.shape[1 if self._by_rows else 0])
+        rows, columns = (along, across) if self._by_rows else (across, along)
+        return rows.astype(np.float64), columns.astype(np.float64)
+
+    def centered_gram(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        r"""The n x n Gram matrix :math:`Z_c Z_c^\top` of :math:`Z_c = (X - \mathbf 1
+        \bar x^\top) D^{-1}`, from the sparse product :math:`G = Z Z^\top` (Z = X D^{-1}):
+
+        .. math:: Z_c Z_c^\top = G - a \mathbf 1^\top - \mathbf 1 a^\top
+                  + (m^\top m)\, \mathbf 1 \mathbf 1^\top, \qquad m = D^{-1} \bar x,
+                  \quad a = Z m ,
+
+        which cancels no more than :meth:`moments` does (its dense columns far from 0
+        are shifted: then X is Y and :math:`\bar x` is :math:`\bar y`)."""
+        m = self._about_shift(mean) / scale
+        Z = self._float64() @ scipy.sparse.diags(1.0 / scale)
+        G = np.asarray((Z @ Z.T).toarray())
+        a = np.asarray(Z @ m).ravel()
+        G -= a[:, None]
+        G -= a
+        G += m @ m
+        return G
+
+    def transpose_times(self, U: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        r""":math:`Z_c^\top U = D^{-1} (X^\top U - \bar x\, (\mathbf 1^\top U))`, p x k."""
+        mean = self._about_shift(mean)
+        product = np.asarray(self._float64().T @ U) - np.outer(mean, U.sum(axis=0))
+        return product / scale[:, None]
+
+    def centered_r(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        r"""An upper triangular R (m x m, m = min(n, p)) with :math:`R^\top R = Z_c^\top Z_c`
+        if n >= p, :math:`Z_c Z_c^\top` otherwise, by Householder QR factorizations of
+        dense blocks (the Gram matrix of :math:`Z_c` is never formed: the singular
+        values of R are those of :math:`Z_c`, to about :math:`\varepsilon\sigma_1`).
+
+        n >= p: blocks B of rows, each read as :math:`[\mathbf 1, (B - \mathbf 1\bar x^\top)
+        D^{-1}]` and stacked under the R of the blocks before; the R of
+        :math:`[\mathbf 1, Z]` is :math:`\begin{pmatrix} r_{11} & r^\top \\ 0 & R \end{pmatrix}`
+        where R is that of Z projected off :math:`\mathbf 1`, i.e. of :math:`Z_c`
+        exactly (the first column centers the residual of the rounded mean).
+        n < p: blocks of whole columns, centered (twice: the second pass removes the
+        rounding of the first) and scaled, transposed and stacked the same way,
+        :math:`R^\top R = Z_c Z_c^\top`. Blocks of about 2**21 entries and at least m
+        rows, so the stacking costs at most as much as the blocks."""
+        n, p = self.shape
+        mean = self._about_shift(mean)
+        X, R = self._float64(), np.zeros((0, min(n, p) + (n >= p)))
+        if n >= p:
+            X = X.tocsr()
+            rows = max(p + 1, 2**21 // (p + 1))
+            for start in range(0, n, rows):
+                block = np.asarray(X[start:start + rows].toarray())
+                block -= mean
+                block /= scale
+                R = np.linalg.qr(np.vstack([R, np.hstack([np.ones((len(block), 1)), block])]), mode="r")
+            return R[1:, 1:]
+        X = X.tocsc()
+        columns = max(n, 2**21 // n)
+        for start in range(0, p, columns):
+            cut = slice(start, start + columns)
+            block = np.asarray(X[:, cut].toarray())
+            block -= mean[cut]
+            block -= block.mean(axis=0)
+            block /= scale[cut]
+            R = np.linalg.qr(np.vstack([R, block.T]), mode="r")
+        return R
 
     def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
         r"""Scores :math:`(X - \mathbf 1 \bar x^\top) D^{-1} V`: :math:`X W - \mathbf 1

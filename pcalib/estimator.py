@@ -23,6 +23,7 @@ from ._validation import (
     _check_random_state,
     _fewest_samples,
     check_n_components,
+    warn_outside_pcalib,
 )
 from .covariance import _rescale
 from .pca import _decompose_matrix, _decompose_moments, _Decomposition
@@ -54,13 +55,20 @@ _RANDOMIZED_MIN_DIM = 5000
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
 _SCATTER_MAX_FEATURES = 4096
-# Sparse data with k <= p / 10: Lanczos on the implicit covariance beyond this many
-# features. Measured (100,000 rows, k = 10, 2 cores): at p = 2000 and density 0.1% the
-# covariance route (sparse X^T X, then dense) takes 0.35 s and 80 MB, Lanczos 0.19 s and
-# 9 MB; at p = 4000, 3.3 s and 316 MB against 0.28 s and 10 MB; at p = 1000, 0.067 s and
-# 0.095 s (17 and 9 MB). (Lanczos with its products on one thread; split between the
-# two cores, 0.061 s at p = 1000 and 0.17 s at p = 4000.)
-_SPARSE_SCATTER_MAX_FEATURES = 1024
+# Sparse data, solver="auto": the cost model of PCA's docstring, in seconds on 2 cores
+# (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
+# X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
+# at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
+# m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
+# ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
+# with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
+# the vectors dominate). Lanczos is taken only if estimated at least
+# _SPARSE_EXACT_PREMIUM times faster than the best exact route.
+_SPARSE_PRODUCT_SECONDS = 1.5e-8
+_EIGH_SECONDS = 1e-10
+_LANCZOS_ENTRY_SECONDS = 1.2e-9
+_LANCZOS_VECTOR_SECONDS = 7e-10
+_SPARSE_EXACT_PREMIUM = 2.0
 # partial_fit keeps a p x p state: refused beyond this many features (512 MB).
 _PARTIAL_FIT_MAX_FEATURES = 8192
 # The fitted attributes that _store sets from a decomposition (partial_fit solves for
@@ -69,6 +77,35 @@ _SOLVED = (
     "components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
     "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_",
 )
+
+
+def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
+    r"""Estimated seconds of each route for a sparse n x p matrix with ``rows[i]``
+    entries stored in row i and ``columns[j]`` in column j (nnz in all), k components:
+
+    .. math::
+
+        t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
+        t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3 + b\, \mathrm{nnz}\, k, \\
+        t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 20)\big)
+
+    (a per multiplication of the sparse product :math:`X^\top X` or :math:`X X^\top`
+    and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
+    stored entry of a Lanczos product, v per entry of ARPACK's Lanczos vectors, about
+    16 products per component as measured). "eig" only up to
+    ``_SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
+    matrices), Lanczos for k < p."""
+    costs = {}
+    nnz = float(rows.sum())
+    if p <= _SCATTER_MAX_FEATURES:
+        costs["eig"] = _SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + _EIGH_SECONDS * p**3
+    if n <= _SCATTER_MAX_FEATURES:
+        costs["gram"] = (_SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + _EIGH_SECONDS * n**3
+                         + _LANCZOS_ENTRY_SECONDS * nnz * k)
+    if k < p:
+        vectors = p * max(2 * k + 1, 20)
+        costs["randomized"] = (16 * k + 20) * (_LANCZOS_ENTRY_SECONDS * nnz + _LANCZOS_VECTOR_SECONDS * vectors)
+    return costs
 
 
 class PCA(EstimatorBase):
@@ -157,14 +194,46 @@ class PCA(EstimatorBase):
         :math:`10^{-10}\lambda_1` (each eigenvalue then within
         :math:`10^{-10}\lambda_1`, each axis within an angle of about
         :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
-        and deterministic. For sparse data "auto" takes that route beyond 1024
-        features when an integer
-        `n_components` is at most p / 10 (measured at p = 4000: 0.34 s and 11 MB
-        against 5.7 s and 316 MB for the covariance). "svd" is TSQR for Dask (the
-        accuracy guard of "auto" there) and refused for sparse input, like "gram"
-        for both. "randomized" without an integer `n_components` (all components,
-        or a fraction of variance) takes the one-pass covariance route up to 4096
+        and deterministic (the sparse one deflates the pairs found and probes for
+        missed copies of a repeated eigenvalue). "svd" is TSQR for Dask (the
+        accuracy guard of "auto" there) and, for sparse data, Householder QR of
+        dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
+        Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
+        (sparse only) the n x n matrix :math:`Y_c Y_c^\top` from the sparse product
+        :math:`X X^\top`, with the axes :math:`Y_c^\top u_j / \sigma_j`. Both keep a
+        :math:`\min(n, p)^2` dense matrix and are refused beyond 4096. Dense
+        columns of sparse data whose mean exceeds their spread are shifted by it
+        first (stored in full), so no route cancels at large offsets.
+        "randomized" without an integer `n_components` (all components, or a
+        fraction of variance) takes the one-pass covariance route up to 4096
         features (``solver_`` says "eig").
+
+        For sparse data "auto" takes the route of least estimated time, a cost
+        model that counts the stored entries :math:`r_i` of each row and
+        :math:`c_j` of each column (nnz in all):
+
+        .. math::
+
+            t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
+            t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3
+            + b\, \mathrm{nnz}\, k, \\
+            t_\text{Lanczos} &= (16 k + 20)\,\big(b\, \mathrm{nnz}
+            + v\, p \max(2k + 1, 20)\big),
+
+        with :math:`a = 1.5 \cdot 10^{-8}` s per multiplication of the sparse
+        product :math:`X^\top X` or :math:`X X^\top` (and per entry of its dense
+        result), :math:`e = 10^{-10}` s per :math:`m^3` of a dense eigensolve,
+        :math:`b = 1.2 \cdot 10^{-9}` s per stored entry of a Lanczos product and
+        :math:`v = 7 \cdot 10^{-10}` s per entry of ARPACK's Lanczos vectors
+        (measured on 2 cores); "eig" only up to 4096 features, "gram" up to 4096
+        samples, Lanczos (an integer k < p only) when estimated at least twice as
+        fast as the better exact route. For example, 1000 x 200,000 with 200,000
+        stored entries: "gram", 1.6 s at k = 100 and 3.7 s at k = 300, where
+        Lanczos took 45 s and 209 s. Its accuracy guard: when the eig, gram or
+        Lanczos route finds :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` and
+        :math:`\min(n, p) \le 4096`, the fit is recomputed by the QR route
+        ("svd"); beyond, a ``RuntimeWarning`` says that the smallest eigenvalues
+        are round-off.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -324,22 +393,30 @@ class PCA(EstimatorBase):
             return "gram"
         return "svd"
 
-    def _choose_implicit_solver(self, p: int, k: int, fraction: bool, data: Any) -> str:
+    def _choose_implicit_solver(self, n: int, p: int, k: int, fraction: bool, data: Any) -> str:
         """Sparse and Dask data: the covariance from the one-pass moments up to
         ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond (and for
         solver="randomized" with an integer n_components); "auto" on sparse data
-        takes the implicit (Lanczos) route beyond ``_SPARSE_SCATTER_MAX_FEATURES``
-        features when k <= p / 10."""
+        takes the route of least estimated cost (:func:`_sparse_route_costs`)."""
         kind = type(data).__name__.replace("Matrix", "").lower()
-        if self.solver == "gram" or (self.solver == "svd" and not data.supports_svd):
+        if self.solver == "gram" and not data.in_memory:
             raise ValueError(
-                f"solver={self.solver!r} needs the {kind} data as a dense array in memory; "
-                "use solver='auto', 'eig' or 'randomized'"
-                + (" (or 'svd': TSQR)" if data.supports_svd else "")
+                f"solver='gram' needs the {kind} data in memory; use solver='auto', 'eig', "
+                "'randomized' or 'svd' (TSQR)"
             )
-        if self.solver == "auto" and data.in_memory and not fraction and self.n_components is not None:
-            few = p > _SPARSE_SCATTER_MAX_FEATURES and k <= p / 10
-            solver = "randomized" if few or p > _SCATTER_MAX_FEATURES else "eig"
+        if self.solver in ("gram", "svd") and data.in_memory and min(n, p) > _SCATTER_MAX_FEATURES:
+            raise ValueError(
+                f"solver={self.solver!r} on sparse data keeps a {min(n, p)} x {min(n, p)} dense "
+                f"matrix (at most {_SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
+                "'randomized' (Lanczos)"
+            )
+        integer_k = not fraction and self.n_components is not None
+        if self.solver == "auto" and data.in_memory:
+            costs = _sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
+            exact = {route: cost for route, cost in costs.items() if route != "randomized"}
+            solver = min(exact, key=exact.get) if exact else "randomized"
+            if integer_k and k < p and (not exact or _SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[solver]):
+                solver = "randomized"
         elif self.solver in ("auto", "eig"):
             solver = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
         else:
@@ -384,13 +461,23 @@ class PCA(EstimatorBase):
         k, fraction = self._check_params(n, p)
         _check_random_state(self.random_state, draw=False)  # whatever the solver
         if data.implicit:
-            solver = self._choose_implicit_solver(p, k, fraction, data)
+            solver = self._choose_implicit_solver(n, p, k, fraction, data)
         else:
             solver = self._choose_solver(n, p, k, fraction)
         found = self._decompose(data, k, fraction, solver, ddof, need_scores)
-        if self.solver == "auto" and solver in ("eig", "gram") and found.lost_digits(n) and data.supports_svd:
-            solver = "svd"  # the accuracy guard (TSQR for a Dask array)
-            found = self._decompose(data, k, fraction, solver, ddof, need_scores)
+        # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
+        guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram")
+        if self.solver == "auto" and solver in guarded and found.lost_digits(n) and data.supports_svd:
+            if min(n, p) <= _SCATTER_MAX_FEATURES or solver != "randomized":
+                solver = "svd"
+                found = self._decompose(data, k, fraction, solver, ddof, need_scores)
+            else:
+                warn_outside_pcalib(
+                    f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the Lanczos route resolves "
+                    "eigenvalues to 1e-10 lambda_1 only, so the smallest of these are round-off "
+                    f"(min(n, p) = {min(n, p)} is too large for the exact route); ask for fewer "
+                    "components, or densify X"
+                )
         for name in ("_moments", "_unsolved"):  # a later partial_fit starts a new stream
             self.__dict__.pop(name, None)
         self._store(found, n, p, ddof, data.dtype, solver)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
+from scipy.linalg import blas
 
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import (
@@ -515,6 +516,67 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), float(np.sum(squares / scale**2)), moments, scale, "randomized")
 
 
+def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    r"""Axes :math:`v_j = Z_c^\top u_j / \sigma_j` (p, k) from left singular vectors U
+    (n, k), re-orthonormalized (the squared condition number of the Gram route costs
+    :math:`v_j` about :math:`\varepsilon \sigma_1^2 / \sigma_j^2` of orthogonality).
+    With every :math:`\sigma_j > 0`, by one Cholesky QR step, :math:`V \leftarrow V R^{-1}`
+    with :math:`R^\top R = V^\top V` (``dsyrk`` and ``dtrsm``: 2 p k^2 flops, a quarter of
+    a Householder QR with its Q, and as accurate for columns this close to
+    orthonormal); otherwise by :func:`pcalib.lowrank._orthonormal_completion`, whose
+    completion gives the axes of :math:`\sigma_j = 0`."""
+    k = s.size
+    keep = s > 0
+    V = data.transpose_times(U[:, keep] / s[keep], mean, scale)
+    if not keep.all():
+        return _orthonormal_completion(V, k)
+    Vt = np.asfortranarray(V.T)  # (k, p)
+    R = scipy.linalg.cholesky(blas.dsyrk(1.0, Vt), lower=False, check_finite=False)
+    return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
+
+
+def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+    r"""The Gram route for sparse data with few rows: the k leading eigenpairs
+    :math:`(\sigma_j^2, u_j)` of the n x n matrix :math:`Z_c Z_c^\top`
+    (:meth:`pcalib._inputs.SparseMatrix.centered_gram`, :func:`pcalib._eigen.top_eigh`),
+    and the axes :math:`v_j = Z_c^\top u_j / \sigma_j` (completed to an orthonormal
+    basis where :math:`\sigma_j = 0`, as :func:`pca_gram` does). Costs the sparse
+    product :math:`X X^\top` (:math:`\sum_j c_j^2` multiplications, :math:`c_j` the
+    entries stored in column j), :math:`O(n^3)` for the eigensolver and
+    :math:`O(\mathrm{nnz}\, k)` for the axes; memory :math:`n^2 + p k` numbers."""
+    n, p = data.shape
+    moments = data.moments(full=False)
+    scale = _moment_scale(moments, ddof, standardize)
+    mean = moments.data_mean()
+    w, U = top_eigh(np.asfortranarray(data.centered_gram(mean, scale)), k)
+    s = _sqrt_eigenvalues(w, n, p)
+    V = _recovered_axes(data, U, s, mean, scale)
+    squares = np.where(moments.constant, 0.0, moments.scatter)
+    return _decomposition_of_axes(V, s, float(np.sum(squares / scale**2)), moments, scale, "gram")
+
+
+def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+    r"""The SVD route for sparse data: the singular values of :math:`Z_c` from those of
+    the triangular factor R of its dense blocks (:meth:`pcalib._inputs.SparseMatrix.centered_r`,
+    to about :math:`\varepsilon \sigma_1`: the condition number is never squared),
+    the axes from R's right singular vectors (n >= p) or as :math:`Z_c^\top u_j / \sigma_j`
+    from its left ones (n < p). The accuracy guard of "auto" for sparse data: costs
+    :math:`O(n p \min(n, p))` and :math:`\min(n, p)^2` numbers."""
+    n, p = data.shape
+    moments = data.moments(full=False)
+    scale = _moment_scale(moments, ddof, standardize)
+    mean = moments.data_mean()
+    _, s_all, Wt = _exact_svd(data.centered_r(mean, scale), overwrite_a=True)
+    s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
+    if n >= p:
+        V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
+    else:
+        U = np.zeros((n, k))
+        U[:, : min(k, Wt.shape[0])] = Wt[:k].T
+        V = _recovered_axes(data, U, s, mean, scale)
+    return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, scale, "svd")
+
+
 def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
     r"""The SVD route for Dask data: TSQR of the centered (scaled) data,
     :math:`Y_c = Q R` (``dask.array.linalg.tsqr``, one pass and the tree of small QR
@@ -536,8 +598,10 @@ def _decompose_matrix(
 
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
     the `in_memory` options `need_scores` and `random_state`). Sparse and Dask data:
-    "eig" from the one-pass moments, "randomized" by the implicit block Krylov route,
-    "svd" by TSQR (Dask only); they have no scores (``transform`` gives them).
+    "eig" from the one-pass moments, "randomized" by the implicit Krylov routes,
+    "svd" by TSQR (Dask) or QR factorizations of dense blocks (sparse), "gram" from
+    the sparse :math:`X X^\top` (sparse only); they have no scores (``transform``
+    gives them).
     """
     if not data.implicit:
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
@@ -546,6 +610,9 @@ def _decompose_matrix(
         return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route == "randomized":
         return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
+    if isinstance(data, SparseMatrix):
+        sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr
+        return sparse_route(data, k, ddof=ddof, standardize=standardize)
     return _decompose_tsqr(data, k, ddof=ddof, standardize=standardize)
 
 
