@@ -255,6 +255,9 @@ def biplot(
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
         ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
+    if p:  # keep the arrows' labels inside the axes (text does not extend the limits)
+        ax.update_datalim(1.15 * c * loadings)
+        ax.autoscale_view()
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ax.set_xlabel("PCo1" if pcoa else "PC1")

@@ -433,7 +433,7 @@ def test_principal_coordinates_minimize_the_strain(D, k, seed):
 @settings(max_examples=60)
 @given(st.integers(3, 25), st.integers(1, 12), st.integers(0, 2**32 - 1), st.booleans())
 def test_square_root_of_bray_curtis_is_euclidean(n, p, seed, continuous):
-    """The chapter's remedy (Legendre and Legendre 2012, Table 7.2): B of sqrt(d_ij) has no
+    """The chapter's remedy (Legendre and Legendre 2012): B of sqrt(d_ij) has no
     negative eigenvalue beyond round-off, for counts and for continuous abundances."""
     rng = np.random.default_rng(seed)
     X = rng.poisson(rng.gamma(rng.uniform(0.1, 3.0), rng.uniform(0.5, 30.0), size=p), size=(n, p))
