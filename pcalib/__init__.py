@@ -38,6 +38,9 @@ from .selection import (
 )
 from .bootstrap import BootstrapResult, align_axes, bootstrap_pca
 
+# Chapter "Outliers and robust PCA"
+from .robust import RobustPCA
+
 # Chapter "Kernel PCA"
 from .kernel import KernelPCA
 
@@ -74,6 +77,7 @@ __all__ = [
     "BootstrapResult",
     "align_axes",
     "bootstrap_pca",
+    "RobustPCA",
     "KernelPCA",
     "datasets",
     "plot",

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "cumulative_variance", "projection", "scree"]
+__all__ = ["biplot", "cumulative_variance", "outlier_map", "projection", "scree"]
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -354,4 +354,58 @@ def projection(
     ax.set_ylabel("$x_2$")
     ax.set_title("Data and principal axes")
     ax.legend()
+    return ax
+
+
+def outlier_map(
+    model: Any, X: ArrayLike, ax: Any = None, *, row_labels: Any = None, annotate: bool = True,
+) -> Any:
+    r"""The outlier map of a fitted :class:`pcalib.RobustPCA`: the orthogonal distance
+    :math:`\mathrm{OD}_i` against the score distance :math:`\mathrm{SD}_i` of each row of
+    `X`, with the model's cutoffs as a vertical and a horizontal line.
+
+    The lines cut the plane into the four kinds of points: regular (both small), good
+    leverage points (far along the subspace: large SD, small OD), orthogonal outliers
+    (far from the subspace: small SD, large OD) and bad leverage points (both large).
+
+    Parameters
+    ----------
+    model : RobustPCA
+        Fitted; its ``distances``, ``cutoff_sd_`` and ``cutoff_od_`` are used.
+    X : array_like of shape (n, p)
+        The rows to place (usually the training data).
+    ax : matplotlib Axes, optional
+    row_labels : sequence of length n, optional
+        Names written beside the rows beyond a cutoff (default: their 0-based index).
+    annotate : bool, default True
+        Write those names.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    sd, od = model.distances(X)
+    labels = list(range(sd.size)) if row_labels is None else list(row_labels)
+    if len(labels) != sd.size:
+        raise ValueError(f"row_labels must have one entry per row of X ({sd.size}), got {len(labels)}")
+    ax = _axes(ax)
+    c_sd, c_od = model.cutoff_sd_, model.cutoff_od_
+    far_sd, far_od = sd > c_sd, od > c_od
+    kinds = [
+        (~far_sd & ~far_od, "regular", "tab:blue", "o"),
+        (far_sd & ~far_od, "good leverage", "tab:green", "s"),
+        (~far_sd & far_od, "orthogonal outlier", "tab:orange", "^"),
+        (far_sd & far_od, "bad leverage", "tab:red", "D"),
+    ]
+    for mask, name, color, marker in kinds:
+        ax.scatter(sd[mask], od[mask], s=18, color=color, marker=marker, label=f"{name} ({int(mask.sum())})")
+    ax.axvline(c_sd, color="0.4", ls="--", lw=1)
+    ax.axhline(c_od, color="0.4", ls="--", lw=1)
+    if annotate:
+        for i in np.flatnonzero(far_sd | far_od):
+            ax.annotate(str(labels[i]), (sd[i], od[i]), xytext=(3, 3), textcoords="offset points", fontsize=7)
+    ax.set_xlabel("score distance")
+    ax.set_ylabel("orthogonal distance")
+    ax.set_title("Outlier map")
+    ax.legend(fontsize="small")
     return ax

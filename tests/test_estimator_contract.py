@@ -25,7 +25,7 @@ import pickle
 import numpy as np
 import pytest
 
-from pcalib import PCA, PPCA, KernelPCA, NotFittedError
+from pcalib import PCA, PPCA, KernelPCA, NotFittedError, RobustPCA
 
 ESTIMATORS = {
     "PCA": lambda: PCA(2),
@@ -36,6 +36,9 @@ ESTIMATORS = {
     "KernelPCA rbf": lambda: KernelPCA(2),
     "KernelPCA linear": lambda: KernelPCA(2, kernel="linear"),
     "KernelPCA Nystrom": lambda: KernelPCA(2, n_landmarks=15, random_state=0),
+    "RobustPCA robpca": lambda: RobustPCA(2, random_state=0),
+    "RobustPCA grid": lambda: RobustPCA(2, method="grid"),
+    "RobustPCA spherical": lambda: RobustPCA(2, method="spherical"),
 }
 NAMES = list(ESTIMATORS)
 

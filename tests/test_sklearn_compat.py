@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pcalib import PCA, PPCA, KernelPCA
+from pcalib import PCA, PPCA, KernelPCA, RobustPCA
 
 pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
@@ -31,6 +31,9 @@ ESTIMATORS = [
     KernelPCA(n_components=1),
     KernelPCA(n_components=1, kernel="poly"),
     KernelPCA(n_components=1, n_landmarks=5, random_state=0),
+    RobustPCA(n_components=1),
+    RobustPCA(n_components=1, method="grid"),
+    RobustPCA(n_components=1, method="spherical"),
 ]
 
 #: Checks that fail by design, by estimator repr, with the reason.
@@ -109,7 +112,7 @@ def test_array_api_check_in_subprocess():
         f"""
         import json, warnings
         from sklearn.utils.estimator_checks import estimator_checks_generator
-        from pcalib import PCA, PPCA, KernelPCA
+        from pcalib import PCA, PPCA, KernelPCA, RobustPCA
         outcome = {{}}
         for estimator in {estimators!r}:
             estimator = eval(estimator)

@@ -20,6 +20,7 @@ __all__ = [
     "great_circle_distances",
     "load_cities",
     "load_digits",
+    "load_hbk",
     "load_image",
     "load_iris",
 ]
@@ -191,6 +192,36 @@ def load_image() -> np.ndarray:
     """
     with np.load(_DATA / "grace_hopper_gray.npz") as f:
         return f["image"] / 255.0
+
+
+def load_hbk() -> Dataset:
+    """The Hawkins-Bradu-Kass data: 75 rows, 3 explanatory variables and a response,
+    14 planted outliers.
+
+    Columns ``x1``, ``x2``, ``x3``, ``y``. Rows 1-10 (target 1) are far from the bulk in
+    the x variables and do not follow the regression of the bulk; rows 11-14 (target
+    2) are far in the x variables but follow it; rows 15-75 (target 0) are regular.
+    PCA of the three x columns sees all 14 as far from the bulk.
+
+    Returns
+    -------
+    Dataset
+        `data` (75, 4) float64, `target` (75,) in {0, 1, 2}, `target_names`,
+        `feature_names` ``["x1", "x2", "x3", "y"]``.
+
+    Notes
+    -----
+    Source: D. M. Hawkins, D. Bradu and G. V. Kass (1984), *Location of several
+    outliers in multiple-regression data using elemental sets*, Technometrics 26(3),
+    197-208 (constructed data). The file is R's ``robustbase::hbk``
+    (robustbase 0.95-0, ``write.csv(hbk)``); column sums 240.5, 419.8, 542.3, 95.9. Licence: a published table of constructed numbers,
+    redistributed by robustbase under the GPL (>= 2).
+    """
+    table = np.loadtxt(_DATA / "hbk.csv", delimiter=",", skiprows=1)
+    target = np.zeros(75, dtype=int)
+    target[:10], target[10:14] = 1, 2
+    names = ["regular", "outlier in x and y (rows 1-10)", "outlier in x only (rows 11-14)"]
+    return Dataset(table, target, names, ["x1", "x2", "x3", "y"], "hbk")
 
 
 def _as_degrees(values: ArrayLike, name: str, limit: float) -> np.ndarray:
