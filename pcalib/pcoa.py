@@ -39,7 +39,6 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._eigen import krylov_top
-from .centering import centering_matrix
 from ._signs import axis_signs
 from ._validation import as_data_matrix, as_square_matrix, output_dtype
 from .selection import broken_stick
@@ -782,7 +781,10 @@ def pcoa(
       eigenvalue of B (dense, :math:`O(n^3)`), and Cailliez's the eigenvalues of a
       2n x 2n non-symmetric matrix (an order of magnitude slower than B's symmetric
       eigendecomposition: 12 to 17 times for n = 100 to 800, measured on two cores).
-      With a correction, the uncorrected analysis (`uncorrected`) is computed too.
+      With a correction, the uncorrected analysis (`uncorrected`) is computed too;
+      without one, a non-Euclidean D gets its Lingoes-shifted spectrum for
+      `corrected_proportion` from the same eigendecomposition (with weights, from one
+      more symmetric eigendecomposition).
     - **Signs.** Each coordinate column is flipped so that its entry of largest
       absolute value is positive. PCA applies the convention to the p-dimensional
       axes :math:`v_j` instead, so for Euclidean distances of X the coordinates equal
@@ -863,7 +865,7 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     if full:
         euclidean_values, euclidean_total = values, total
         if smallest < 0:                          # not Euclidean, not corrected
-            euclidean_values, euclidean_total = _lingoes_spectrum(M, unit_D, smallest, w)
+            euclidean_values, euclidean_total = _lingoes_spectrum(M, unit_D, values, vectors, total, w)
 
     if k is None:
         k = int(np.count_nonzero(values > 0))
@@ -890,24 +892,31 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     )
 
 
-def _lingoes_spectrum(M: np.ndarray, unit_D: np.ndarray, smallest: float,
-                      w: np.ndarray | None) -> tuple[np.ndarray, float]:
+def _lingoes_spectrum(M: np.ndarray, unit_D: np.ndarray, values: np.ndarray, vectors: np.ndarray,
+                      total: float, w: np.ndarray | None) -> tuple[np.ndarray, float]:
     r"""Eigenvalues (decreasing, round-off set to 0) and trace of the analysis of the
-    Lingoes-corrected table :math:`\sqrt{d_{ij}^2 + 2c_1}`, from the double-centered
-    M of D: :math:`M + c_1 P P^\top` with :math:`P = \Omega^{1/2} H_\omega`
-    (:math:`P P^\top = H` without weights, so the eigenvalues are :math:`\beta_j + c_1`
-    on the complement of :math:`\mathbf 1`). :math:`c_1` is that of the unweighted B."""
+    Lingoes-corrected table :math:`\sqrt{d_{ij}^2 + 2c_1}`, given the full
+    eigendecomposition (`values` decreasing, `vectors`) and trace of the double-centered
+    M of D. Without weights (the Lingoes proposition of the chapter) they are :math:`\beta_j + c_1`
+    on the complement of :math:`\mathbf 1`, 0 on :math:`\mathbf 1` (the eigenvector
+    closest to it is dropped), with trace :math:`\operatorname{tr} B + (n-1)c_1`: no
+    second eigendecomposition. With weights, those of :math:`M + c_1 P P^\top`,
+    :math:`P = \Omega^{1/2} H_\omega`. :math:`c_1` is that of the unweighted B."""
     n = M.shape[0]
     if w is None:
-        c1, projector = -smallest, centering_matrix(n)
+        c1 = -float(values[-1])
+        on_ones = int(np.argmax(np.abs(vectors.sum(axis=0))))
+        shifted_values = np.r_[np.delete(values, on_ones) + c1, 0.0]
+        shifted_total = total + (n - 1) * c1
     else:
         c1 = _correction_constant(unit_D, "lingoes")
         P = np.sqrt(w)[:, None] * (np.eye(n) - w[None, :] / w.sum())
-        projector = P @ P.T
-    shifted = M + c1 * projector
-    values = np.linalg.eigvalsh(shifted)[::-1]
-    values = np.where(np.abs(values) < _round_off(n, values, float(values[-1])), 0.0, values)
-    return values, float(np.trace(shifted))
+        shifted = M + c1 * (P @ P.T)
+        shifted_values = np.linalg.eigvalsh(shifted)[::-1]
+        shifted_total = float(np.trace(shifted))
+    shifted_values = np.sort(shifted_values)[::-1]
+    tiny = _round_off(n, shifted_values, float(shifted_values[-1]))
+    return np.where(np.abs(shifted_values) < tiny, 0.0, shifted_values), shifted_total
 
 
 def _all_zero_result(n: int, k: int | None, full: bool, dtype: np.dtype, correction: str | None,

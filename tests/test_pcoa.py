@@ -1221,3 +1221,22 @@ def test_biplot_of_a_pcoa_result_with_labels_and_arrows():
     with pytest.raises(TypeError, match="components is not used with a PCoAResult"):
         plot.biplot(res, np.eye(2))
     plt.close("all")
+
+
+@settings(max_examples=30)
+@given(st.integers(4, 14), st.integers(0, 2**32 - 1), st.integers(0, 3))
+def test_corrected_proportion_with_duplicated_objects(n, seed, duplicates):
+    """Duplicated objects add zero eigenvalues beside the one on 1; the Lingoes-shifted
+    spectrum (without a second eigendecomposition) is still that of B + c1 H."""
+    D = non_euclidean(seed % 1000, n)
+    keep = np.r_[np.arange(n), np.arange(min(duplicates, n))]
+    D = D[np.ix_(keep, keep)]
+    m = len(D)
+    beta = np.linalg.eigvalsh(gram_explicit(D))
+    if beta[0] > -1e-9 * beta[-1]:
+        return
+    H = np.eye(m) - 1.0 / m
+    shifted = np.linalg.eigvalsh(gram_explicit(D) - beta[0] * H)[::-1]
+    res = pcoa(D, k=m, full_spectrum=True)
+    total = np.trace(gram_explicit(D)) - (m - 1) * beta[0]
+    assert np.allclose(res.corrected_proportion, shifted / total, rtol=0, atol=1e-12)
