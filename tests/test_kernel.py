@@ -41,6 +41,22 @@ def quadratic_features(X: np.ndarray) -> np.ndarray:
     return np.column_stack(cols)
 
 
+@pytest.mark.theorem("lem-kpca-centering")
+def test_centering_in_feature_space_is_double_centering():
+    """Gram matrix of the explicitly centered features = H K H = pcalib.double_center(K)."""
+    X = data(30)
+    F = quadratic_features(X)
+    Fc = F - F.mean(axis=0)
+    K = (X @ X.T + 1) ** 2
+    H = np.eye(30) - np.ones((30, 30)) / 30
+    scale = np.abs(K).max()
+    np.testing.assert_allclose(H @ K @ H, Fc @ Fc.T, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(pcalib.double_center(K), Fc @ Fc.T, rtol=0, atol=1e-12 * scale)
+    # and KernelPCA's eigenvalues are those of H K H over n - 1
+    kp = KernelPCA(5, kernel="precomputed").fit(K)
+    np.testing.assert_allclose(kp.eigenvalues_ * 29, np.linalg.eigvalsh(Fc @ Fc.T)[::-1][:5], rtol=1e-10)
+
+
 @pytest.mark.theorem("prop-kpca-eigenproblem")
 def test_explicit_feature_map_pca():
     """Kernel PCA of (x.y + 1)^2 is PCA of the explicit features (SVD in NumPy)."""
