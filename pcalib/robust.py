@@ -70,6 +70,9 @@ N_DIRECTIONS = 250
 MCD_STARTS = 500
 MCD_KEEP = 10
 MCD_MAX_STEPS = 100
+#: Above this many rows the random starts run on a random subsample of this size (the
+#: idea of FAST-MCD's nested subsets); the best fits then start C-steps on all rows.
+MCD_SUBSAMPLE = 1500
 #: Grid search: angles per plane (pcaPP's ``splitcircle``) and refinements (``maxiter``).
 GRID_ANGLES = 25
 GRID_ITER = 10
@@ -158,18 +161,19 @@ def univariate_mcd(Y: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
         loc, scale = Y.mean(axis=0), Y.std(axis=0, ddof=1)
     else:
         S = np.sort(Y, axis=0)
-        S0 = S - np.median(S, axis=0)  # less cancellation in the window sums
+        med = S[(n - 1) // 2]  # a central value: less cancellation in the window sums
+        S0 = S - med
         c1 = np.vstack([np.zeros((1, S.shape[1])), np.cumsum(S0, axis=0)])
         c2 = np.vstack([np.zeros((1, S.shape[1])), np.cumsum(S0**2, axis=0)])
         sums = c1[h:] - c1[:-h]  # window sums, n - h + 1 windows
         ss = (c2[h:] - c2[:-h]) - sums**2 / h
         best = np.argmin(ss, axis=0)
         cols = np.arange(S.shape[1])
-        mean0 = sums[best, cols] / h + np.median(S, axis=0)
+        mean0 = sums[best, cols] / h + med
         var0 = np.maximum(ss[best, cols], 0.0) / (h - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             res = (Y - mean0) ** 2 / var0
-            factor = np.sort(res, axis=0)[h - 1] / scipy.stats.chi2.ppf(h / n, 1)
+            factor = np.partition(res, h - 1, axis=0)[h - 1] / scipy.stats.chi2.ppf(h / n, 1)
             w = res / factor < scipy.stats.chi2.ppf(0.975, 1)
         w[:, ~(var0 > 0)] = False
         count = w.sum(axis=0)
@@ -221,8 +225,17 @@ def _mahalanobis2(T: np.ndarray, m: np.ndarray, C: np.ndarray) -> np.ndarray | N
         L = np.linalg.cholesky(C)
     except np.linalg.LinAlgError:
         return None
-    Z = np.linalg.solve(L, (T - m).T)
-    return np.einsum("ij,ij->j", Z, Z)
+    Z = (T - m) @ np.linalg.inv(L).T  # k x k inverse: one small product, not n solves
+    return np.einsum("ij,ij->i", Z, Z)
+
+
+def _nearest(d2: np.ndarray, h: int) -> np.ndarray:
+    """Sorted indices of the h smallest entries of `d2` (ties: by index)."""
+    if h >= d2.size:
+        return np.arange(d2.size)
+    cut = np.partition(d2, h - 1)[h - 1]
+    below = np.flatnonzero(d2 < cut)
+    return np.sort(np.r_[below, np.flatnonzero(d2 == cut)[: h - below.size]])
 
 
 def _log_det(C: np.ndarray) -> float:
@@ -239,7 +252,7 @@ def _c_steps(T: np.ndarray, rows: np.ndarray, h: int, steps: int) -> tuple[float
         d2 = _mahalanobis2(T, m, C)
         if d2 is None:
             break
-        new = np.sort(np.argsort(d2, kind="stable")[:h])
+        new = _nearest(d2, h)
         if new.size == rows.size and np.array_equal(new, rows):
             break
         m_new, C_new = _mean_cov(T, new)
@@ -250,6 +263,21 @@ def _c_steps(T: np.ndarray, rows: np.ndarray, h: int, steps: int) -> tuple[float
             break
         rows, m, C, obj = new, m_new, C_new, obj_new
     return obj, rows
+
+
+def _random_start(T: np.ndarray, h: int, rng: np.random.Generator) -> tuple[float, np.ndarray]:
+    """A random (k+1)-subset, enlarged until its covariance is non-singular, then the h
+    nearest rows and two C-steps. Returns (log det, rows); log det -inf if singular."""
+    n, k = T.shape
+    scale = float(np.abs(T).max()) or 1.0
+    order = rng.permutation(n)
+    size = k + 1
+    while size < n and _log_det(_mean_cov(T, order[:size])[1]) < k * np.log(1e-12 * scale**2 + 1e-300):
+        size += 1
+    d2 = _mahalanobis2(T, *_mean_cov(T, order[:size]))
+    if d2 is None:
+        return np.inf, order[:h]
+    return _c_steps(T, _nearest(d2, h), h, 2)
 
 
 class MCD(NamedTuple):
@@ -273,8 +301,9 @@ def mcd(
 
     The raw MCD is the mean and covariance of the h rows whose covariance has the
     smallest determinant, searched by FAST-MCD (Rousseeuw and Van Driessen 1999):
-    ``MCD_STARTS`` random (k+1)-subsets (enlarged until non-singular) and `start` if
-    given, two C-steps each, then the ``MCD_KEEP`` best iterated to convergence. The
+    ``MCD_STARTS`` random (k+1)-subsets (enlarged until non-singular), two C-steps
+    each (on a random subsample of ``MCD_SUBSAMPLE`` rows if n is larger), then the
+    ``MCD_KEEP`` best, and `start` if given, iterated to convergence on all rows. The
     raw covariance is multiplied by :func:`mcd_consistency` (k, h/n); rows with
     squared distance at most :math:`\chi^2_{k,0.975}` are kept, and their mean and
     covariance (divisor m - 1) times :math:`c_k(m/n)`, m the rows kept, is the
@@ -294,30 +323,24 @@ def mcd(
     T = np.asarray(T, dtype=np.float64)
     n, k = T.shape
     rng = _check_random_state(random_state)
-    scale = float(np.abs(T).max()) or 1.0
-    candidates = []
-    if start is not None:
-        candidates.append(_c_steps(T, np.sort(np.asarray(start)), h, 2))
-    for _ in range(MCD_STARTS if h < n else 0):
-        order = rng.permutation(n)
-        size = k + 1
-        rows = np.sort(order[:size])
-        while size < n and _log_det(_mean_cov(T, rows)[1]) < k * np.log(1e-12 * scale**2 + 1e-300):
-            size += 1
-            rows = np.sort(order[:size])
-        m, C = _mean_cov(T, rows)
-        d2 = _mahalanobis2(T, m, C)
-        if d2 is None:
-            continue
-        rows = np.sort(np.argsort(d2, kind="stable")[:h])
-        candidates.append(_c_steps(T, rows, h, 2))
     if h >= n:
-        candidates.append((0.0, np.arange(n)))
-    candidates.sort(key=lambda c: c[0])
-    best = min(
-        (_c_steps(T, rows, h, MCD_MAX_STEPS) for _, rows in candidates[:MCD_KEEP]),
-        key=lambda c: c[0],
-    )
+        best = (0.0, np.arange(n))
+    else:
+        # the random starts run on at most MCD_SUBSAMPLE rows, with h scaled to match
+        S = T if n <= MCD_SUBSAMPLE else T[np.sort(rng.choice(n, MCD_SUBSAMPLE, replace=False))]
+        h_s = h if S is T else max(k + 1, math.ceil(h * MCD_SUBSAMPLE / n))
+        found = sorted((_random_start(S, h_s, rng) for _ in range(MCD_STARTS)), key=lambda c: c[0])
+        runs = []
+        for _, rows in found[:MCD_KEEP]:
+            if S is not T:  # the subsample's fit picks the h nearest rows of all the data
+                d2 = _mahalanobis2(T, *_mean_cov(S, rows))
+                if d2 is None:
+                    continue
+                rows = _nearest(d2, h)
+            runs.append(_c_steps(T, rows, h, MCD_MAX_STEPS))
+        if start is not None:
+            runs.append(_c_steps(T, np.sort(np.asarray(start)), h, MCD_MAX_STEPS))
+        best = min(runs, key=lambda c: c[0]) if runs else (-np.inf, np.arange(h))
     m, C = _mean_cov(T, best[1])
     C = C * mcd_consistency(k, h / n)
     d2 = _mahalanobis2(T, m, C)
