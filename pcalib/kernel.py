@@ -5,9 +5,9 @@ kernel :math:`k(x, y) = \langle \varphi(x), \varphi(y) \rangle`. With the kernel
 matrix :math:`K_{ij} = k(x_i, x_j)` and :math:`H = I - \frac1n \mathbf 1 \mathbf 1^\top`,
 the feature vectors centered at their mean have the Gram matrix
 :math:`\tilde K = H K H` (the double centering of the chapters *Centering* and
-*Principal coordinates*). Its eigenpairs :math:`\tilde K u_j = \mu_j u_j`
+*Principal coordinates*). Its eigenpairs :math:`\tilde K u_j = \nu_j u_j`
 (:math:`\|u_j\| = 1`) give the axes :math:`V_j = \sum_i a_{ij} (\varphi(x_i) - \bar\varphi)`
-with :math:`a_j = u_j / \sqrt{\mu_j}` (unit length in feature space), and the score of
+with :math:`a_j = u_j / \sqrt{\nu_j}` (unit length in feature space), and the score of
 any point
 
 .. math::
@@ -17,7 +17,7 @@ any point
     \qquad \bar k_i = \frac1n \sum_l k(x_l, x_i),
 
 (the term with the mean of :math:`k(x, x_l)` over l drops because
-:math:`\mathbf 1^\top a_j = 0`). The training scores are :math:`u_j \sqrt{\mu_j}`.
+:math:`\mathbf 1^\top a_j = 0`). The training scores are :math:`u_j \sqrt{\nu_j}`.
 
 Large n: the Nyström method (Williams and Seeger 2001) replaces K by
 :math:`C W^{+} C^\top` with :math:`C = k(X, L)` (n x m) and :math:`W = k(L, L)` for m
@@ -146,15 +146,15 @@ class KernelPCA(EstimatorBase):
       matrix :math:`k(x_{\text{new}}, x_i)` in ``transform``;
     * a callable ``kernel(A, B)`` returning the matrix :math:`k(a_i, b_l)`.
 
-    Eigenvalues: with :math:`\mu_j` the eigenvalues of the centered kernel
+    Eigenvalues: with :math:`\nu_j` the eigenvalues of the centered kernel
     :math:`\tilde K = H K H`,
 
-    .. math:: \lambda_j = \frac{\mu_j}{n - 1},
+    .. math:: \lambda_j = \frac{\nu_j}{n - 1},
 
     the variance (divisor n - 1, as :class:`pcalib.PCA`) of the j-th scores; with the
     linear kernel they are PCA's ``explained_variance_``. scikit-learn's
-    ``KernelPCA.eigenvalues_`` is :math:`\mu_j = (n-1)\lambda_j`; R's kernlab
-    (``kpca``, ``eig``) reports :math:`\mu_j / n = \frac{n-1}{n} \lambda_j`.
+    ``KernelPCA.eigenvalues_`` is :math:`\nu_j = (n-1)\lambda_j`; R's kernlab
+    (``kpca``, ``eig``) reports :math:`\nu_j / n = \frac{n-1}{n} \lambda_j`.
 
     Signs: each column of training scores has its entry of largest absolute value
     positive (:mod:`pcalib._signs`).
@@ -180,10 +180,10 @@ class KernelPCA(EstimatorBase):
     Attributes
     ----------
     eigenvalues_ : ndarray of shape (k,)
-        :math:`\lambda_j = \mu_j / (n - 1)`, decreasing.
+        :math:`\lambda_j = \nu_j / (n - 1)`, decreasing.
     coef_ : ndarray of shape (n_ref, k)
         The score of x is ``(k(x, X_fit_) - kernel_mean_) @ coef_``; exact route
-        :math:`a_j = u_j / \sqrt{\mu_j}`; Nyström :math:`W^{+1/2} w_j` with
+        :math:`a_j = u_j / \sqrt{\nu_j}`; Nyström :math:`W^{+1/2} w_j` with
         :math:`w_j` the unit axes of the Nyström features.
     X_fit_ : ndarray of shape (n_ref, p)
         The reference rows: all training rows (exact), or the landmarks
@@ -328,7 +328,7 @@ class KernelPCA(EstimatorBase):
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> Any:
-        r"""Fit on `X` and return its scores: :math:`u_j \sqrt{\mu_j}` for the exact route
+        r"""Fit on `X` and return its scores: :math:`u_j \sqrt{\nu_j}` for the exact route
         (equal to ``transform(X)`` to round-off), the block pass of the fit for Nyström."""
         return self._wrap_output(self._fit(X), X)
 
