@@ -46,8 +46,8 @@ KERNELS = ("rbf", "poly", "linear", "cosine", "precomputed")
 _EPS = float(np.finfo(np.float64).eps)
 #: Rows of the data used by the median heuristic (evenly spaced if there are more).
 MEDIAN_ROWS = 1000
-#: Kernel evaluations per block of rows (a block of k(X, R) holds at most this many
-#: entries: 8 MiB each 2**20), so transform and the Nyström fit use O(n_ref) memory per row.
+#: Entries of one block of rows of k(X, R) (2**23 float64: 64 MiB), so that transform
+#: and the Nyström fit never hold the whole n x n_ref kernel.
 BLOCK_ENTRIES = 2**23
 #: Eigenvalues of the landmark kernel W below this fraction of its largest are dropped
 #: from :math:`W^{+1/2}` (their directions carry almost nothing and amplify round-off).

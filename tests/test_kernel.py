@@ -167,6 +167,15 @@ def test_nystrom_with_every_row_a_landmark_is_exact():
     np.testing.assert_allclose(full.transform(X), exact.transform(X), atol=1e-7)
 
 
+def test_nystrom_preimage_with_every_row_a_landmark_is_the_exact_one():
+    X = data(50, 2)
+    exact = KernelPCA(3, gamma=0.5).fit(X)
+    full = KernelPCA(3, gamma=0.5, n_landmarks=50, random_state=0).fit(X)
+    Z = exact.transform(X[:6])
+    np.testing.assert_allclose(full.transform(X[:6]), Z, atol=1e-7)
+    np.testing.assert_allclose(full.inverse_transform(Z), exact.inverse_transform(Z), atol=1e-6)
+
+
 def test_nystrom_error_shrinks_with_landmarks_and_is_seeded():
     X = data(600, 3)
     exact = KernelPCA(5, gamma=0.2).fit(X).eigenvalues_
