@@ -261,9 +261,10 @@ class KernelPCA(EstimatorBase):
     def _check_k(self, n: int, rank_bound: int) -> int:
         k = int(self.n_components)
         if not 1 <= k <= rank_bound:
+            landmarks = ", and at most the number of landmarks (the rank of their kernel)" if rank_bound < n - 1 else ""
             raise ValueError(
-                f"n_components must be between 1 and {rank_bound} (the centered kernel of n = {n} "
-                f"samples has rank at most n - 1{', and at most the number of landmarks' if rank_bound < n - 1 else ''}), got {k}"
+                f"n_components must be between 1 and {rank_bound} (the centered kernel of "
+                f"n = {n} samples has rank at most n - 1{landmarks}), got {k}"
             )
         return k
 
