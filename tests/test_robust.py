@@ -43,8 +43,8 @@ def hbk() -> np.ndarray:
 def largest_angle(A: np.ndarray, B: np.ndarray) -> float:
     """Largest principal angle (radians) between the row spaces of A and B."""
     Qa, Qb = np.linalg.qr(A.T)[0], np.linalg.qr(B.T)[0]
-    s = np.linalg.svd(Qa.T @ Qb, compute_uv=False)
-    return float(np.arccos(np.clip(s.min(), -1.0, 1.0)))
+    sine = np.linalg.norm(Qa - Qb @ (Qb.T @ Qa), 2)  # accurate for small angles
+    return float(np.arcsin(min(sine, 1.0)))
 
 
 # -- the data set ------------------------------------------------------------------------
