@@ -334,6 +334,7 @@ class KernelPCA(EstimatorBase):
         return self._wrap_output(self._fit(X), X)
 
     def _fit(self, X: ArrayLike) -> np.ndarray:
+        self.__dict__.pop("coef_", None)  # a fit that raises leaves the model unfitted
         X = self._remember_input(X)
         self._check_params()
         arr = self._data(X)

@@ -259,6 +259,15 @@ def test_bad_parameters_and_inputs():
         KernelPCA(2, kernel=lambda A, B: np.ones(3)).fit(X)
 
 
+def test_a_failed_refit_leaves_the_model_unfitted():
+    X = data()
+    model = KernelPCA(2).fit(X)
+    with pytest.raises(ValueError, match="only 0 eigenvalue"):
+        model.fit(np.ones((10, 3)))
+    with pytest.raises(pcalib.NotFittedError):
+        model.transform(X)
+
+
 def test_precomputed_transform_takes_the_test_kernel():
     X, Xnew = data(), data(4, seed=5)
     lin = KernelPCA(2, kernel="linear").fit(X)
