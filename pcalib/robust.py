@@ -87,6 +87,9 @@ GRID_STARTS = 5
 #: fraction of the data's spread.
 MEDIAN_TOL = 1e-12
 MEDIAN_MAX_ITER = 1000
+#: The OD cutoff is at least this fraction of the largest distance to the center, so
+#: rows that lie in the fitted subspace up to round-off are never flagged by it.
+OD_FLOOR = 1e-10
 #: Qn needs all n(n-1)/2 pairwise differences: refused above this many rows.
 QN_MAX_ROWS = 4000
 #: The consistency constant of the MAD at the normal, 1 / Phi^{-1}(3/4).
@@ -429,6 +432,8 @@ class RobustPCA(EstimatorBase):
     score_distances_, orthogonal_distances_ : ndarrays of shape (n,)
         SD and OD of the training rows.
     cutoff_sd_, cutoff_od_ : float
+        :math:`\sqrt{\chi^2_{k,0.975}}` and :math:`(\hat m + \hat s z_{0.975})^{3/2}`
+        (at least ``OD_FLOOR`` times the largest distance to the center).
     outliers_ : ndarray of bool, shape (n,)
         True for a row beyond either cutoff.
     h_ : int
@@ -620,7 +625,9 @@ class RobustPCA(EstimatorBase):
             phi = phi[phi != 0]
             for j in range(q):
                 ya, yj = Y @ a, Y[:, j]
-                norm = np.sqrt(np.cos(phi) ** 2 + np.sin(phi) ** 2 + 2 * np.cos(phi) * np.sin(phi) * a[j])
+                if abs(a[j]) > 1 - 1e-12:  # a is e_j up to sign: no plane to search
+                    continue
+                norm = np.sqrt(1 + 2 * np.cos(phi) * np.sin(phi) * a[j])  # |cos a + sin e_j|
                 cand = (np.outer(ya, np.cos(phi)) + np.outer(yj, np.sin(phi))) / norm
                 values = self._scale(cand)
                 i = int(np.argmax(values))
@@ -640,7 +647,9 @@ class RobustPCA(EstimatorBase):
     def _distances(self, arr: np.ndarray, h: int) -> None:
         self.score_distances_, self.orthogonal_distances_ = self._sd_od(arr)
         self.cutoff_sd_ = float(np.sqrt(scipy.stats.chi2.ppf(0.975, self.components_.shape[0])))
-        self.cutoff_od_ = _od_cutoff(self.orthogonal_distances_, h)
+        # floor at round-off: data lying in the subspace have ODs of order eps, not outliers
+        floor = OD_FLOOR * float(np.linalg.norm(arr - self.center_, axis=1).max())
+        self.cutoff_od_ = max(_od_cutoff(self.orthogonal_distances_, h), floor)
         self.outliers_ = (self.score_distances_ > self.cutoff_sd_) | (
             self.orthogonal_distances_ > self.cutoff_od_
         )
