@@ -140,7 +140,9 @@ class KernelPCA(EstimatorBase):
     * ``"rbf"``: :math:`k(x, y) = \exp(-\gamma \|x - y\|^2)`, ``gamma=None`` by the
       median heuristic (:func:`median_heuristic_gamma`);
     * ``"poly"``: :math:`(\gamma\, x^\top y + c_0)^d`, ``gamma=None`` gives 1/p;
-    * ``"linear"``: :math:`x^\top y` (kernel PCA is then PCA);
+    * ``"linear"``: :math:`x^\top y` (kernel PCA is then PCA), evaluated as
+      :math:`(x - \bar x)^\top (y - \bar x)` with the training mean, which leaves
+      :math:`H K H` unchanged and keeps its digits when the mean is large;
     * ``"cosine"``: :math:`x^\top y / (\|x\| \|y\|)`;
     * ``"precomputed"``: `X` is the n x n kernel matrix in ``fit`` and the q x n
       matrix :math:`k(x_{\text{new}}, x_i)` in ``transform``;
@@ -288,6 +290,13 @@ class KernelPCA(EstimatorBase):
             same = A is B
             A = _unit_rows(A, "X")
             return A @ (A if same else _unit_rows(B, "X_fit_")).T
+        if self.kernel == "linear":
+            # (a - c).(b - c): for the exact route H K H is unchanged (the extra terms are
+            # constant along a row or a column), and K's entries stay at the data's spread
+            # instead of |x|^2, so H K H does not cancel digits with a large mean.
+            same = A is B
+            A = A - self._shift
+            return A @ (A if same else B - self._shift).T
         K = A @ B.T
         if self.kernel == "poly":
             K *= self.gamma_
@@ -354,7 +363,7 @@ class KernelPCA(EstimatorBase):
             self.gamma_ = float(self.gamma) if self.gamma is not None else median_heuristic_gamma(arr)
         elif self.kernel == "poly":
             self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / arr.shape[1]
-        self._shift = arr.mean(axis=0) if self.kernel == "rbf" else None
+        self._shift = arr.mean(axis=0) if self.kernel in ("rbf", "linear") else None
         self.n_samples_ = n
         if hasattr(self, "landmarks_"):
             del self.landmarks_
@@ -510,8 +519,8 @@ class KernelPCA(EstimatorBase):
             raise ValueError(f"Z has {beta.shape[1]} columns, expected n_components = {k}")
         R = self.X_fit_
         gamma = beta @ self.coef_.T + self._preimage_offset  # q x n_ref
-        if self.kernel == "linear":
-            return gamma @ R
+        if self.kernel == "linear":  # in the coordinates shifted by c, as the kernel is
+            return (gamma @ (R - self._shift)) + self._shift
         start = np.argmax(beta @ self._preimage_start.T + self._preimage_start0, axis=1)
         return self._fixed_point(R[start], gamma)
 

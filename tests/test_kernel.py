@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from shared_strategies import seeded_data
 
 import pcalib
 from pcalib import KernelPCA
@@ -55,6 +57,18 @@ def test_centering_in_feature_space_is_double_centering():
     # and KernelPCA's eigenvalues are those of H K H over n - 1
     kp = KernelPCA(5, kernel="precomputed").fit(K)
     np.testing.assert_allclose(kp.eigenvalues_ * 29, np.linalg.eigvalsh(Fc @ Fc.T)[::-1][:5], rtol=1e-10)
+
+
+def test_linear_kernel_keeps_its_digits_with_a_large_mean():
+    """x.y with |x| ~ 1e6 would put entries of 1e12 into K and cancel them in H K H."""
+    X = data(40, 3) + 1e6
+    kp = KernelPCA(3, kernel="linear").fit(X)
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    np.testing.assert_allclose(kp.eigenvalues_, s**2 / 39, rtol=1e-10)
+    pca = pcalib.PCA(2).fit(X)
+    two = KernelPCA(2, kernel="linear").fit(X)
+    np.testing.assert_allclose(two.inverse_transform(two.transform(X)),
+                               pca.inverse_transform(pca.transform(X)), rtol=0, atol=1e-8)
 
 
 @pytest.mark.theorem("prop-kpca-eigenproblem")
@@ -283,3 +297,32 @@ def test_no_warning_on_a_converging_preimage():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         kp.inverse_transform(kp.transform(X))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeded_data(min_rows=3, max_rows=25, max_cols=5))
+def test_property_linear_kernel_is_pca_over_shapes(X):
+    """Over shapes (n < p included) and offsets up to 1e3: the linear kernel's
+    eigenvalues are PCA's, and the scores agree up to the sign of each column."""
+    n, p = X.shape
+    Xc = X - X.mean(axis=0)
+    s = np.linalg.svd(Xc, compute_uv=False)
+    k = int(np.sum(s > 1e-6 * s[0]))  # well-separated from round-off
+    kp = KernelPCA(k, kernel="linear").fit(X)
+    np.testing.assert_allclose(kp.eigenvalues_, s[:k] ** 2 / (n - 1), rtol=1e-8)
+    T = kp.transform(X)
+    U, s_, Vt = np.linalg.svd(Xc, full_matrices=False)
+    big = s[:k] > 1e-3 * s[0]  # scores of tiny or clustered singular values are ill-posed
+    gaps = np.abs(np.diff(np.r_[np.inf, s[:k], 0.0]))
+    stable = big & (np.minimum(gaps[:-1], gaps[1:]) > 1e-3 * s[0])
+    np.testing.assert_allclose(T[:, stable], aligned(T[:, stable], (U * s_)[:, :k][:, stable]),
+                               atol=1e-7 * s[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeded_data(min_rows=3, max_rows=25, max_cols=5, offset=False))
+def test_property_rbf_transform_of_training_rows_is_fit_transform(X):
+    kp = KernelPCA(2, gamma=0.5)
+    T = kp.fit_transform(X)
+    np.testing.assert_allclose(kp.transform(X), T, atol=1e-9)
+    np.testing.assert_allclose(T.var(axis=0, ddof=1), kp.eigenvalues_, rtol=1e-9)
