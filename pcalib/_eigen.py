@@ -203,7 +203,8 @@ def lanczos_top_operator(
     :math:`\theta_k` was missed, and Lanczos runs on :math:`M'` for k more pairs;
     Rayleigh-Ritz on the union of the two sets keeps the k largest, and the probe
     runs again (each round finds at least one more copy). A probe that finds
-    nothing, or does not converge within ``_PROBE_RESTARTS`` restarts (a flat
+    nothing, finds :math:`M' = 0` (every eigenvalue not 0 was found), or does not
+    converge within ``_PROBE_RESTARTS`` restarts (a flat
     spectrum below :math:`\theta_k`, where no eigenvalue stands out), ends the
     search: a missed eigenvalue is then below, or within ``_PROBE_TOL`` of, the
     probe's Ritz value.
@@ -231,7 +232,7 @@ def lanczos_top_operator(
                 _operator(deflated, m), 1, which="LA", v0=start, ncv=min(m, _PROBE_VECTORS), tol=_PROBE_TOL,
                 maxiter=_PROBE_RESTARTS, return_eigenvectors=False,
             )[0]
-        except scipy.sparse.linalg.ArpackNoConvergence:
+        except scipy.sparse.linalg.ArpackError:  # no convergence, or M' = 0 (error -9)
             break
         if top <= w[-1] + rtol * w[0]:
             break

@@ -523,16 +523,21 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, mean: np.n
     With every :math:`\sigma_j > 0`, by one Cholesky QR step, :math:`V \leftarrow V R^{-1}`
     with :math:`R^\top R = V^\top V` (``dsyrk`` and ``dtrsm``: 2 p k^2 flops, a quarter of
     a Householder QR with its Q, and as accurate for columns this close to
-    orthonormal); otherwise by :func:`pcalib.lowrank._orthonormal_completion`, whose
-    completion gives the axes of :math:`\sigma_j = 0`."""
+    orthonormal); otherwise (some :math:`\sigma_j` at most :math:`\max(n, p)\,
+    \varepsilon\,\sigma_1`, round-off whose :math:`u_j` is noise, or Cholesky failing)
+    by :func:`pcalib.lowrank._orthonormal_completion`, whose completion gives the axes
+    of those :math:`\sigma_j`."""
     k = s.size
-    keep = s > 0
+    keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
     V = data.transpose_times(U[:, keep] / s[keep], mean, scale)
-    if not keep.all():
-        return _orthonormal_completion(V, k)
-    Vt = np.asfortranarray(V.T)  # (k, p)
-    R = scipy.linalg.cholesky(blas.dsyrk(1.0, Vt), lower=False, check_finite=False)
-    return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
+    if keep.all():
+        Vt = np.asfortranarray(V.T)  # (k, p)
+        try:
+            R = scipy.linalg.cholesky(blas.dsyrk(1.0, Vt), lower=False, check_finite=False)
+            return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
+        except np.linalg.LinAlgError:  # columns too far from orthonormal: Householder
+            pass
+    return _orthonormal_completion(V, k)
 
 
 def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:

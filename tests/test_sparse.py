@@ -267,6 +267,60 @@ def test_auto_chooses_by_a_cost_model_that_includes_n():
     np.testing.assert_allclose(pca.components_[well_separated], V[well_separated], atol=1e-8)
 
 
+@pytest.mark.parametrize("solver", ["auto", "eig", "gram", "svd", "randomized"])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize(("n", "p"), [(30, 400), (400, 30), (40, 40), (3, 7), (5, 3)])
+def test_every_sparse_route_against_numpy_at_any_k_and_offset(n, p, fmt, solver):
+    """Each sparse route, k = 1, m - 1 and m (m = min(n, p); Lanczos k < p), data of
+    density 0.3 and 1, half the columns at offset 0 or 1e9, int64, float32 or float64: NumPy's
+    SVD of the exactly centered dense matrix (eigenvalues to 1e-9 lambda_1, orthonormal
+    axes). A wider sweep of this kind found two faults of the new routes: the Lanczos
+    probe raised ARPACK's error -9 when every eigenvalue not 0 had been found (caught
+    here on 5 x 3 float32 at 1e9, centered rank 1, k = 1), and the QR route divided by
+    a round-off singular value (the next test)."""
+    rng = np.random.default_rng(n * p)
+    m = min(n, p)
+    kinds = ((0.3, 0.0, np.float64), (1.0, 1e9, np.float64), (0.3, 1e9, np.int64), (1.0, 1e9, np.float32))
+    for density, offset, dtype in kinds:
+        dense = sp.random(n, p, density=density, random_state=rng).toarray() * 10
+        dense += offset * (rng.uniform(size=p) < 0.5)
+        dense = (np.round(dense) if dtype == np.int64 else dense).astype(dtype)
+        centered = exactly_centered(dense.astype(np.float64))  # float32 at 1e9: steps of 64
+        if not centered.any():
+            continue
+        ev = np.linalg.svd(centered, compute_uv=False) ** 2 / (n - 1)
+        X = sp.csr_matrix(dense).asformat(fmt)
+        for k in sorted({1, m - 1, m} - {0}):
+            if solver == "randomized" and k >= p:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                pca = PCA(k, solver=solver).fit(X)
+            single = dtype == np.float32  # float32 results
+            np.testing.assert_allclose(pca.explained_variance_, ev[:k], rtol=0,
+                                       atol=(1e-6 if single else 1e-9) * ev[0])
+            axes = pca.components_.astype(np.float64)
+            np.testing.assert_allclose(axes @ axes.T, np.eye(k), atol=1e-6 if single else 1e-10)
+
+
+def test_qr_route_leaves_round_off_singular_values_out_of_the_axes():
+    """Found by the test above in float32: 3 x 7 data, five constant columns and two
+    varying ones, k = 3 by the QR route. sigma_3 is round-off (centered rank 2), and
+    Z_c^T u_3 / sigma_3 was noise in the span of the other axes: the Cholesky step
+    failed (LinAlgError). Such sigma_j now get the completion's axes."""
+    varying = np.array([[3.1808531284332275, 2.5598881244659424], [4.666538238525391, 1.2932898998260498],
+                        [2.296780586242676, 1.9468740224838257]])
+    dense = np.full((3, 7), 1e9)
+    dense[:, [1, 4]] = varying
+    dense = dense.astype(np.float32)
+    pca = PCA(3, solver="svd").fit(sp.csr_matrix(dense))
+    centered = exactly_centered(dense.astype(np.float64))
+    ev = np.linalg.svd(centered, compute_uv=False) ** 2 / 2
+    np.testing.assert_allclose(pca.explained_variance_, ev[:3], rtol=0, atol=1e-6 * ev[0])
+    axes = pca.components_.astype(np.float64)
+    np.testing.assert_allclose(axes @ axes.T, np.eye(3), atol=1e-6)
+
+
 def _mean_free_block(seed, rows=150, cols=300):
     """[C; -C]: column means 0, so in a block-diagonal matrix centering leaves the
     blocks uncoupled and their eigenvalues repeat exactly."""
