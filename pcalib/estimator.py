@@ -533,7 +533,12 @@ class PCA(EstimatorBase):
         ``scipy.sparse`` matrix or array (CSR or CSC; never densified) or a
         ``dask.array.Array`` chunked by rows (a Dask array chunked by columns is
         rechunked to whole rows first, ``X.rechunk({1: -1})``). Fitted attributes are
-        NumPy arrays whatever the input.
+        NumPy arrays whatever the input. A pandas DataFrame must hold numbers only
+        (integer, float, their nullable dtypes, or objects that are numbers): a column
+        of dates, durations, strings (even "1.5"), categories or booleans raises
+        ``TypeError`` naming it, whether it is alone or among float columns. Booleans
+        are refused as a NumPy bool array is; ``X.astype({"flag": float})`` analyses
+        such a column as 0/1.
 
         Examples
         --------

@@ -321,6 +321,19 @@ def test_qr_route_leaves_round_off_singular_values_out_of_the_axes():
     np.testing.assert_allclose(axes @ axes.T, np.eye(3), atol=1e-6)
 
 
+def test_lanczos_beyond_the_exact_routes_warns_when_it_loses_digits():
+    """Issue 22 item 5 where no exact route fits (n and p above 4096): Lanczos resolves
+    eigenvalues to 1e-10 lambda_1, so lambda_k / lambda_1 < sqrt(eps) is said in a
+    RuntimeWarning instead of returned silently."""
+    rng = np.random.default_rng(0)
+    X = sp.random(5000, 5000, density=0.001, format="csr", random_state=rng)
+    scales = np.full(5000, 1e-6)
+    scales[:3] = [3.0, 2.0, 1.0]
+    with pytest.warns(RuntimeWarning, match=r"lambda_5 / lambda_1 < sqrt\(eps\): the Lanczos route"):
+        pca = PCA(5).fit((X @ sp.diags(scales)).tocsr())
+    assert pca.solver_ == "randomized"
+
+
 def _mean_free_block(seed, rows=150, cols=300):
     """[C; -C]: column means 0, so in a block-diagonal matrix centering leaves the
     blocks uncoupled and their eigenvalues repeat exactly."""
