@@ -204,7 +204,7 @@ def h_subset_size(n: int, k: int, alpha: float) -> int:
     :math:`n_2 = \lfloor (n + k + 1)/2 \rfloor`; h = n_2 for alpha = 1/2 (the
     largest breakdown point) and n for alpha = 1."""
     n2 = (n + k + 1) // 2
-    return int(math.floor(2 * n2 - n + 2 * (n - n2) * alpha))
+    return math.floor(2 * n2 - n + 2 * (n - n2) * alpha)
 
 
 def mcd_consistency(k: int, fraction: float) -> float:
@@ -529,7 +529,6 @@ class RobustPCA(EstimatorBase):
     def _robpca(
         self, arr: np.ndarray, k: int, h: int, rng: np.random.Generator,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        n = arr.shape[0]
         mean = arr.mean(axis=0)
         _, s, Vt = np.linalg.svd(arr - mean, full_matrices=False)
         r = int(np.sum(s > max(arr.shape) * _EPS * s[0])) if s[0] > 0 else 0

@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.integrate
+import scipy.optimize
 import scipy.stats
 
 import pcalib
@@ -110,10 +111,12 @@ def test_spatial_median_minimizes_the_sum_of_distances():
     X = rng.standard_normal((60, 3)) @ np.diag([3.0, 1.0, 0.5])
     X[:10] += 40.0
     mu = spatial_median(X)
-    res = scipy.optimize.minimize(lambda m: np.linalg.norm(X - m, axis=1).sum(), X.mean(axis=0),
-                                  method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12,
-                                                                 "maxiter": 20000})
-    f = lambda m: np.linalg.norm(X - m, axis=1).sum()  # noqa: E731
+
+    def f(m: np.ndarray) -> float:
+        return float(np.linalg.norm(X - m, axis=1).sum())
+
+    options = {"xatol": 1e-10, "fatol": 1e-12, "maxiter": 20000}
+    res = scipy.optimize.minimize(f, X.mean(axis=0), method="Nelder-Mead", options=options)
     assert f(mu) <= f(res.x) + 1e-9
     # gradient of the objective vanishes: the sum of unit vectors toward mu is ~0
     U = (mu - X) / np.linalg.norm(mu - X, axis=1)[:, None]
