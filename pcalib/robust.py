@@ -15,7 +15,9 @@ outliers cannot carry away:
   the coordinate axes and the rows' directions over a grid of angles in the plane of
   the current axis and each coordinate axis of the orthogonal complement of the axes
   found, the grid refined ``GRID_ITER`` times;
-  :math:`\hat\lambda_j` is that scale squared.
+  :math:`\hat\lambda_j` is that scale squared. With p close to or above n, a direction
+  can be fitted to the rows themselves and the grid overfits; ROBPCA, which first
+  works in the span of the centered rows and then in k dimensions, is the method there.
 * ``"robpca"`` (Hubert, Rousseeuw and Vanden Branden 2005): the h rows of least
   Stahel-Donoho outlyingness, their k-dimensional PCA subspace, the rows with small
   orthogonal distance to it, and the reweighted MCD of the scores in that subspace.

@@ -425,3 +425,20 @@ def test_rows_in_the_subspace_are_not_flagged_by_round_off():
     model = RobustPCA(2, method="spherical").fit(X)
     assert model.orthogonal_distances_.max() < 1e-13 * np.abs(X).max()
     assert not np.any(model.orthogonal_distances_ > model.cutoff_od_)
+
+
+def test_robpca_with_more_features_than_rows():
+    """p = 200 > n = 40: ROBPCA works in the span of the centered rows (rank 39) and finds
+    the true 3-dimensional subspace (sine 0.07) where 5 far rows turn classical PCA's
+    (sine 0.996)."""
+    rng = np.random.default_rng(0)
+    n, p, k = 40, 200, 3
+    B = np.linalg.qr(rng.standard_normal((p, k)))[0]
+    X = (rng.standard_normal((n, k)) * [10.0, 6.0, 4.0]) @ B.T + 0.1 * rng.standard_normal((n, p))
+    X[:5] += 30 * np.linalg.qr(rng.standard_normal((p, 1)))[0].T
+    model = RobustPCA(k, random_state=0).fit(X)
+    Q = model.components_.T
+    assert np.linalg.norm(Q - B @ (B.T @ Q), 2) < 0.15
+    C = PCA(k).fit(X).components_.T
+    assert np.linalg.norm(C - B @ (B.T @ C), 2) > 0.9
+    assert model.outliers_[:5].all()
