@@ -87,7 +87,7 @@ def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nd
 
         t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
         t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3 + b\, \mathrm{nnz}\, k, \\
-        t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 20)\big)
+        t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 30)\big)
 
     (a per multiplication of the sparse product :math:`X^\top X` or :math:`X X^\top`
     and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
@@ -103,7 +103,7 @@ def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nd
         costs["gram"] = (_SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + _EIGH_SECONDS * n**3
                          + _LANCZOS_ENTRY_SECONDS * nnz * k)
     if k < p:
-        vectors = p * max(2 * k + 1, 20)
+        vectors = p * max(2 * k + 1, 30)
         costs["randomized"] = (16 * k + 20) * (_LANCZOS_ENTRY_SECONDS * nnz + _LANCZOS_VECTOR_SECONDS * vectors)
     return costs
 
@@ -218,7 +218,7 @@ class PCA(EstimatorBase):
             t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3
             + b\, \mathrm{nnz}\, k, \\
             t_\text{Lanczos} &= (16 k + 20)\,\big(b\, \mathrm{nnz}
-            + v\, p \max(2k + 1, 20)\big),
+            + v\, p \max(2k + 1, 30)\big),
 
         with :math:`a = 1.5 \cdot 10^{-8}` s per multiplication of the sparse
         product :math:`X^\top X` or :math:`X X^\top` (and per entry of its dense
