@@ -754,8 +754,12 @@ class SparseMatrix:
     def transpose_times(self, U: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
         r""":math:`Z_c^\top U = D^{-1} (X^\top U - \bar x\, (\mathbf 1^\top U))`, p x k."""
         mean = self._about_shift(mean)
-        product = np.asarray(self._float64().T @ U) - np.outer(mean, U.sum(axis=0))
-        return product / scale[:, None]
+        product = np.ascontiguousarray(self._float64().T @ U, dtype=np.float64)
+        # minus the outer product, in place (p x k may be large): a BLAS rank-one update
+        # of the F-ordered transpose
+        blas.dger(-1.0, U.sum(axis=0), mean, a=product.T, overwrite_a=True)
+        product /= scale[:, None]
+        return product
 
     def centered_r(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
         r"""An upper triangular R (m x m, m = min(n, p)) with :math:`R^\top R = Z_c^\top Z_c`
