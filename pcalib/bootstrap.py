@@ -205,7 +205,7 @@ def bootstrap_pca(
     Notes
     -----
     The resamples are drawn from the centered data read in their frame
-    (:func:`pcalib.covariance._center_array`: an exact power-of-two scale, or the
+    (``pcalib.covariance._center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
     units at the end. Memory: the intervals of the axes need every resample's

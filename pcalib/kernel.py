@@ -138,7 +138,7 @@ class KernelPCA(EstimatorBase):
     The kernels:
 
     * ``"rbf"``: :math:`k(x, y) = \exp(-\gamma \|x - y\|^2)`, ``gamma=None`` by the
-      median heuristic (:func:`median_heuristic_gamma`);
+      median heuristic (:func:`pcalib.kernel.median_heuristic_gamma`);
     * ``"poly"``: :math:`(\gamma\, x^\top y + c_0)^d`, ``gamma=None`` gives 1/p;
     * ``"linear"``: :math:`x^\top y` (kernel PCA is then PCA), evaluated as
       :math:`(x - \bar x)^\top (y - \bar x)` with the training mean, which leaves
@@ -159,7 +159,7 @@ class KernelPCA(EstimatorBase):
     (``kpca``, ``eig``) reports :math:`\nu_j / n = \frac{n-1}{n} \lambda_j`.
 
     Signs: each column of training scores has its entry of largest absolute value
-    positive (:mod:`pcalib._signs`).
+    positive (``pcalib._signs``).
 
     Parameters
     ----------

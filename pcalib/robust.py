@@ -415,7 +415,7 @@ class RobustPCA(EstimatorBase):
         k, with 1 <= k < p (with k = p there is no orthogonal distance) and k <= n - 2.
     method : {"robpca", "grid", "spherical"}, default "robpca"
     alpha : float in [0.5, 1], default 0.75
-        Sets the subset size :math:`h` (:func:`h_subset_size`), the rows ROBPCA and
+        Sets the subset size :math:`h` (:func:`pcalib.robust.h_subset_size`), the rows ROBPCA and
         the MCD trust, and the subset of the univariate MCD of the OD cutoff (every
         method). 0.5: the largest breakdown point; 1: no robustness.
     robust_scale : {"mad", "qn"}, default "mad"
