@@ -72,6 +72,8 @@ SEARCH_TERMS = {
     "book/11_pca_at_scale": "scale",
     "book/12_how_many_components": "sure",
     "book/13_missing_values": "missing",
+    "book/14_robust_pca": "outliers",
+    "book/15_kernel_pca": "kernel",
     "book/appendix_linear_algebra": "algebra",
     "book/appendix_api": "API",
     "book/bibliography": "bibliography",
