@@ -365,7 +365,8 @@ def _iterative_pca(
         centered = completed - mean
         sd = np.ones(arr.shape[1])
         if standardize:
-            sd = _checked_scale(completed, np.einsum("ij,ij->j", centered, centered), 0)
+            squares = np.einsum("ij,ij->j", centered, centered)
+            sd = _checked_scale(squares == 0, squares, arr.shape[0], 0)
             centered /= sd
         fitted, total = _shrunk_fit(centered, k, regularized)
         imputed = fitted[rows, columns] * sd[columns] + mean[columns]

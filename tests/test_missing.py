@@ -370,3 +370,29 @@ def test_regularized_fixed_point_holds_conditional_means_of_the_completed_fit():
         y_o = X[i, o] - model.mean_[o]
         expected = model.mean_[m] + C[np.ix_(m, o)] @ np.linalg.solve(C[np.ix_(o, o)], y_o)
         np.testing.assert_allclose(completed[i, m], expected, atol=1e-6 * np.abs(X[~missing]).max())
+
+
+def test_standardized_regularized_pca_with_missing_values_is_unit_free():
+    """PCA(missing="regularized", standardize=True) raised TypeError (the iteration called
+    the scale check with an old signature). Standardized at every iteration, the fit
+    cannot depend on the columns' units: rescaling and shifting each column gives the
+    same axes and ratios, and the imputed entries follow the same affine map."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 2)) @ rng.standard_normal((2, 5)) + 0.3 * rng.standard_normal((60, 5))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    scale, shift = np.array([1e-3, 2.0, 50.0, 1.0, 7e4]), np.array([5.0, -3.0, 1e3, 0.0, 2e6])
+    fits = [
+        PCA(2, missing="regularized", standardize=True).fit(data)
+        for data in (X, X * scale + shift)
+    ]
+    for fit in fits:
+        assert np.all(np.isfinite(fit.components_)) and np.all(np.isfinite(fit.mean_))
+    np.testing.assert_allclose(fits[1].components_, fits[0].components_, atol=1e-7)
+    np.testing.assert_allclose(
+        fits[1].explained_variance_ratio_, fits[0].explained_variance_ratio_, rtol=1e-7
+    )
+    np.testing.assert_allclose(fits[1].mean_, fits[0].mean_ * scale + shift, rtol=1e-7)
+    complete = np.where(np.isnan(X), 0.0, X)
+    plain = PCA(2, standardize=True).fit(complete)
+    same = PCA(2, missing="regularized", standardize=True).fit(complete)
+    np.testing.assert_array_equal(same.components_, plain.components_)
