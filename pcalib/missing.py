@@ -217,7 +217,7 @@ def _ppca_em(
 
     The log-likelihood never decreases. Returns W, the mean, sigma^2 and the
     log-likelihood of every iterate; the parameters returned are those of the
-    last entry.
+    last entry (also when ``max_iter`` stops the iteration).
     """
     n, p = arr.shape
     shift = np.nanmean(np.where(observed, arr, np.nan), axis=0)  # observed column means
@@ -241,6 +241,9 @@ def _ppca_em(
         mu = mu + W @ nu
         W = W @ np.linalg.cholesky(Psi)
     else:
+        # The last M step moved the parameters past the last log-likelihood: record
+        # theirs, so that the history ends with the log-likelihood of what is returned.
+        history.append(_posterior(X0 - mu * mask, mask, W, sigma2)[2])
         warnings.warn(
             f"PPCA EM with missing values did not converge in max_iter={max_iter} iterations; "
             "increase max_iter",

@@ -396,3 +396,21 @@ def test_standardized_regularized_pca_with_missing_values_is_unit_free():
     plain = PCA(2, standardize=True).fit(complete)
     same = PCA(2, missing="regularized", standardize=True).fit(complete)
     np.testing.assert_array_equal(same.components_, plain.components_)
+
+
+def test_loglik_history_ends_with_the_returned_parameters_when_max_iter_stops():
+    """When max_iter stopped EM, the last M step had moved the parameters past the last
+    recorded log-likelihood (one step stale; issue 22 item 7). The last entry must be
+    the observed-data log-likelihood of the returned model, computed here from first
+    principles: each row's observed entries are N(mu_o, C_oo), C = W W^T + sigma^2 I."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((80, 2)) @ rng.standard_normal((2, 5)) + 0.5 * rng.standard_normal((80, 5))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    with pytest.warns(UserWarning, match="did not converge in max_iter=5"):
+        model = PPCA(2, method="em", max_iter=5, random_state=0).fit(X)
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(5)
+    total = 0.0
+    for row in X:
+        o = ~np.isnan(row)
+        total += multivariate_normal(model.mean_[o], C[np.ix_(o, o)]).logpdf(row[o])
+    np.testing.assert_allclose(model.loglik_history_[-1], total, rtol=1e-12)
