@@ -123,6 +123,12 @@ class Moments:
         # a constant column is its value plus exactly 0 (whether or not y was shifted)
         shift = np.where(constant, value, shift)
         mean[constant] = 0.0
+        if integer and constant.any():
+            # an int64 value beyond 2**53 is not a float64: keep what rounding took off
+            # (a small integer, exact) as the mean about the rounded value, so blocks
+            # constant at 2**62 and 2**62 + 1 still differ when merged
+            for j in np.flatnonzero(constant):
+                mean[j] = float(int(block[0, j]) - int(value[j]))
         scatter[constant] = 0.0
         if full:
             scatter[:, constant] = 0.0
@@ -169,7 +175,9 @@ class Moments:
         cross = np.outer(delta, weighted) if self.scatter.ndim == 2 else delta * weighted
         return Moments(
             n, self.shift, self.mean + delta * (b.n / n), self.scatter + b.scatter + cross,
-            np.where(self.value == b.value, self.value, np.nan),
+            # constant in both with the same value: the rounded values and what rounding
+            # took off (the means about the shared shift) agree
+            np.where((self.value == b.value) & (b.mean == self.mean), self.value, np.nan),
         )
 
     def data_mean(self) -> np.ndarray:

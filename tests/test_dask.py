@@ -216,3 +216,11 @@ def test_local_cluster_with_processes_and_a_memory_limit_below_the_data():
     np.testing.assert_allclose(pca.components_, V, atol=1e-10)
     np.testing.assert_allclose(pca.explained_variance_, w[::-1][:5] / (full.shape[0] - 1), rtol=1e-10)
     np.testing.assert_allclose(scores_head, full[:1000] @ V.T, atol=1e-9)
+
+
+def test_int64_column_constant_within_each_chunk_beyond_2_53():
+    """Issue 22 item 1 on Dask: chunks constant at 2**62 and 2**62 + 1 are not one value."""
+    X = np.c_[2**62 + (np.arange(100) >= 50), np.arange(100) % 3]
+    exact = np.linalg.eigvalsh(np.cov((X - 2**62 * np.array([1, 0])).astype(float), rowvar=False))[::-1]
+    fitted = PCA(2).fit(da.from_array(X, chunks=(50, 2)))
+    np.testing.assert_allclose(fitted.explained_variance_, exact, rtol=1e-12)

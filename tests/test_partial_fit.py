@@ -403,3 +403,20 @@ def test_blas_limit_only_on_the_main_thread():
     assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
     main = inputs.shifted_gram(X, np.zeros(210))
     np.testing.assert_allclose(found["gram"][0], main[0], rtol=1e-12, atol=1e-12 * np.abs(main[0]).max())
+
+
+def test_int64_column_constant_within_each_batch_beyond_2_53():
+    """Each batch's constant was kept as a float64, so 2**62 and 2**62 + 1 looked equal
+    and the column came out constant overall (variances [0.677, 0.0]; issue 22 item 1).
+    Reference: the offset removed exactly in int64, then NumPy's covariance."""
+    X = np.c_[2**62 + (np.arange(100) >= 50), np.arange(100) % 3]
+    exact = np.linalg.eigvalsh(np.cov((X - 2**62 * np.array([1, 0])).astype(float), rowvar=False))[::-1]
+    for batches in (np.array_split(X, 2), np.array_split(X, 4), [X[:50], X[50:51], X[51:]]):
+        stream = PCA(2)
+        for batch in batches:
+            stream.partial_fit(batch)
+        np.testing.assert_allclose(stream.explained_variance_, exact, rtol=1e-12)
+    same = PCA(2)
+    for batch in np.array_split(np.c_[np.full(100, 2**62 + 1), np.arange(100) % 3], 2):
+        same.partial_fit(batch)
+    assert same.explained_variance_[1] == 0.0  # constant in every batch, the same value
