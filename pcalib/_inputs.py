@@ -936,6 +936,10 @@ class DaskMatrix:
         right singular vectors of :math:`Y_c` are those of :math:`TR`, never squared.
         """
         Y = self.map_rows(lambda b: _standardized_block(b, mean, scale), self.shape[1])
+        if self.shape[0] < self.shape[1] and len(self.X.chunks[0]) > 1:
+            # Dask's TSQR stacks the chunks' R factors; with fewer rows than columns they
+            # do not stack (a matmul shape error): one chunk of n < p rows instead
+            Y = Y.rechunk({0: -1})
         Q, R = self.da.linalg.tsqr(Y)
         R, q = _compute(R, Q.sum(axis=0))
         n = self.shape[0]

@@ -224,3 +224,15 @@ def test_int64_column_constant_within_each_chunk_beyond_2_53():
     exact = np.linalg.eigvalsh(np.cov((X - 2**62 * np.array([1, 0])).astype(float), rowvar=False))[::-1]
     fitted = PCA(2).fit(da.from_array(X, chunks=(50, 2)))
     np.testing.assert_allclose(fitted.explained_variance_, exact, rtol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["svd", "auto"])
+def test_fewer_rows_than_columns_in_several_chunks(solver):
+    """PCA(9, solver="svd") of a 10 x 20 Dask array in chunks of 2 rows failed inside
+    matmul (Dask's TSQR cannot stack wide R factors; issue 22 item 10). Reference:
+    NumPy's SVD of the exactly centered data."""
+    W = np.random.default_rng(0).standard_normal((10, 20))
+    fitted = PCA(9, solver=solver).fit(da.from_array(W, chunks=(2, 20)))
+    Wc = W - W.mean(axis=0)
+    s = np.linalg.svd(Wc, compute_uv=False)[:9]
+    np.testing.assert_allclose(fitted.explained_variance_, s**2 / 9, rtol=1e-10)
