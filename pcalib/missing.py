@@ -37,6 +37,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
+from ._frames import check_numeric_columns
 from ._validation import (
     _as_numeric_array,
     _check_random_state,
@@ -87,6 +88,11 @@ def _incomplete_matrix(
     """
     if scipy.sparse.issparse(X):
         raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
+    if type(X).__module__.partition(".")[0] == "pandas":
+        # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
+        # (PPCA.fit reads it so; its columns are checked first, each named if refused)
+        check_numeric_columns(X, name)
+        X = X.to_numpy(dtype=np.float64, na_value=np.nan)
     arr = _as_numeric_array(X, name)
     arr = np.array(arr, dtype=output_dtype(arr), copy=True)
     dtype = output_dtype(arr)

@@ -414,3 +414,21 @@ def test_loglik_history_ends_with_the_returned_parameters_when_max_iter_stops():
         o = ~np.isnan(row)
         total += multivariate_normal(model.mean_[o], C[np.ix_(o, o)]).logpdf(row[o])
     np.testing.assert_allclose(model.loglik_history_[-1], total, rtol=1e-12)
+
+
+def test_impute_pca_reads_pd_na_as_missing_like_ppca():
+    """A nullable pandas frame with pd.NA: PPCA.fit accepted it, impute_pca refused it
+    (issue 22 item 12). Both now read pd.NA as NaN: the same completion as the float
+    array with NaN (to round-off: the frame's values come in another memory order)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((40, 2)) @ rng.standard_normal((2, 4)) + 0.2 * rng.standard_normal((40, 4))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    frame = pd.DataFrame(X, columns=list("abcd")).astype("Float64")
+    assert frame.isna().to_numpy().sum() == np.isnan(X).sum() > 0
+    for method in ("regularized", "em"):
+        from_frame, _ = impute_pca(frame, 2, method, random_state=0)
+        from_array, _ = impute_pca(X, 2, method, random_state=0)
+        np.testing.assert_allclose(np.asarray(from_frame, dtype=float), from_array, rtol=1e-12)
+    with pytest.raises(TypeError, match="'when'"):
+        impute_pca(frame.assign(when=pd.Timestamp("2020-01-01")), 2)
