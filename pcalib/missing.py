@@ -231,21 +231,34 @@ def _ppca_em(
     X0 = np.where(observed, arr - shift, 0.0)
     n_observed = float(mask.sum())
     average_variance = float(np.sum(X0**2)) / n_observed
+    if not average_variance > 0:
+        raise ValueError(
+            "X's observed entries all equal their column means (every column constant): "
+            "there is no variance for PPCA to model"
+        )
     rng = _check_random_state(random_state)
     W = rng.standard_normal((p, k)) * np.sqrt(average_variance)
     mu, sigma2 = np.zeros(p), average_variance
     history: list[float] = []
     for _ in range(max_iter):
-        Z, Sigma, loglik = _posterior(X0 - mu * mask, mask, W, sigma2)
-        history.append(loglik)
-        if converged(history):
-            break
-        W, mu, sigma2 = _m_step(X0, mask, Z, Sigma, n_observed)
-        check_sigma2(sigma2, average_variance)
-        nu = Z.mean(axis=0)
-        Psi = (Z.T @ Z + Sigma.sum(axis=0)) / n - np.outer(nu, nu)
-        mu = mu + W @ nu
-        W = W @ np.linalg.cholesky(Psi)
+        try:
+            Z, Sigma, loglik = _posterior(X0 - mu * mask, mask, W, sigma2)
+            history.append(loglik)
+            if converged(history):
+                break
+            W, mu, sigma2 = _m_step(X0, mask, Z, Sigma, n_observed)
+            check_sigma2(sigma2, average_variance)
+            nu = Z.mean(axis=0)
+            Psi = (Z.T @ Z + Sigma.sum(axis=0)) / n - np.outer(nu, nu)
+            mu = mu + W @ nu
+            W = W @ np.linalg.cholesky(Psi)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"PPCA EM with missing values broke down: the observed entries of X ({n} "
+                f"rows) do not determine a rank-{k} model (its covariance or the latent "
+                "posterior became singular, the likelihood is degenerate); choose fewer "
+                "components or observe more entries per feature"
+            ) from None
     else:
         # The last M step moved the parameters past the last log-likelihood: record
         # theirs, so that the history ends with the log-likelihood of what is returned.

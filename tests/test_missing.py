@@ -432,3 +432,18 @@ def test_impute_pca_reads_pd_na_as_missing_like_ppca():
         np.testing.assert_allclose(np.asarray(from_frame, dtype=float), from_array, rtol=1e-12)
     with pytest.raises(TypeError, match="'when'"):
         impute_pca(frame.assign(when=pd.Timestamp("2020-01-01")), 2)
+
+
+@pytest.mark.parametrize(
+    ("X", "words"),
+    [
+        (np.where(np.eye(10, 4, 1) > 0, np.nan, 1.0), "every column constant"),
+        (np.array([[1.0, 2, np.nan, 4], [2.0, np.nan, 1, 0]]), "do not determine a rank-1"),
+    ],
+    ids=["constant", "two rows"],
+)
+def test_degenerate_incomplete_data_get_a_clear_error(X, words):
+    """PPCA with NaN on constant data or on two rows raised numpy's LinAlgError
+    ("Matrix is not positive definite", "Singular matrix"; issue 22 item 12)."""
+    with pytest.raises(ValueError, match=words):
+        PPCA(1).fit(X)
