@@ -40,6 +40,7 @@ import numpy as np
 import scipy.sparse
 from scipy.linalg import blas
 
+from ._center import Center
 from ._validation import _as_numeric_array, as_data_matrix, checked_finite, output_dtype, warn_outside_pcalib
 
 __all__ = [
@@ -182,6 +183,10 @@ class Moments:
 
     def data_mean(self) -> np.ndarray:
         return self.shift + self.mean
+
+    def center(self) -> Center:
+        """The column means as the exact pair (shift, mean about it): see :class:`Center`."""
+        return Center(self.shift, self.mean)
 
 
 def row_blocks(n: int, p: int) -> list[slice]:
@@ -415,11 +420,12 @@ def tree_reduce(parts: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any
     return parts[0]
 
 
-def _standardized_block(block: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``(block - mean) / scale`` as a new float64 array."""
-    z = np.array(block, dtype=np.float64, order="C")
-    z -= mean
-    z /= scale
+def _standardized_block(block: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+    """``(block - mean) / scale`` as a new float64 array, centered exactly
+    (:meth:`Center.subtract`)."""
+    z = center.subtract(block)
+    if np.any(scale != 1.0):
+        z /= scale
     return z
 
 
@@ -449,8 +455,8 @@ class DenseMatrix:
     def moments(self, *, full: bool = True) -> Moments:
         return Moments.of_rows(self.checked(), full=full)
 
-    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
-        return _standardized_block(self.checked(), mean, scale) @ V
+    def project(self, center: Center, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+        return _standardized_block(self.checked(), center, scale) @ V
 
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
         return func(np.asarray(self.checked(), dtype=np.float64))
@@ -718,8 +724,8 @@ class SparseMatrix:
             return self._shifted_mean
         return mean - self._shift
 
-    def gram_times(self, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
-        mean = self._about_shift(mean)
+    def gram_times(self, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+        mean = self._about_shift(center.value)
         W = Q / scale[:, None]
         shift = mean @ W
         if self._by_rows:
@@ -740,7 +746,7 @@ class SparseMatrix:
         rows, columns = (along, across) if self._by_rows else (across, along)
         return rows.astype(np.float64), columns.astype(np.float64)
 
-    def centered_gram(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    def centered_gram(self, center: Center, scale: np.ndarray) -> np.ndarray:
         r"""The n x n Gram matrix :math:`Z_c Z_c^\top` of :math:`Z_c = (X - \mathbf 1
         \bar x^\top) D^{-1}`, from the sparse product :math:`G = Z Z^\top` (Z = X D^{-1}):
 
@@ -750,7 +756,7 @@ class SparseMatrix:
 
         which cancels no more than :meth:`moments` does (its dense columns far from 0
         are shifted: then X is Y and :math:`\bar x` is :math:`\bar y`)."""
-        m = self._about_shift(mean) / scale
+        m = self._about_shift(center.value) / scale
         Z = self._float64() @ scipy.sparse.diags(1.0 / scale)
         G = np.asarray((Z @ Z.T).toarray())
         a = np.asarray(Z @ m).ravel()
@@ -759,9 +765,9 @@ class SparseMatrix:
         G += m @ m
         return G
 
-    def transpose_times(self, U: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    def transpose_times(self, U: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
         r""":math:`Z_c^\top U = D^{-1} (X^\top U - \bar x\, (\mathbf 1^\top U))`, p x k."""
-        mean = self._about_shift(mean)
+        mean = self._about_shift(center.value)
         product = np.ascontiguousarray(self._float64().T @ U, dtype=np.float64)
         # minus the outer product, in place (p x k may be large): a BLAS rank-one update
         # of the F-ordered transpose
@@ -769,7 +775,7 @@ class SparseMatrix:
         product /= scale[:, None]
         return product
 
-    def centered_r(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    def centered_r(self, center: Center, scale: np.ndarray) -> np.ndarray:
         r"""An upper triangular R (m x m, m = min(n, p)) with :math:`R^\top R = Z_c^\top Z_c`
         if n >= p, :math:`Z_c Z_c^\top` otherwise, by Householder QR factorizations of
         dense blocks (the Gram matrix of :math:`Z_c` is never formed: the singular
@@ -785,7 +791,7 @@ class SparseMatrix:
         :math:`R^\top R = Z_c Z_c^\top`. Blocks of about 2**21 entries and at least m
         rows, so the stacking costs at most as much as the blocks."""
         n, p = self.shape
-        mean = self._about_shift(mean)
+        mean = self._about_shift(center.value)
         X, R = self._float64(), np.zeros((0, min(n, p) + (n >= p)))
         if n >= p:
             X = X.tocsr()
@@ -807,13 +813,13 @@ class SparseMatrix:
             R = np.linalg.qr(np.vstack([R, block.T]), mode="r")
         return R
 
-    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
+    def project(self, center: Center, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
         r"""Scores :math:`(X - \mathbf 1 \bar x^\top) D^{-1} V`: :math:`X W - \mathbf 1
         (\bar x^\top W)`, :math:`W = D^{-1} V`, but for the columns stored more than
         half full with a mean not 0 (dense columns, perhaps far from 0, where that
         difference would cancel): those are read as a dense block and centered
         first."""
-        mean = self._about_shift(mean)
+        mean = self._about_shift(center.value)
         W = V / scale[:, None]
         X = self._float64()
         n, p = self.shape
@@ -848,8 +854,8 @@ def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Mome
     return found
 
 
-def _chunk_gram_times(block: np.ndarray, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    z = _standardized_block(block, mean, scale)
+def _chunk_gram_times(block: np.ndarray, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+    z = _standardized_block(block, center, scale)
     return blas.dgemm(1.0, z, blas.dgemm(1.0, z, Q), trans_a=1)
 
 
@@ -903,19 +909,19 @@ class DaskMatrix:
         (found,) = _compute(tree_reduce(parts, dask.delayed(Moments.merge)))
         return found
 
-    def gram_times(self, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    def gram_times(self, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
         """One pass: the sum over chunks of :math:`Z_c^\\top (Z_c Q)`, Z_c the chunk
         centered and scaled, summed in a tree of tasks."""
         import dask
 
-        Q, mean, scale = (dask.delayed(a) for a in (np.ascontiguousarray(Q), mean, scale))
-        parts = [dask.delayed(_chunk_gram_times)(block, Q, mean, scale) for block in self._blocks()]
+        Q, center, scale = (dask.delayed(a) for a in (np.ascontiguousarray(Q), center, scale))
+        parts = [dask.delayed(_chunk_gram_times)(block, Q, center, scale) for block in self._blocks()]
         (total,) = _compute(tree_reduce(parts, dask.delayed(_add)))
         return total
 
-    def project(self, mean: np.ndarray, scale: np.ndarray, V: np.ndarray) -> Any:
+    def project(self, center: Center, scale: np.ndarray, V: np.ndarray) -> Any:
         """Lazy scores, one chunk of rows at a time."""
-        return self.map_rows(lambda b: _standardized_block(b, mean, scale) @ V, V.shape[1])
+        return self.map_rows(lambda b: _standardized_block(b, center, scale) @ V, V.shape[1])
 
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> Any:
         """Lazy ``func`` of each chunk of rows: (n, width), or (n,) if width is None."""
@@ -924,7 +930,7 @@ class DaskMatrix:
         return self.X.map_blocks(func, chunks=(self.X.chunks[0], (width,)), dtype=np.float64,
                                  meta=np.empty((0, 0)))
 
-    def tsqr_r(self, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    def tsqr_r(self, center: Center, scale: np.ndarray) -> np.ndarray:
         r"""R of the TSQR factorization of :math:`Y = (X - \mathbf 1 \bar x^\top) D^{-1}`,
         corrected for the rounding error of :math:`\bar x` without a second pass.
 
@@ -935,7 +941,7 @@ class DaskMatrix:
         (:math:`T^2 = I - qq^\top/n`; :math:`\|q\|^2 \le n`). So the singular values and
         right singular vectors of :math:`Y_c` are those of :math:`TR`, never squared.
         """
-        Y = self.map_rows(lambda b: _standardized_block(b, mean, scale), self.shape[1])
+        Y = self.map_rows(lambda b: _standardized_block(b, center, scale), self.shape[1])
         if self.shape[0] < self.shape[1] and len(self.X.chunks[0]) > 1:
             # Dask's TSQR stacks the chunks' R factors; with fewer rows than columns they
             # do not stack (a matmul shape error): one chunk of n < p rows instead

@@ -95,4 +95,4 @@ def center(X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     centered = _center_array(arr, 0)
     Xc = _rescale(centered.values, centered.exponent, "the centered data")
     dtype = output_dtype(arr)
-    return Xc.astype(dtype, copy=False), centered.mean.astype(dtype)
+    return Xc.astype(dtype, copy=False), centered.center.value.astype(dtype)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._center import Center
 from ._validation import _validated, output_dtype, warn_outside_pcalib
 
 __all__ = ["covariance", "total_variance", "standardize"]
@@ -106,17 +107,20 @@ class _Frame:
             return out
         return np.ldexp(out, -self.exponent, out=out)
 
-    def data_mean(self, mean: np.ndarray) -> np.ndarray:
-        """Column means in the data's units from column means read in this frame."""
-        data_mean = np.ldexp(mean, self.exponent)
-        return data_mean + self.offset if self.offset is not None else data_mean
+    def data_center(self, center: Center) -> Center:
+        """Column means in the data's units (the exact pair, :class:`pcalib._center.Center`)
+        from column means read in this frame."""
+        shift, offset = np.ldexp(center.shift, self.exponent), np.ldexp(center.offset, self.exponent)
+        if self.offset is None:
+            return Center(shift, offset)
+        return Center.of_integers(self.offset, shift + offset)
 
 
 class _Centered(NamedTuple):
     """The centered data as the routes see them (:func:`_center_array`)."""
 
     values: np.ndarray  #: (n, p) float64, C-contiguous: centered, in units of 2**exponent (or standardized)
-    mean: np.ndarray  #: (p,) column means, in the data's units
+    center: Center  #: the column means, in the data's units
     scale: np.ndarray  #: (p,) column standard deviations in the data's units (ones unless standardized)
     exponent: int  #: the centered data in the data's units are ``values * 2**exponent``
     constant: np.ndarray  #: bool (p,), constant columns
@@ -145,11 +149,10 @@ def _center_array(arr: np.ndarray, ddof: int, *, scale: bool = False, name: str 
     """
     frame = _Frame.of(arr, per_column=scale)
     Xc = frame.read(arr)
-    mean = np.zeros(arr.shape[1])
+    steps = []
     for _ in range(2):
-        step = Xc.mean(axis=0)
-        Xc -= step
-        mean += step
+        steps.append(Xc.mean(axis=0))
+        Xc -= steps[-1]
     Xc[:, frame.constant] = 0.0
     sd = np.ones(arr.shape[1])
     exponent = int(frame.exponent.max())
@@ -158,7 +161,7 @@ def _center_array(arr: np.ndarray, ddof: int, *, scale: bool = False, name: str 
         Xc /= sd
         sd = _rescale(sd, frame.exponent, "the standard deviations")
         exponent = 0
-    return _Centered(Xc, frame.data_mean(mean), sd, exponent, frame.constant)
+    return _Centered(Xc, frame.data_center(Center(*steps)), sd, exponent, frame.constant)
 
 
 def _centered(
@@ -177,7 +180,7 @@ def _centered(
     arr, ddof = _validated(X, ddof, name)
     centered = _center_array(arr, ddof, scale=scale, name=name)
     Xc = _rescale(centered.values, centered.exponent, "the centered data")
-    return Xc, centered.mean, centered.scale, ddof, output_dtype(arr)
+    return Xc, centered.center.value, centered.scale, ddof, output_dtype(arr)
 
 
 def _cross_product(X: ArrayLike, ddof: int) -> tuple[_Centered, float, np.dtype]:
@@ -307,6 +310,6 @@ def standardize(X: ArrayLike, ddof: int = 1) -> tuple[np.ndarray, np.ndarray, np
     array([ 2., 20.])
     """
     arr, ddof = _validated(X, ddof)
-    Z, mean, scale, _, _ = _center_array(arr, ddof, scale=True)
+    Z, center, scale, _, _ = _center_array(arr, ddof, scale=True)
     dtype = output_dtype(arr)
-    return Z.astype(dtype, copy=False), mean.astype(dtype), scale.astype(dtype)
+    return Z.astype(dtype, copy=False), center.value.astype(dtype), scale.astype(dtype)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
+from ._center import Center
 from ._inputs import as_matrix
 from ._sklearn_compat import _AT_LEAST_ONE, EstimatorBase
 from ._validation import (
@@ -75,7 +76,7 @@ _PARTIAL_FIT_MAX_FEATURES = 8192
 # them when one is first read, see PCA.__getattr__).
 _SOLVED = (
     "components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
-    "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_",
+    "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_", "_center",
 )
 
 
@@ -521,6 +522,7 @@ class PCA(EstimatorBase):
             for a in (found.components, ev, found.explained_variance_ratio(), found.singular_values(),
                       found.mean, found.scale)
         )
+        self._center = found.center  # mean_ as the exact pair that transform subtracts
         self.n_components_ = int(k)
         self.noise_variance_ = float(_rescale(noise, 2 * found.exponent, "noise_variance_"))
         self.n_samples_, self.n_features_in_ = n, p
@@ -704,6 +706,18 @@ class PCA(EstimatorBase):
         """mean_, scale_ and components_ as float64."""
         return tuple(a.astype(np.float64) for a in (self.mean_, self.scale_, self.components_))
 
+    def _fitted_center(self) -> Center:
+        r"""The mean that :meth:`transform` subtracts: the fit's exact pair
+        (:class:`pcalib._center.Center`), so that ``transform`` of the fitted data
+        gives the scores of ``fit_transform`` at any offset (a float64 ``mean_`` of
+        data at :math:`10^{15}` is rounded by up to 0.06, one of int64 data near
+        :math:`2^{62}` by up to 512); ``mean_`` itself if it was changed since."""
+        center = self.__dict__.get("_center")
+        mean = self.mean_
+        if center is None or not np.array_equal(center.value.astype(mean.dtype), mean):
+            return Center.of(mean)
+        return center
+
     def transform(self, X: ArrayLike) -> np.ndarray:
         r"""Scores of new samples: :math:`((x - \bar{x}) / s)\, V_k`, whitened if ``whiten``.
 
@@ -716,8 +730,8 @@ class PCA(EstimatorBase):
             self._check_is_fitted()
             X = _missing.fill_for_pca(self, X)
         data = self._checked_input(X)
-        mean, scale, components = self._fitted_f64()
-        scores = data.project(mean, scale, np.ascontiguousarray(components.T))
+        _, scale, components = self._fitted_f64()
+        scores = data.project(self._fitted_center(), scale, np.ascontiguousarray(components.T))
         if self.whiten:
             scores = scores / np.sqrt(self.explained_variance_.astype(np.float64))
         return self._wrap_output(scores.astype(data.dtype), X)

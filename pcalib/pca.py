@@ -29,6 +29,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
+from ._center import Center
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import (
     DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, limited_blas, row_blocks,
@@ -78,7 +79,7 @@ class PCAResult:
 
 def _scatter(
     arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, _Frame]:
+) -> tuple[np.ndarray, Center, np.ndarray, _Frame]:
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
     Y is X read in a frame (:class:`pcalib.covariance._Frame`), where C neither
@@ -102,8 +103,9 @@ def _scatter(
     :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). Rows and
     columns of constant columns are set to exactly 0. With `standardize`,
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
-    the diagonal of C). Returns ``(C, mean, scale, frame)``, the mean and scale in
-    the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
+    the diagonal of C). Returns ``(C, center, scale, frame)``, the mean (the exact
+    pair of :class:`pcalib._center.Center`: the shift and the mean about it) and
+    scale in the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
     infinity before the frame's pass; the one pass needs no check, since its
     finite sums of squares show that every entry is finite.
 
@@ -117,13 +119,13 @@ def _scatter(
     blocks = row_blocks(n, p)
     found = _one_pass_scatter(arr, blocks)
     if found is not None:
-        C, mean, constant = found
+        C, center, constant = found
         frame = _Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
     else:
         if not finite_checked:
             checked_finite(arr, name)
         frame = _Frame.of(arr, per_column=standardize)
-        C, mean = _shifted_scatter(arr, frame, blocks)
+        C, center = _shifted_scatter(arr, frame, blocks)
     _check_variance(frame.constant)
     C[frame.constant] = 0.0
     C[:, frame.constant] = 0.0
@@ -132,11 +134,11 @@ def _scatter(
         sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
         C /= sd[:, None]
         C /= sd
-    return C, mean, sd, frame
+    return C, center, sd, frame
 
 
-def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray]:
-    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, mean)``, frame units.
+def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
+    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
 
     Floating data whose frame exponent is within :math:`\pm 200` (no square can
     overflow or underflow unscaled) are shifted in their own units, one subtraction
@@ -157,7 +159,7 @@ def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tup
     C -= np.outer(r, r / n)
     C *= unit[:, None]
     C *= unit
-    return C, (shift + r / n) * unit
+    return C, Center(shift * unit, r / n * unit)
 
 
 def _read_shifted(block: np.ndarray, frame: _Frame, shift: np.ndarray, buf: np.ndarray) -> np.ndarray:
@@ -176,7 +178,7 @@ _ONE_PASS_SQUARES_RANGE = (2.0**-600, 2.0**500)
 _ONE_PASS_PEAK_RANGE = (2.0**-250, 2.0**200)
 
 
-def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, Center, np.ndarray] | None:
     r"""The fast pass of :func:`_scatter`: :math:`X_c^\top X_c` by the shifted-data
     algorithm of :meth:`pcalib._inputs.Moments.of_rows`, in X's own units. One
     pass over X as it is (no copy) for C-contiguous float64 data whose column means
@@ -184,7 +186,7 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
     give :math:`X_c^\top X_c = G - r r^\top / n`; otherwise one pass with each block
     shifted by the mean of the first rows into a buffer, and again about the mean
     found if a column lost more than one bit (data drifting along the rows).
-    Returns ``(C, mean, constant)``.
+    Returns ``(C, center, constant)``.
 
     The correction cancels by the factor :math:`1 + n \bar y_j^2 / (X_c^\top X_c)_{jj}`
     (:math:`\bar y` the mean about the shift): at most 2, one bit, as checked on
@@ -209,21 +211,22 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
     squares, low, high = found.squares, *_ONE_PASS_SQUARES_RANGE
     if np.any(~found.constant & ((squares < low) | (squares > high) | (arr.shape[0] * found.mean**2 > squares))):
         return None
-    return found.scatter, found.data_mean(), found.constant
+    return found.scatter, found.center(), found.constant
 
 
 def _scores_by_row_blocks(
-    arr: np.ndarray, frame: _Frame, mean: np.ndarray, scale: np.ndarray, V: np.ndarray
+    arr: np.ndarray, frame: _Frame, center: Center, scale: np.ndarray, V: np.ndarray
 ) -> np.ndarray:
     r"""Scores :math:`((y - \bar y) / s) V`, one row block at a time (no centered copy).
 
-    `mean` and `scale` are in the units of `frame`, like the rows `y` it reads."""
+    `center` and `scale` are in the units of `frame`, like the rows `y` it reads."""
     n, p = arr.shape
     scores = np.empty((n, V.shape[1]))
+    standardized = bool(np.any(scale != 1.0))
     for rows in row_blocks(n, p):
-        block = frame.read(arr[rows])
-        block -= mean
-        block /= scale
+        block = center.remove_from(frame.read(arr[rows]))
+        if standardized:
+            block /= scale
         np.matmul(block, V, out=scores[rows])
     return scores
 
@@ -254,7 +257,7 @@ class _Decomposition:
     total_ss: float  #: ||Y_c||_F^2, frame units
     tail_ss: float  #: sum of the discarded sigma_j^2 (j > k), frame units
     scores: np.ndarray | None  #: (n, k) frame units, or None
-    mean: np.ndarray  #: (p,) data units
+    center: Center  #: the column means, data units
     scale: np.ndarray  #: (p,) data units
     exponent: int
     route: str
@@ -284,6 +287,11 @@ class _Decomposition:
         if self.route == "svd":
             return self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2
         return self.tail_ss <= max(n, p) * _EPS * self.total_ss
+
+    @property
+    def mean(self) -> np.ndarray:
+        """(p,) the column means as one float64 vector, data units."""
+        return self.center.value
 
     def singular_values(self) -> np.ndarray:
         return _rescale(self.s, self.exponent, "singular values")
@@ -406,18 +414,18 @@ def _decompose_data(
         centered = _center_array(arr, ddof, scale=standardize)
         _check_variance(centered.constant)
         found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
-        return _Decomposition(*found, centered.mean, centered.scale, centered.exponent, route)
-    C, mean, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
+        return _Decomposition(*found, centered.center, centered.scale, centered.exponent, route)
+    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
     w, V = _top_eigh_of_varying(C, k, frame.constant)
     s = _sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, frame, mean, scale, V) if need_scores else None
+    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
     tail_ss = max(total_ss - float(s @ s), 0.0)
     found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
     exponent = 0 if standardize else int(frame.exponent)
     scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, frame.data_mean(mean), scale, exponent, route)
+    return _Decomposition(*found, frame.data_center(center), scale, exponent, route)
 
 
 def _moment_scale(moments: Moments, ddof: int, standardize: bool, name: str = "X") -> np.ndarray:
@@ -456,7 +464,7 @@ def _decomposition_of_axes(
     """A _Decomposition in data units from axes V (p, k) and singular values s, no scores."""
     tail_ss = max(total_ss - float(s @ s), 0.0)
     found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return _Decomposition(*found, moments.data_mean(), scale, 0, route)
+    return _Decomposition(*found, moments.center(), scale, 0, route)
 
 
 def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -490,9 +498,10 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     n, p = data.shape
     moments = data.moments(full=False)
     scale = _moment_scale(moments, ddof, standardize)
-    mean = moments.data_mean()
+    center = moments.center()
+
     def times(Q: np.ndarray) -> np.ndarray:
-        return data.gram_times(Q, mean, scale)
+        return data.gram_times(Q, center, scale)
 
     if data.in_memory and k < p:
         with limited_blas(), data.parallel():
@@ -516,7 +525,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), float(np.sum(squares / scale**2)), moments, scale, "randomized")
 
 
-def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
     r"""Axes :math:`v_j = Z_c^\top u_j / \sigma_j` (p, k) from left singular vectors U
     (n, k), re-orthonormalized (the squared condition number of the Gram route costs
     :math:`v_j` about :math:`\varepsilon \sigma_1^2 / \sigma_j^2` of orthogonality).
@@ -529,7 +538,7 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, mean: np.n
     of those :math:`\sigma_j`."""
     k = s.size
     keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
-    V = data.transpose_times(U[:, keep] / s[keep], mean, scale)
+    V = data.transpose_times(U[:, keep] / s[keep], center, scale)
     if keep.all():
         Vt = np.asfortranarray(V.T)  # (k, p)
         try:
@@ -552,10 +561,10 @@ def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize
     n, p = data.shape
     moments = data.moments(full=False)
     scale = _moment_scale(moments, ddof, standardize)
-    mean = moments.data_mean()
-    w, U = top_eigh(np.asfortranarray(data.centered_gram(mean, scale)), k)
+    center = moments.center()
+    w, U = top_eigh(np.asfortranarray(data.centered_gram(center, scale)), k)
     s = _sqrt_eigenvalues(w, n, p)
-    V = _recovered_axes(data, U, s, mean, scale)
+    V = _recovered_axes(data, U, s, center, scale)
     squares = np.where(moments.constant, 0.0, moments.scatter)
     return _decomposition_of_axes(V, s, float(np.sum(squares / scale**2)), moments, scale, "gram")
 
@@ -570,15 +579,15 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     n, p = data.shape
     moments = data.moments(full=False)
     scale = _moment_scale(moments, ddof, standardize)
-    mean = moments.data_mean()
-    _, s_all, Wt = _exact_svd(data.centered_r(mean, scale), overwrite_a=True)
+    center = moments.center()
+    _, s_all, Wt = _exact_svd(data.centered_r(center, scale), overwrite_a=True)
     s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
     if n >= p:
         V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
     else:
         U = np.zeros((n, k))
         U[:, : min(k, Wt.shape[0])] = Wt[:k].T
-        V = _recovered_axes(data, U, s, mean, scale)
+        V = _recovered_axes(data, U, s, center, scale)
     return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, scale, "svd")
 
 
@@ -591,7 +600,7 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
     condition number never squared. The accuracy guard of the covariance route."""
     moments = data.moments(full=False)
     scale = _moment_scale(moments, ddof, standardize)
-    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.data_mean(), scale), overwrite_a=True)
+    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), scale), overwrite_a=True)
     return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, scale, "svd")
 
 

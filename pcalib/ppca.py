@@ -334,7 +334,7 @@ class PPCA(EstimatorBase):
         e = centered.exponent  # back to the data's units: x = 2**e y
         self.W_ = _rescale(W, e, "W_")
         self.sigma2_ = float(_rescale(sigma2, 2 * e, "sigma2_"))
-        self.mean_ = centered.mean
+        self.mean_ = centered.center.value
         self.n_iter_ = len(history) - 1
         self.loglik_history_ = np.asarray(history) - n * p * e * np.log(2.0)
         return self

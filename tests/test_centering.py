@@ -200,3 +200,24 @@ def test_center_rejects_complex():
 def test_center_rejects_ragged():
     with pytest.raises(TypeError, match=r"X must be a numeric array"):
         pcalib.center([[1.0, 2.0], [3.0]])
+
+
+def test_center_pair_subtracts_exactly_for_every_integer_kind():
+    """pcalib._center.Center: (x - c) - ybar is exact for integer data wherever the
+    difference is below 2**62 (in uint64 near 2**64, int64 with negative shifts), and
+    rounded only in a column that spans more than 2**62 (compared with Python integers)."""
+    from pcalib._center import Center
+
+    cases = [
+        np.array([[2**64 - 1], [2**64 - 5], [2**64 - 1024]], dtype=np.uint64),
+        np.array([[-(2**63)], [-(2**63) + 7], [-(2**63) + 1]], dtype=np.int64),
+        np.array([[2**62 + 3], [2**62 - 2], [2**62 + 1]], dtype=np.int64),
+        np.array([[-(2**62)], [2**62], [0]], dtype=np.int64),  # spans 2**63: rounded
+    ]
+    for X in cases:
+        ints = [int(v) for v in X[:, 0]]
+        whole = X[:1, 0].copy()
+        center = Center.of_integers(whole, np.array([0.25]))
+        got = center.subtract(X)[:, 0]
+        want = [float(v - int(whole[0])) - 0.25 for v in ints]
+        np.testing.assert_array_equal(got, want)

@@ -107,13 +107,14 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     assert len(blocks) > 1
     Xc = X - X.mean(axis=0)
     exact = Xc.T @ Xc
-    C, mean, scale, frame = pca_module._scatter(X, 1, False)
+    C, center, scale, frame = pca_module._scatter(X, 1, False)
     assert int(frame.exponent) == 0 and frame.offset is None
     frame = Frame.of(X)
     e = int(frame.exponent)
     assert 0.5 <= np.ptp(np.ldexp(X, -e), axis=0).max() < 1
-    in_frame, frame_mean = pca_module._shifted_scatter(X, frame, blocks)
-    for found, found_mean in ((C, mean), (np.ldexp(in_frame, 2 * e), np.ldexp(frame_mean, e))):
+    in_frame, frame_center = pca_module._shifted_scatter(X, frame, blocks)
+    pairs = ((C, center.value), (np.ldexp(in_frame, 2 * e), np.ldexp(frame_center.value, e)))
+    for found, found_mean in pairs:
         np.testing.assert_allclose(np.tril(found), np.tril(exact), rtol=1e-6 if offset else 1e-12,
                                    atol=1e-9 * np.abs(exact).max())
         np.testing.assert_allclose(found_mean, X.mean(axis=0), rtol=1e-13, atol=1e-13)

@@ -450,9 +450,9 @@ def test_one_pass_keeps_constant_columns_exact():
     X[:, 2], X[:, 5], X[:, 9] = 0.0, 7.25, 1e9
     found = _one_pass_scatter(X, row_blocks(*X.shape))
     assert found is not None
-    C, mean, constant = found
+    C, center, constant = found
     np.testing.assert_array_equal(np.flatnonzero(constant), [2, 5, 9])
-    np.testing.assert_array_equal(mean[[2, 5, 9]], [0.0, 7.25, 1e9])
+    np.testing.assert_array_equal(center.value[[2, 5, 9]], [0.0, 7.25, 1e9])
     C, _, _, frame = _scatter(X, 1, False)
     assert int(frame.exponent) == 0  # the one pass: X read in its own units
     assert not np.any(C[[2, 5, 9]]) and not np.any(C[:, [2, 5, 9]])

@@ -10,6 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from pcalib import PCA
+from pcalib._center import Center
 
 
 def signed(V):
@@ -409,9 +410,9 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     Yc = (dense - mean) / scale
     expected = Yc.T @ (Yc @ Q)
     with data.parallel():
-        threaded = data.gram_times(Q, mean, scale)
+        threaded = data.gram_times(Q, Center.of(mean), scale)
     np.testing.assert_allclose(threaded, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
-    np.testing.assert_array_equal(data.gram_times(Q, mean, scale), threaded)  # same sums, same order
+    np.testing.assert_array_equal(data.gram_times(Q, Center.of(mean), scale), threaded)  # same sums, same order
 
 
 def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
@@ -424,9 +425,9 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
     seen = []
     original = _inputs.SparseMatrix.gram_times
 
-    def recording(self, Q, mean, scale):
+    def recording(self, Q, center, scale):
         seen.append((_inputs.blas_threads(), self._pool is None))
-        return original(self, Q, mean, scale)
+        return original(self, Q, center, scale)
 
     assert _inputs._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
     monkeypatch.setattr(_inputs.SparseMatrix, "gram_times", recording)
@@ -522,7 +523,7 @@ def test_a_row_holding_most_entries_leaves_a_piece_empty(monkeypatch, fmt):
     mean = dense.mean(axis=0)
     Q = rng.standard_normal((dense.shape[1], 2))
     with data.parallel():
-        threaded = data.gram_times(Q, mean, np.ones(dense.shape[1]))
+        threaded = data.gram_times(Q, Center.of(mean), np.ones(dense.shape[1]))
     expected = (dense - mean).T @ ((dense - mean) @ Q)
     np.testing.assert_allclose(threaded, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
 
