@@ -479,8 +479,10 @@ class PCA(EstimatorBase):
                     f"(min(n, p) = {min(n, p)} is too large for the exact route); ask for fewer "
                     "components, or densify X"
                 )
-        for name in ("_moments", "_unsolved"):  # a later partial_fit starts a new stream
+        for name in ("_moments", "_unsolved"):
             self.__dict__.pop(name, None)
+        if found.moments is not None and self.missing is None:  # a later partial_fit continues
+            self._moments, self._stream_dtype = found.moments, data.dtype
         self._store(found, n, p, ddof, data.dtype, solver)
         if found.scores is None:
             return None
@@ -572,7 +574,11 @@ class PCA(EstimatorBase):
         state; the k leading eigenpairs of the p x p state are computed when a
         fitted attribute is first read after it (one eigensolve for the whole
         stream), whatever `solver` says (``solver_`` is "eig"). A call to
-        :meth:`fit` ends the stream.
+        :meth:`fit` starts the stream again from its data: a later partial_fit
+        continues from them when fit's route formed their scatter matrix (``solver_``
+        "eig", at most 1024 features, no ``missing``), and raises ``ValueError``
+        otherwise (scikit-learn's ``IncrementalPCA`` continues from a state truncated
+        to k components; no exact continuation exists without the scatter matrix).
 
         Parameters
         ----------
@@ -605,6 +611,14 @@ class PCA(EstimatorBase):
         True
         """
         previous = self.__dict__.get("_moments")
+        if previous is None and "components_" in self.__dict__:
+            raise ValueError(
+                f"partial_fit after fit cannot continue the stream: fit's route (solver_="
+                f"{self.solver_!r}) did not keep the scatter matrix of its {self.n_samples_} "
+                "samples (solver 'eig' keeps it, for at most 1024 features and without "
+                "missing values), so the new batch cannot be merged with them exactly; fit "
+                "with solver='eig', or pass every batch, the first included, to partial_fit"
+            )
         data = as_matrix(
             self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
         )

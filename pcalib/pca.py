@@ -261,6 +261,10 @@ class _Decomposition:
     scale: np.ndarray  #: (p,) data units
     exponent: int
     route: str
+    #: the count, mean and scatter matrix of the data, data units, when the route formed
+    #: them (the covariance routes, p <= _KEPT_MOMENTS_MAX_FEATURES): a later
+    #: ``PCA.partial_fit`` continues from them
+    moments: Moments | None = None
 
     def truncated(self, k: int) -> _Decomposition:
         """The first k axes; the others join the discarded tail."""
@@ -306,6 +310,17 @@ class _Decomposition:
         return _rescale(self.scores, self.exponent, "scores")
 
 
+def _svd_found(
+    U: np.ndarray, s_all: np.ndarray, Vt: np.ndarray, k: int, need_scores: bool
+) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
+    """:func:`_decompose`'s result from the thin SVD ``U, s_all, Vt`` of the centered data."""
+    total_ss = float(s_all @ s_all)
+    s, components = s_all[:k], Vt[:k]
+    tail_ss = float(s_all[k:] @ s_all[k:])
+    scores = U[:, :k] * s if need_scores else None
+    return _signed(components, s, total_ss, tail_ss, scores)
+
+
 def _decompose(
     Xc: np.ndarray,
     k: int,
@@ -326,12 +341,7 @@ def _decompose(
     """
     n, p = Xc.shape
     if route == "svd":
-        U, s_all, Vt = _exact_svd(Xc, overwrite_a=True)
-        total_ss = float(s_all @ s_all)
-        s, components = s_all[:k], Vt[:k]
-        tail_ss = float(s_all[k:] @ s_all[k:])
-        scores = U[:, :k] * s if need_scores else None
-        return _signed(components, s, total_ss, tail_ss, scores)
+        return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
     flat = Xc.ravel()
     total_ss = float(flat @ flat)
     if route == "gram":
@@ -413,10 +423,18 @@ def _decompose_data(
             checked_finite(arr, name)
         centered = _center_array(arr, ddof, scale=standardize)
         _check_variance(centered.constant)
+        if route == "svd" and p <= _KEPT_MOMENTS_MAX_FEATURES:  # the scatter from the SVD too
+            U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
+            frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
+            moments = _data_moments(n, (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
+            return _Decomposition(*_svd_found(U, s_all, Vt, k, need_scores), centered.center,
+                                  centered.scale, centered.exponent, route, moments)
         found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
         return _Decomposition(*found, centered.center, centered.scale, centered.exponent, route)
     C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
+    data_center = frame.data_center(center)
+    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
     w, V = _top_eigh_of_varying(C, k, frame.constant)
     s = _sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
@@ -425,7 +443,29 @@ def _decompose_data(
     found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
     exponent = 0 if standardize else int(frame.exponent)
     scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, frame.data_center(center), scale, exponent, route)
+    return _Decomposition(*found, data_center, scale, exponent, route, moments)
+
+
+# The covariance routes keep the p x p scatter matrix of the data for a later
+# PCA.partial_fit when p is at most this (8 MB).
+_KEPT_MOMENTS_MAX_FEATURES = 1024
+
+
+def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
+    r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
+    `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
+    :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}`. None if p exceeds
+    ``_KEPT_MOMENTS_MAX_FEATURES`` or M leaves the float64 range."""
+    p = C.shape[0]
+    if p > _KEPT_MOMENTS_MAX_FEATURES:
+        return None
+    exponent = np.broadcast_to(frame.exponent, (p,))
+    with np.errstate(over="ignore", under="ignore"):
+        M = np.ldexp(np.ldexp(C * scale[:, None] * scale, exponent[:, None]), exponent[None, :])
+    if not np.all(np.isfinite(M)):
+        return None
+    value = np.where(frame.constant, center.value, np.nan)
+    return Moments(n, center.shift, center.offset, M, value)
 
 
 def _moment_scale(moments: Moments, ddof: int, standardize: bool, name: str = "X") -> np.ndarray:
@@ -455,7 +495,8 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     total_ss = float(np.trace(C))
     w, V = _top_eigh_of_varying(C, k, moments.constant)
     s = _sqrt_eigenvalues(w, moments.n, p)
-    return _decomposition_of_axes(V, s, total_ss, moments, scale, "eig")
+    kept = moments if p <= _KEPT_MOMENTS_MAX_FEATURES else None
+    return replace(_decomposition_of_axes(V, s, total_ss, moments, scale, "eig"), moments=kept)
 
 
 def _decomposition_of_axes(

@@ -207,14 +207,16 @@ def test_standardize_fraction_and_float32():
     np.testing.assert_allclose(stream.scale_, ref.scale_, rtol=1e-5)
 
 
-def test_fit_ends_the_stream():
+def test_fit_starts_the_stream_again_from_its_data():
+    """fit replaces an earlier stream by its own samples; a later partial_fit adds to
+    them (before issue 22 item 9 it dropped them: mean_ was that of A alone)."""
     rng = np.random.default_rng(5)
     A, B = rng.standard_normal((50, 3)), rng.standard_normal((40, 3)) + 2
     pca = PCA(2).partial_fit(A)
     pca.fit(B)
     pca.partial_fit(A)
-    np.testing.assert_allclose(pca.mean_, A.mean(axis=0), rtol=1e-14)
-    assert pca.n_samples_ == 50
+    np.testing.assert_allclose(pca.mean_, np.vstack([B, A]).mean(axis=0), rtol=1e-14)
+    assert pca.n_samples_ == 90
 
 
 def test_bad_batches():
@@ -420,3 +422,32 @@ def test_int64_column_constant_within_each_batch_beyond_2_53():
     for batch in np.array_split(np.c_[np.full(100, 2**62 + 1), np.arange(100) % 3], 2):
         same.partial_fit(batch)
     assert same.explained_variance_[1] == 0.0  # constant in every batch, the same value
+
+
+@pytest.mark.parametrize("solver", ["auto", "eig", "svd"])
+@pytest.mark.parametrize("standardize", [False, True])
+def test_partial_fit_after_fit_continues_from_the_fitted_samples(solver, standardize):
+    """partial_fit after fit silently dropped the fitted samples (issue 22 item 9): the
+    stream now continues from fit's exact moments, so fit(A) then partial_fit(B) is the
+    fit of A and B together (compared with NumPy's eigendecomposition of the
+    covariance of all rows)."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((500, 6)) @ rng.standard_normal((6, 6)) + 1e6
+    est = PCA(3, solver=solver, standardize=standardize).fit(X[:300])
+    est.partial_fit(X[300:420]).partial_fit(X[420:])
+    C = np.corrcoef(X.T) if standardize else np.cov(X.T)
+    w, V = np.linalg.eigh(C)
+    np.testing.assert_allclose(est.explained_variance_, w[::-1][:3], rtol=1e-9)
+    np.testing.assert_allclose(np.abs(est.components_ @ V[:, ::-1][:, :3]), np.eye(3), atol=1e-9)
+    exact_mean = np.array([math.fsum(column) / 500 for column in X.T])  # X.mean is 11 ulp off
+    np.testing.assert_allclose(est.mean_, exact_mean, rtol=0, atol=np.spacing(exact_mean).max())
+    assert est.n_samples_ == 500
+
+
+def test_partial_fit_after_a_fit_without_the_scatter_matrix_says_why():
+    """A route that keeps only k components (randomized) cannot be continued exactly:
+    a clear error instead of a stream that silently restarts."""
+    X = np.random.default_rng(10).standard_normal((200, 5))
+    est = PCA(2, solver="randomized", random_state=0).fit(X[:100])
+    with pytest.raises(ValueError, match="partial_fit after fit cannot continue.*'randomized'"):
+        est.partial_fit(X[100:])

@@ -38,6 +38,14 @@ ESTIMATORS = [
 
 #: Checks that fail by design, by estimator repr, with the reason.
 EXPECTED_FAILURES = {
+    "PCA(solver='randomized')": {
+        "check_fit_score_takes_y": (
+            "the check calls partial_fit after fit; the randomized route keeps only k "
+            "components, not the scatter matrix of the fitted samples, so partial_fit "
+            "cannot merge a new batch with them exactly and raises ValueError saying so "
+            "(issue 22 item 9); after the eig and svd routes it continues the stream"
+        ),
+    },
     "PPCA(n_components=1)": {
         "check_transformer_n_iter": (
             "scikit-learn expects n_iter_ >= 1 from any estimator with a max_iter "
