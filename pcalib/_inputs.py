@@ -49,6 +49,15 @@ __all__ = [
 ]
 
 
+# Moments.of_rows keeps the centered sums of squares of varying columns in this range
+# (else it reads the data again scaled by a power of two): none overflows, and none that
+# matters underflows (as pcalib.pca._ONE_PASS_SQUARES_RANGE).
+_SQUARES_RANGE = (2.0**-600, 2.0**500)
+
+# SparseMatrix.moments reads 2**-e X when the largest stored entry is outside this range
+# (as pcalib.pca._ONE_PASS_PEAK_RANGE: no square overflows, none that matters underflows).
+_SPARSE_PEAK_RANGE = (2.0**-250, 2.0**200)
+
 # Rows from which Moments.of_rows chooses its shift: enough for a mean within a thirtieth
 # of a standard deviation (256 rows misjudged columns whose mean is 0.9 of it), few
 # enough to cost little against the pass (0.3 ms of 18 for a batch of 10,000 x 200).
@@ -64,17 +73,20 @@ class Moments:
     :math:`M = \sum_i (y_i - \bar y)(y_i - \bar y)^\top` is the same for x and y.
     Keeping the mean relative to c keeps every merge exact at large offsets:
     the numbers combined are of the size of the spread of the data, not of
-    their offset.
+    their offset. The scatter is kept in units of :math:`4^e` (e = ``exponent``, 0
+    unless the squares of the data would leave the float64 range): the true
+    scatter is :math:`4^e M`, so no square overflows or underflows at any scale.
     """
 
     n: int
     shift: np.ndarray  #: (p,) c
     mean: np.ndarray  #: (p,) mean of y = x - c
-    scatter: np.ndarray  #: (p, p) symmetric, or its diagonal (p,) only
+    scatter: np.ndarray  #: (p, p) symmetric, or its diagonal (p,) only; units of 4**exponent
     value: np.ndarray  #: (p,) the one value of each constant column, NaN for the others
+    exponent: int = 0  #: e: the scatter of the data is 4**e times `scatter`
 
     @classmethod
-    def of_rows(cls, block: np.ndarray, *, full: bool = True) -> Moments:
+    def of_rows(cls, block: np.ndarray, *, full: bool = True, scaled: bool = True) -> Moments:
         r"""Moments of the rows of a 2-D block (NaN or inf in it give a non-finite
         mean), with the shifted-data algorithm: for rows :math:`y_i = x_i - c`,
 
@@ -94,7 +106,11 @@ class Moments:
         otherwise c moves to the mean just found and the pass is repeated (data
         sorted or drifting along the rows). One pass over the block in all (no
         reduction for the column extremes but for int64 data, no copy of the whole
-        block).
+        block). With `scaled`, floating data whose sums of squares leave
+        ``_SQUARES_RANGE`` (overflow, or underflow that costs digits: data near
+        :math:`10^{\pm 160}` and beyond) are read again as :math:`2^{-e} X`, e such
+        that the largest entry becomes at least 1 and below 2 (exact: a power of
+        two), and the scatter is kept in units of :math:`4^e`.
         """
         n, p = block.shape
         movable = _movable_integer_columns(block)
@@ -133,7 +149,21 @@ class Moments:
         scatter[constant] = 0.0
         if full:
             scatter[:, constant] = 0.0
-        return cls(n, shift, mean, scatter, value)
+        found = cls(n, shift, mean, scatter, value)
+        if scaled and not integer and found.squares_out_of_range(block):
+            e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
+            inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
+            return cls(n, *(np.ldexp(a, e) for a in (inner.shift, inner.mean)), inner.scatter,
+                       np.ldexp(inner.value, e), e)
+        return found
+
+    def squares_out_of_range(self, block: np.ndarray) -> bool:
+        """Whether a varying column's sum of squares left ``_SQUARES_RANGE`` although
+        every entry of `block` (the rows of these moments) is finite."""
+        squares = self.squares[~self.constant]
+        with np.errstate(invalid="ignore"):
+            outside = ~((squares >= _SQUARES_RANGE[0]) & (squares <= _SQUARES_RANGE[1]))
+        return bool(outside.any()) and bool(np.all(np.isfinite(block)))
 
     @property
     def squares(self) -> np.ndarray:
@@ -168,17 +198,22 @@ class Moments:
         exact in exact arithmetic; in floating point every term is of the size of
         the spread of the data (both sets about the shift of the first), so no
         cancellation occurs, unlike :math:`\sum x x^\top - n \bar x \bar x^\top`.
+        The scatters are added in the units of the larger exponent (:math:`4^e`).
         """
         b = other.about(self.shift)
         n = self.n + b.n
         delta = b.mean - self.mean
-        weighted = delta * (self.n * b.n / n)
-        cross = np.outer(delta, weighted) if self.scatter.ndim == 2 else delta * weighted
+        e = max(self.exponent, b.exponent)
+        unit_delta = np.ldexp(delta, -e)
+        weighted = unit_delta * (self.n * b.n / n)
+        cross = np.outer(unit_delta, weighted) if self.scatter.ndim == 2 else unit_delta * weighted
+        with np.errstate(under="ignore"):  # a far smaller scatter adds nothing
+            scatters = [np.ldexp(m.scatter, 2 * (m.exponent - e)) for m in (self, b)]
         return Moments(
-            n, self.shift, self.mean + delta * (b.n / n), self.scatter + b.scatter + cross,
+            n, self.shift, self.mean + delta * (b.n / n), scatters[0] + scatters[1] + cross,
             # constant in both with the same value: the rounded values and what rounding
             # took off (the means about the shared shift) agree
-            np.where((self.value == b.value) & (b.mean == self.mean), self.value, np.nan),
+            np.where((self.value == b.value) & (b.mean == self.mean), self.value, np.nan), e,
         )
 
     def data_mean(self) -> np.ndarray:
@@ -562,6 +597,9 @@ class SparseMatrix:
         # :meth:`moments`) and its mean about c, once moments has shifted X
         self._shift: np.ndarray | None = None
         self._shifted_mean = self._data_mean = np.zeros(0)
+        # e: the products read 2**-e X (moments sets it when the squares of X would leave
+        # the float64 range); shift and means above are in those units
+        self._exponent = 0
         self._given = X  # X as given (map_rows reads it; the products read self.X)
         self._use(X)
 
@@ -656,6 +694,13 @@ class SparseMatrix:
         is non-zero, or when all n are and they are equal (the only columns whose
         extremes are read)."""
         n, p = self.shape
+        if self._shift is None and self._exponent == 0 and self.X.nnz:
+            peak = float(np.max(np.abs(self.X.data)))
+            if peak > 0 and not _SPARSE_PEAK_RANGE[0] <= peak <= _SPARSE_PEAK_RANGE[1]:
+                self._exponent = int(np.frexp(peak)[1]) - 1  # read 2**-e X, exactly; 2**e finite
+                scaled = self._float64().copy()
+                scaled.data = np.ldexp(scaled.data, -self._exponent)
+                self._use(scaled)
         mean, sums_of_squares = self._column_sums(lambda values: values) / n, self._column_sums(np.square)
         if self._shift is None:
             with np.errstate(over="ignore", invalid="ignore"):
@@ -694,7 +739,8 @@ class SparseMatrix:
         shift, mean = np.where(constant, value, shift), np.where(constant, 0.0, mean)
         if self._shift is not None:
             self._shifted_mean, self._data_mean = mean + (shift - self._shift), shift + mean
-        return Moments(n, shift, mean, scatter, value)
+        e = self._exponent
+        return Moments(n, np.ldexp(shift, e), np.ldexp(mean, e), scatter, np.ldexp(value, e), e)
 
     def _shift_columns(self, shift: np.ndarray) -> None:
         r"""Read the products from :math:`Y = X - \mathbf 1 c^\top` from now on
@@ -715,6 +761,11 @@ class SparseMatrix:
         self._shift = shift
         self._use(Y)
 
+    def _read_as(self, center: Center, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`center` and `scale` (data units) in the units of the matrix the products read
+        (:math:`2^{-e} X`, shifted), as :meth:`_about_shift` says."""
+        return self._about_shift(np.ldexp(center.value, -self._exponent)), np.ldexp(scale, -self._exponent)
+
     def _about_shift(self, mean: np.ndarray) -> np.ndarray:
         r"""The mean `mean` of X as a mean of the matrix the products read: itself, or
         :math:`\bar y` (kept exactly) for the data mean that :meth:`moments` gave."""
@@ -725,7 +776,7 @@ class SparseMatrix:
         return mean - self._shift
 
     def gram_times(self, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
-        mean = self._about_shift(center.value)
+        mean, scale = self._read_as(center, scale)
         W = Q / scale[:, None]
         shift = mean @ W
         if self._by_rows:
@@ -756,7 +807,8 @@ class SparseMatrix:
 
         which cancels no more than :meth:`moments` does (its dense columns far from 0
         are shifted: then X is Y and :math:`\bar x` is :math:`\bar y`)."""
-        m = self._about_shift(center.value) / scale
+        mean, scale = self._read_as(center, scale)
+        m = mean / scale
         Z = self._float64() @ scipy.sparse.diags(1.0 / scale)
         G = np.asarray((Z @ Z.T).toarray())
         a = np.asarray(Z @ m).ravel()
@@ -767,7 +819,7 @@ class SparseMatrix:
 
     def transpose_times(self, U: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
         r""":math:`Z_c^\top U = D^{-1} (X^\top U - \bar x\, (\mathbf 1^\top U))`, p x k."""
-        mean = self._about_shift(center.value)
+        mean, scale = self._read_as(center, scale)
         product = np.ascontiguousarray(self._float64().T @ U, dtype=np.float64)
         # minus the outer product, in place (p x k may be large): a BLAS rank-one update
         # of the F-ordered transpose
@@ -791,7 +843,7 @@ class SparseMatrix:
         :math:`R^\top R = Z_c Z_c^\top`. Blocks of about 2**21 entries and at least m
         rows, so the stacking costs at most as much as the blocks."""
         n, p = self.shape
-        mean = self._about_shift(center.value)
+        mean, scale = self._read_as(center, scale)
         X, R = self._float64(), np.zeros((0, min(n, p) + (n >= p)))
         if n >= p:
             X = X.tocsr()
@@ -819,14 +871,19 @@ class SparseMatrix:
         half full with a mean not 0 (dense columns, perhaps far from 0, where that
         difference would cancel): those are read as a dense block and centered
         first."""
-        mean = self._about_shift(center.value)
+        mean, scale = self._read_as(center, scale)
         W = V / scale[:, None]
         X = self._float64()
         n, p = self.shape
         stored = np.diff(X.indptr) if X.format == "csc" else np.bincount(X.indices, minlength=p)
         dense = np.flatnonzero((stored > n / 2) & (mean != 0))
         if dense.size:
-            block = np.asarray(X[:, dense].toarray()) - mean[dense]
+            block = np.asarray(X[:, dense].toarray())
+            if self._shift is None:  # X as given: the fit's exact pair (Center), not the rounded mean
+                e = self._exponent
+                block = Center(np.ldexp(center.shift[dense], -e), np.ldexp(center.offset[dense], -e)).subtract(block)
+            else:
+                block -= mean[dense]
             scores = block @ W[dense]
             W, mean = W.copy(), mean.copy()
             W[dense], mean[dense] = 0.0, 0.0

@@ -205,7 +205,7 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
         peak = np.abs(arr[blocks[0]]).max(axis=0)
         if peak.max() > _ONE_PASS_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _ONE_PASS_PEAK_RANGE[0])):
             return None
-        found = Moments.of_rows(arr)
+        found = Moments.of_rows(arr, scaled=False)  # out of range: the frame of the extremes
     if not found.finite:
         return None
     squares, low, high = found.squares, *_ONE_PASS_SQUARES_RANGE
@@ -454,29 +454,48 @@ _KEPT_MOMENTS_MAX_FEATURES = 1024
 def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
     r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
     `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
-    :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}`. None if p exceeds
-    ``_KEPT_MOMENTS_MAX_FEATURES`` or M leaves the float64 range."""
+    :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
+    None if p exceeds ``_KEPT_MOMENTS_MAX_FEATURES``."""
     p = C.shape[0]
     if p > _KEPT_MOMENTS_MAX_FEATURES:
         return None
-    exponent = np.broadcast_to(frame.exponent, (p,))
-    with np.errstate(over="ignore", under="ignore"):
-        M = np.ldexp(np.ldexp(C * scale[:, None] * scale, exponent[:, None]), exponent[None, :])
-    if not np.all(np.isfinite(M)):
-        return None
+    mantissa, scale_exponent = np.frexp(scale)
+    exponent = np.broadcast_to(frame.exponent, (p,)) + scale_exponent
+    top = int(exponent.max())  # M in units of 4**top: nothing overflows
+    with np.errstate(under="ignore"):
+        M = np.ldexp(np.ldexp(C * mantissa[:, None] * mantissa, exponent[:, None] - top), exponent[None, :] - top)
     value = np.where(frame.constant, center.value, np.nan)
-    return Moments(n, center.shift, center.offset, M, value)
+    return Moments(n, center.shift, center.offset, M, value, top)
 
 
-def _moment_scale(moments: Moments, ddof: int, standardize: bool, name: str = "X") -> np.ndarray:
-    """Column standard deviations (ones unless `standardize`) from the diagonal of the
-    scatter; refuses data whose columns are all constant, or constant columns to standardize."""
-    constant = moments.constant
-    _check_variance(constant)
-    if not standardize:
-        return np.ones(constant.size)
-    squares = moments.scatter if moments.scatter.ndim == 1 else np.diagonal(moments.scatter)
-    return _checked_scale(constant, squares, moments.n, ddof, name)
+@dataclass(frozen=True)
+class _MomentUnits:
+    r"""How the moment routes read data of given :class:`pcalib._inputs.Moments`:
+    as :math:`Z = (X - \mathbf 1 \bar x^\top) D^{-1}`, D = diag(`divisor`) in the data's
+    units: the standard deviations with `standardize`, else :math:`2^e` (e the
+    moments' exponent: Z neither overflows nor underflows at any scale)."""
+
+    divisor: np.ndarray  #: (p,) data units
+    frame_divisor: np.ndarray  #: (p,) the same in units of 2**e (ones unless standardized)
+    scale: np.ndarray  #: (p,) the estimator's scale_: the standard deviations, or ones
+    exponent: int  #: the decomposition's sizes are 2**exponent times those of Z
+
+    @classmethod
+    def of(cls, moments: Moments, ddof: int, standardize: bool, name: str = "X") -> _MomentUnits:
+        """Refuses data whose columns are all constant, or constant columns to standardize."""
+        constant, e = moments.constant, moments.exponent
+        _check_variance(constant)
+        if not standardize:
+            ones = np.ones(constant.size)
+            return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
+        sd = _checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
+        data_sd = _rescale(sd, e, "the standard deviations")
+        return cls(data_sd, sd, data_sd, 0)
+
+    def total_ss(self, moments: Moments) -> float:
+        r""":math:`\|Z\|_F^2`."""
+        squares = np.where(moments.constant, 0.0, moments.squares)
+        return float(np.sum(squares / self.frame_divisor**2))
 
 
 def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -486,26 +505,27 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     (:func:`pcalib._eigen.top_eigh`), with :math:`\sigma_j = \sqrt{\lambda_j(M)}`.
     Rows and columns of constant columns are exactly 0. No scores."""
     p = moments.mean.size
-    scale = _moment_scale(moments, ddof, standardize)
+    units = _MomentUnits.of(moments, ddof, standardize)
     C = np.array(moments.scatter, order="F")
     C[moments.constant] = 0.0
     C[:, moments.constant] = 0.0
-    C /= scale[:, None]
-    C /= scale
+    C /= units.frame_divisor[:, None]
+    C /= units.frame_divisor
     total_ss = float(np.trace(C))
     w, V = _top_eigh_of_varying(C, k, moments.constant)
     s = _sqrt_eigenvalues(w, moments.n, p)
     kept = moments if p <= _KEPT_MOMENTS_MAX_FEATURES else None
-    return replace(_decomposition_of_axes(V, s, total_ss, moments, scale, "eig"), moments=kept)
+    return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)
 
 
 def _decomposition_of_axes(
-    V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, scale: np.ndarray, route: str
+    V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, units: _MomentUnits, route: str
 ) -> _Decomposition:
-    """A _Decomposition in data units from axes V (p, k) and singular values s, no scores."""
+    """A _Decomposition from axes V (p, k) and singular values s of Z (see
+    :class:`_MomentUnits`), no scores."""
     tail_ss = max(total_ss - float(s @ s), 0.0)
     found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return _Decomposition(*found, moments.center(), scale, 0, route)
+    return _Decomposition(*found, moments.center(), units.scale, units.exponent, route)
 
 
 def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -538,11 +558,11 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     """
     n, p = data.shape
     moments = data.moments(full=False)
-    scale = _moment_scale(moments, ddof, standardize)
+    units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
 
     def times(Q: np.ndarray) -> np.ndarray:
-        return data.gram_times(Q, center, scale)
+        return data.gram_times(Q, center, units.divisor)
 
     if data.in_memory and k < p:
         with limited_blas(), data.parallel():
@@ -562,8 +582,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
                 "ask for fewer or more components, or densify X if it fits in memory"
             )
     w, V = top[:2]
-    squares = np.where(moments.constant, 0.0, moments.scatter)
-    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), float(np.sum(squares / scale**2)), moments, scale, "randomized")
+    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
 
 
 def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
@@ -601,13 +620,12 @@ def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize
     :math:`O(\mathrm{nnz}\, k)` for the axes; memory :math:`n^2 + p k` numbers."""
     n, p = data.shape
     moments = data.moments(full=False)
-    scale = _moment_scale(moments, ddof, standardize)
+    units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
-    w, U = top_eigh(np.asfortranarray(data.centered_gram(center, scale)), k)
+    w, U = top_eigh(np.asfortranarray(data.centered_gram(center, units.divisor)), k)
     s = _sqrt_eigenvalues(w, n, p)
-    V = _recovered_axes(data, U, s, center, scale)
-    squares = np.where(moments.constant, 0.0, moments.scatter)
-    return _decomposition_of_axes(V, s, float(np.sum(squares / scale**2)), moments, scale, "gram")
+    V = _recovered_axes(data, U, s, center, units.divisor)
+    return _decomposition_of_axes(V, s, units.total_ss(moments), moments, units, "gram")
 
 
 def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -619,17 +637,17 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     :math:`O(n p \min(n, p))` and :math:`\min(n, p)^2` numbers."""
     n, p = data.shape
     moments = data.moments(full=False)
-    scale = _moment_scale(moments, ddof, standardize)
+    units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
-    _, s_all, Wt = _exact_svd(data.centered_r(center, scale), overwrite_a=True)
+    _, s_all, Wt = _exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
     s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
     if n >= p:
         V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
     else:
         U = np.zeros((n, k))
         U[:, : min(k, Wt.shape[0])] = Wt[:k].T
-        V = _recovered_axes(data, U, s, center, scale)
-    return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, scale, "svd")
+        V = _recovered_axes(data, U, s, center, units.divisor)
+    return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, units, "svd")
 
 
 def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -640,9 +658,9 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
     the singular values of :math:`Y_c` to about :math:`\varepsilon \sigma_1`, the
     condition number never squared. The accuracy guard of the covariance route."""
     moments = data.moments(full=False)
-    scale = _moment_scale(moments, ddof, standardize)
-    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), scale), overwrite_a=True)
-    return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, scale, "svd")
+    units = _MomentUnits.of(moments, ddof, standardize)
+    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
+    return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, units, "svd")
 
 
 def _decompose_matrix(

@@ -1,0 +1,141 @@
+"""Every input kind through one exact-reference check (issue 22).
+
+NumPy arrays, scipy.sparse matrices, Dask arrays and partial_fit batches, each by
+each of its solvers, at scales 2**-900 to 2**900, at an offset of 1e15 and as int64
+near 2**62. The data are built so that their exact centering is known (integers,
+or multiples of the unit in the last place of the offset), and every result is
+compared with LAPACK's SVD of the exactly centered data at unit scale, scaled by
+the exact power of two: eigenvalues and scores to 1e-12 relative, axes to 1e-11,
+the mean to a few units in the last place. The grid is fixed (deterministic), 2 x 3
+x 7 x 4 fits of 120 x 5 matrices, a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pcalib import PCA
+
+da = pytest.importorskip("dask.array")
+
+N, P, K = 120, 5, 3
+# Powers of two. At 2**-900 and 2**900 the variances of the raw data (about
+# 2**34 * 4**e) leave the float64 range: pcalib warns and the scale-free results
+# (axes, ratios) are checked; every other size is checked at every other scale.
+SCALES = [-900, -520, -200, 0, 200, 480, 900]
+
+
+def _integers(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(-2**20, 2**20, size=(N, P)) * np.array([8, 4, 2, 1, 1])
+
+
+def _exactly_centered(X_int: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X - mean) rounded once, and the mean as Fractions, from Python integers."""
+    means = [Fraction(sum(int(v) for v in X_int[:, j]), N) for j in range(P)]
+    Xc = np.array([[float(int(v) - means[j]) for j, v in enumerate(row)] for row in X_int])
+    return Xc, np.array(means, dtype=object)
+
+
+def _reference(Xc: np.ndarray, standardize: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if standardize:
+        Xc = Xc / np.sqrt(np.einsum("ij,ij->j", Xc, Xc) / (N - 1))
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return s[:K] ** 2 / (N - 1), Vt[:K], Xc @ Vt[:K].T, s[:K] ** 2 / (s @ s)
+
+
+def _kinds(X: np.ndarray, sparse_ok: bool):
+    yield "numpy", lambda: X
+    if sparse_ok:
+        yield "sparse", lambda: sp.csr_matrix(X)
+    yield "dask", lambda: da.from_array(X, chunks=(40, P))
+
+
+def _fitted(kind: str, make, solver: str, standardize: bool, batches: bool) -> tuple[PCA, np.ndarray]:
+    if batches:
+        return _batches(make, standardize)
+    est = PCA(K, solver=solver, standardize=standardize, random_state=0)
+    est.fit(make())
+    return est, np.asarray(est.transform(make()))
+
+
+def _batches(make, standardize: bool) -> tuple[PCA, np.ndarray]:
+    est = PCA(K, standardize=standardize)
+    for part in np.array_split(make(), 3):
+        est.partial_fit(part)
+    return est, np.asarray(est.transform(make()))
+
+
+def _check(est: PCA, scores: np.ndarray, exponent: int, ref, standardize: bool) -> None:
+    ev, Vt, Z, ratio = ref
+    signs = np.sign(np.sum(est.components_ * Vt, axis=1))
+    np.testing.assert_allclose(est.components_ * signs[:, None], Vt, atol=1e-11)
+    np.testing.assert_allclose(est.explained_variance_ratio_, ratio, rtol=1e-12)
+    unit = 0 if standardize else exponent
+    if abs(unit) < 900:
+        np.testing.assert_allclose(np.ldexp(est.explained_variance_, -2 * unit), ev, rtol=1e-12)
+        np.testing.assert_allclose(np.ldexp(scores, -unit) * signs, Z, rtol=0,
+                                   atol=1e-11 * np.abs(Z).max())
+
+
+@pytest.mark.parametrize("standardize", [False, True], ids=["raw", "standardized"])
+@pytest.mark.parametrize("exponent", SCALES)
+@pytest.mark.parametrize("solver", ["eig", "svd", "randomized", "batches"])
+def test_scaled_data_with_an_offset_of_1e15(solver, exponent, standardize):
+    """(1e15 + X_int / 8) * 2**e: exact in float64 (1/8 is the unit in the last place
+    of 1e15), so the exact centering is X_int / 8 - mean, times 2**e."""
+    X_int = _integers(exponent % 97)
+    X = np.ldexp(1e15 + X_int / 8, exponent)
+    Xc, means = _exactly_centered(X_int)
+    ref = _reference(Xc / 8, standardize)
+    out_of_range = not standardize and abs(exponent) == 900
+    for kind, make in _kinds(X, sparse_ok=True):
+        if solver == "batches" and kind != "numpy":
+            continue
+        if out_of_range:
+            with pytest.warns(RuntimeWarning, match="float64 range"):
+                est, scores = _fitted(kind, make, solver, standardize, solver == "batches")
+        else:
+            est, scores = _fitted(kind, make, solver, standardize, solver == "batches")
+        _check(est, scores, exponent, ref, standardize)
+        mean = [math.ldexp(float(Fraction(10**15) + m / 8), exponent) for m in means]
+        np.testing.assert_allclose(est.mean_, mean, rtol=4 * np.finfo(float).eps)
+
+
+@pytest.mark.parametrize("solver", ["eig", "svd", "randomized", "batches"])
+def test_int64_near_2_62(solver):
+    """int64 data near 2**62 (beyond float64's 2**53), every kind that keeps integers."""
+    X_int = _integers(62)
+    X = (2**62 + X_int).astype(np.int64)
+    ref = _reference(_exactly_centered(X_int)[0], False)
+    for kind, make in _kinds(X, sparse_ok=False):
+        if solver == "batches" and kind != "numpy":
+            continue
+        est, scores = _fitted(kind, make, solver, False, solver == "batches")
+        _check(est, scores, 0, ref, False)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "sparse", "dask", "batches"])
+def test_two_entries_at_the_float64_limit(kind):
+    """Two entries of +-1e308 and two of +-5e307 among zeros: the moment routes gave
+    variances [0, 0, 0] (issue 22 item 2). The variances (2 a**2 / 9, about 1e615) are
+    beyond float64: pcalib says so, and the axes (e_0, e_1) and ratios (4:1) are exact."""
+    X = np.zeros((10, 3))
+    X[0, 0], X[1, 0], X[2, 1], X[3, 1] = 1e308, -1e308, 5e307, -5e307
+    data = {"numpy": X, "sparse": sp.csr_matrix(X), "dask": da.from_array(X, chunks=(5, 3))}
+    with pytest.warns(RuntimeWarning, match="above the float64 range"):
+        if kind == "batches":
+            est = PCA(2)
+            for part in np.array_split(X, 2):
+                est.partial_fit(part)
+            est.components_  # noqa: B018 (the stream is solved when first read)
+        else:
+            est = PCA(2, solver="eig").fit(data[kind])
+    np.testing.assert_array_equal(np.abs(est.components_), np.eye(3)[:2])
+    np.testing.assert_allclose(est.explained_variance_ratio_, [0.8, 0.2], rtol=1e-15)
+    assert np.all(np.isinf(est.explained_variance_))
