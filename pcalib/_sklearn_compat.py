@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
+from ._validation import NotFittedError
 from ._frames import (
     OUTPUTS,
     check_feature_names,
@@ -208,10 +209,14 @@ class EstimatorBase:
         """Fit on `X`, then return ``transform(X)``. `y` is ignored."""
         return self.fit(X, y).transform(X)
 
-    def _require_fitted(self) -> None:
-        if not hasattr(self, "n_features_in_"):
-            from .estimator import NotFittedError
+    #: the attribute whose presence means "fitted": one that fit sets last, so that a fit
+    #: that raised leaves the estimator unfitted
+    _FITTED_BY = "n_features_in_"
 
+    def _require_fitted(self) -> None:
+        """Raise :class:`pcalib.NotFittedError` (the one message of every estimator)
+        unless the estimator is fitted."""
+        if not hasattr(self, self._FITTED_BY):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."

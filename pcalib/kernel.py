@@ -210,6 +210,8 @@ class KernelPCA(EstimatorBase):
     True
     """
 
+    _FITTED_BY = "coef_"  # set last by fit
+
     def __init__(
         self,
         n_components: int,
@@ -458,13 +460,6 @@ class KernelPCA(EstimatorBase):
 
     # -- transform and pre-images ----------------------------------------------------------
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "coef_"):  # also after a fit that raised
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-
     def transform(self, X: ArrayLike) -> Any:
         r"""Scores of new points, :math:`t_j(x) = \sum_i a_{ij}\,(k(x, x_i) - \bar k_i)`.
 
@@ -473,7 +468,7 @@ class KernelPCA(EstimatorBase):
         With ``kernel="precomputed"``, `X` is the q x n matrix of kernel values
         between the new points and the training points.
         """
-        self._check_fitted()
+        self._require_fitted()
         arr = self._data(self._check_input(X))
         return self._wrap_output(self._scores(arr), X)
 
@@ -507,7 +502,7 @@ class KernelPCA(EstimatorBase):
         -------
         ndarray of shape (q, n_features_in_)
         """
-        self._check_fitted()
+        self._require_fitted()
         if self.kernel not in ("rbf", "linear"):
             raise ValueError(
                 f"inverse_transform needs kernel='rbf' (fixed-point pre-image) or 'linear' "

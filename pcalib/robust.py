@@ -455,6 +455,8 @@ class RobustPCA(EstimatorBase):
     (True, True)
     """
 
+    _FITTED_BY = "components_"  # set last by fit
+
     def __init__(
         self,
         n_components: int,
@@ -657,29 +659,22 @@ class RobustPCA(EstimatorBase):
 
     # -- new data -----------------------------------------------------------------------------
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "components_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-
     def transform(self, X: ArrayLike) -> Any:
         r"""Robust scores :math:`t = V_k^\top (x - \hat\mu)` of the rows of `X`."""
-        self._check_fitted()
+        self._require_fitted()
         arr = as_data_matrix(self._check_input(X), "X").astype(np.float64, copy=False)
         return self._wrap_output((arr - self.center_) @ self.components_.T, X)
 
     def distances(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         r"""Score and orthogonal distances (SD, OD) of the rows of `X` to the fitted
         center and subspace (the module docstring's formulas), for the outlier map."""
-        self._check_fitted()
+        self._require_fitted()
         arr = as_data_matrix(self._check_input(X), "X").astype(np.float64, copy=False)
         return self._sd_od(arr)
 
     def inverse_transform(self, T: ArrayLike) -> np.ndarray:
         r"""The points :math:`\hat\mu + V_k t` of the robust subspace with scores `T`."""
-        self._check_fitted()
+        self._require_fitted()
         scores = as_data_matrix(T, "T").astype(np.float64, copy=False)
         if scores.shape[1] != self.components_.shape[0]:
             raise ValueError(
