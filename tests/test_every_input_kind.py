@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import scipy.sparse as sp
 
 from pcalib import PCA
@@ -139,3 +141,30 @@ def test_two_entries_at_the_float64_limit(kind):
     np.testing.assert_array_equal(np.abs(est.components_), np.eye(3)[:2])
     np.testing.assert_allclose(est.explained_variance_ratio_, [0.8, 0.2], rtol=1e-15)
     assert np.all(np.isinf(est.explained_variance_))
+
+
+@settings(max_examples=max(25, settings.default.max_examples // 2))
+@given(
+    exponent=st.integers(-520, 480),
+    offset=st.sampled_from([0.0, 1e8, 1e15]),
+    kind=st.sampled_from(["numpy", "sparse", "dask", "batches"]),
+    solver=st.sampled_from(["eig", "svd", "randomized"]),
+    standardize=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_any_kind_scale_and_offset_match_the_exact_reference(
+    exponent, offset, kind, solver, standardize, seed
+):
+    """The grid above, drawn at random (derandomized in CI; set
+    PCALIB_HYPOTHESIS_EXAMPLES for a wider run): any power-of-two scale at which the
+    variances are representable, offsets 0, 1e8 and 1e15 (entries multiples of the
+    unit in the last place of the offset, so the data and their exact centering are
+    known), every input kind and solver."""
+    X_int = _integers(seed)
+    unit = np.spacing(offset) if offset else 1.0 / 8
+    X = np.ldexp(offset + X_int * unit, exponent)
+    ref = _reference(_exactly_centered(X_int)[0] * unit, standardize)
+    make = {"numpy": lambda: X, "sparse": lambda: sp.csr_matrix(X),
+            "dask": lambda: da.from_array(X, chunks=(40, P)), "batches": lambda: X}[kind]
+    est, scores = _fitted(kind, make, solver, standardize, kind == "batches")
+    _check(est, scores, exponent, ref, standardize)
