@@ -124,7 +124,7 @@ class Moments:
                 shift = head_mean
             constant = np.zeros(p, dtype=bool)
             for _ in range(3):
-                if integer:
+                if movable is not None:  # integer data
                     shift = np.where(movable, np.round(shift), 0.0)  # subtracted in int64: exact
                 G, r = shifted_gram(block, shift, integer=integer, full=full)
                 mean = r / n
@@ -153,7 +153,7 @@ class Moments:
         if scaled and not integer and found.squares_out_of_range(block):
             e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
             inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
-            return cls(n, *(np.ldexp(a, e) for a in (inner.shift, inner.mean)), inner.scatter,
+            return cls(n, np.ldexp(inner.shift, e), np.ldexp(inner.mean, e), inner.scatter,
                        np.ldexp(inner.value, e), e)
         return found
 
@@ -246,7 +246,7 @@ def gram_and_sums(blocks: Iterable[np.ndarray], p: int, *, full: bool = True) ->
     the diagonal of G, :math:`\sum_i y_{ij}^2`.
     """
     G, r = np.zeros((p, p) if full else p), np.zeros(p)
-    part = np.empty((p, p)) if full else None
+    part = np.empty((p, p) if full else 0)
     ones = np.ones(0)
     for block in blocks:
         if ones.size < block.shape[0]:
@@ -398,12 +398,12 @@ def _cgroup_cpu_limit(root: str = "/sys/fs/cgroup", membership: str = "/proc/sel
         with open(membership) as groups:
             group = groups.read().strip().split(":")[-1].rstrip("/")
         with open(f"{root}{group}/cpu.max") as limit_file:
-            quota, period = limit_file.read().split()
+            quota_text, period_text = limit_file.read().split()
     except (OSError, ValueError):
         return None
-    if quota == "max" or int(period) <= 0:
+    if quota_text == "max" or int(period_text) <= 0:
         return None
-    return -(-int(quota) // int(period))
+    return -(-int(quota_text) // int(period_text))
 
 
 def _into(buf: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -852,7 +852,7 @@ class SparseMatrix:
                 block = np.asarray(X[start:start + rows].toarray())
                 block -= mean
                 block /= scale
-                R = np.linalg.qr(np.vstack([R, np.hstack([np.ones((len(block), 1)), block])]), mode="r")
+                R = np.linalg.qr(np.vstack([R, np.hstack([np.ones((len(block), 1)), block])]), mode="r")  # type: ignore[assignment]
             return R[1:, 1:]
         X = X.tocsc()
         columns = max(n, 2**21 // n)
@@ -862,7 +862,7 @@ class SparseMatrix:
             block -= mean[cut]
             block -= block.mean(axis=0)
             block /= scale[cut]
-            R = np.linalg.qr(np.vstack([R, block.T]), mode="r")
+            R = np.linalg.qr(np.vstack([R, block.T]), mode="r")  # type: ignore[assignment]
         return R
 
     def project(self, center: Center, scale: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ numerical checks stay with pcalib's validation.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse
@@ -106,6 +106,12 @@ class EstimatorBase:
     what ``transform`` and ``fit_transform`` return. Class attributes say
     which inputs are accepted (they become scikit-learn's tags).
     """
+
+    if TYPE_CHECKING:  # what subclasses define
+        def fit(self, X: ArrayLike, y: object = None) -> Any: ...
+        def transform(self, X: ArrayLike) -> Any: ...
+        @property
+        def _n_features_out(self) -> int: ...
 
     #: dtypes that ``transform`` returns unchanged (scikit-learn's ``preserves_dtype`` tag)
     _preserves_dtype: tuple[str, ...] = ("float64",)

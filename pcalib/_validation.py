@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numbers
 import sys
+import types
 import warnings
+from typing import Literal, overload
 
 import numpy as np
 import scipy.sparse
@@ -36,8 +38,9 @@ def output_dtype(a: np.ndarray) -> np.dtype:
 def warn_outside_pcalib(message: str, category: type[Warning] = RuntimeWarning) -> None:
     """``warnings.warn`` attributed to the first caller outside pcalib (the user's line)."""
     level, frame = 2, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("pcalib"):
-        frame, level = frame.f_back, level + 1
+    caller: types.FrameType | None = frame
+    while caller is not None and caller.f_globals.get("__name__", "").startswith("pcalib"):
+        caller, level = caller.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
 
@@ -178,9 +181,10 @@ def check_n_components(k: object, upper: int, name: str = "k") -> int:
     """Check that `k` is an integer in ``[1, upper]`` and return it as ``int``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {k!r} of type {type(k).__name__}")
+    k = int(k)
     if not 1 <= k <= upper:
         raise ValueError(f"{name} must be between 1 and min(n_samples, n_features) = {upper}, got {k}")
-    return int(k)
+    return k
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -200,6 +204,7 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     alone if `n_samples` is None)."""
     if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
         raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
+    ddof = int(ddof)
     if ddof < 0:
         raise ValueError(f"ddof must be non-negative, got {ddof}")
     needed = _fewest_samples(ddof)
@@ -208,7 +213,7 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
             f"{name} needs at least {needed} samples (rows) to estimate a variance "
             f"with ddof={ddof}, got {n_samples}"
         )
-    return int(ddof)
+    return ddof
 
 
 def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
@@ -218,6 +223,12 @@ def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, in
     return arr, _check_ddof(ddof, arr.shape[0], name)
 
 
+@overload
+def _check_random_state(random_state: object) -> np.random.Generator: ...
+@overload
+def _check_random_state(random_state: object, *, draw: Literal[True]) -> np.random.Generator: ...
+@overload
+def _check_random_state(random_state: object, *, draw: bool) -> np.random.Generator | None: ...
 def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
     """The Generator for `random_state`, or with ``draw=False`` only its validation.
 
@@ -233,6 +244,6 @@ def _check_random_state(random_state: object, *, draw: bool = True) -> np.random
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(2**31 - 1)) if draw else None
     try:
-        return np.random.default_rng(random_state)  # None, int, SeedSequence or Generator
+        return np.random.default_rng(random_state)  # type: ignore[arg-type]  # None, int, SeedSequence or Generator
     except (TypeError, ValueError) as exc:
         raise TypeError(message) from exc

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.linalg
@@ -285,8 +285,8 @@ class KernelPCA(EstimatorBase):
                 )
             return np.array(K, copy=True)
         if self.kernel == "rbf":
-            K = _squared_distances(A, B, self._shift)
-            K *= -self.gamma_
+            K = _squared_distances(A, B, cast(np.ndarray, self._shift))  # set by fit for rbf
+            K *= -cast(float, self.gamma_)
             return np.exp(K, out=K)
         if self.kernel == "cosine":
             same = A is B
@@ -423,7 +423,7 @@ class KernelPCA(EstimatorBase):
     def _fit_nystrom(self, arr: np.ndarray) -> np.ndarray:
         n = arr.shape[0]
         rng = _check_random_state(self.random_state)
-        m = min(int(self.n_landmarks), n)
+        m = min(int(cast(int, self.n_landmarks)), n)  # the Nystrom route: not None
         idx = np.sort(rng.choice(n, size=m, replace=False))
         L = arr[idx]
         self.landmarks_ = idx

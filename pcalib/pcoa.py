@@ -143,6 +143,15 @@ class PCoAResult:
     uncorrected: PCoAResult | None = field(default=None, repr=False)
     _unit: _UnitMap | None = field(default=None, repr=False)
 
+    def _unit_map(self) -> _UnitMap:
+        """The analysis in the units of its frame, which every method below reads."""
+        if self._unit is None:
+            raise ValueError(
+                "this PCoAResult was not made by pcalib.pcoa (it has no unit map): its "
+                "methods need the analysis that pcoa computed"
+            )
+        return self._unit
+
     @property
     def negative_share(self) -> float | None:
         r"""Share of the negative eigenvalues in the absolute spectrum.
@@ -154,7 +163,7 @@ class PCoAResult:
         """
         if not self.full_spectrum:
             return None
-        values = self._unit.eigenvalues
+        values = self._unit_map().eigenvalues
         absolute = float(np.abs(values).sum())
         if absolute == 0.0:
             return 0.0
@@ -178,7 +187,7 @@ class PCoAResult:
         weighted analysis of :math:`\sqrt{d_{ij}^2 + 2c_1}`. ``None`` when only k
         eigenvalues were computed.
         """
-        unit = self._unit
+        unit = self._unit_map()
         if unit.euclidean_eigenvalues is None:
             return None
         k = self.proportion_explained.shape[0]
@@ -205,7 +214,7 @@ class PCoAResult:
         random division of the total would. ``None`` when only k eigenvalues were
         computed (r needs all of them).
         """
-        unit = self._unit
+        unit = self._unit_map()
         if unit.euclidean_eigenvalues is None:
             return None
         pieces = int(np.count_nonzero(unit.euclidean_eigenvalues > 0))
@@ -271,7 +280,7 @@ class PCoAResult:
             If it is not a 2-D array with n columns of finite non-negative numbers,
             or its column labels do not match the map's.
         """
-        unit = self._unit
+        unit = self._unit_map()
         n = unit.coordinates.shape[0]
         frame = _pandas_frame(D_new_to_old)
         if frame is not None:
@@ -337,7 +346,7 @@ class PCoAResult:
         ValueError
             If `X` is not a finite 2-D array with n rows, or its labels do not match.
         """
-        unit = self._unit
+        unit = self._unit_map()
         n = unit.coordinates.shape[0]
         frame = _pandas_frame(X)
         if frame is not None:
@@ -411,7 +420,7 @@ def double_center(M: ArrayLike) -> np.ndarray:
 # --- the forms D may take ----------------------------------------------------------------
 
 
-def _distance_input(D: object) -> tuple[np.ndarray, Any]:
+def _distance_input(D: Any) -> tuple[np.ndarray, Any]:
     """(square float array, labels or None) from a square array, a pandas DataFrame, an
     object with ``data`` and ``ids`` (a ``skbio.DistanceMatrix``: duck-typed, skbio is
     never imported) or a condensed vector (``scipy.spatial.distance.pdist``)."""
@@ -553,8 +562,8 @@ def _check_distances(D: np.ndarray) -> None:
             )
     diagonal = np.abs(np.diagonal(D))
     if diagonal.max() > tol:
-        i = int(np.argmax(diagonal))
-        raise ValueError(f"D must have a zero diagonal: D[{i}, {i}] = {float(D[i, i])!r}")
+        d = int(np.argmax(diagonal))
+        raise ValueError(f"D must have a zero diagonal: D[{d}, {d}] = {float(D[d, d])!r}")
 
 
 def _squared_distances(D: np.ndarray, correction: str | None, constant: float) -> np.ndarray:
@@ -661,9 +670,10 @@ def _warn_not_representable(names: list[str], dtype: np.dtype, exponent: int, st
 def _check_k(k: object, n: int) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer or None, got {_shown(k)} of type {type(k).__name__}")
+    k = int(k)
     if not 1 <= k <= n:
         raise ValueError(f"k must be between 1 and the number of objects n = {n}, got {k}")
-    return int(k)
+    return k
 
 
 def pcoa(
@@ -849,7 +859,7 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     gram_diagonal = np.diagonal(M).copy() if w is None else np.diagonal(M) / w
 
     top = None
-    if not full and n > _DENSE_MAX_N:
+    if not full and k is not None and n > _DENSE_MAX_N:
         top = _krylov_top(M, k)
     if top is None:
         values, vectors = np.linalg.eigh(M)
@@ -878,12 +888,12 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
         coordinates=_scaled(coordinates, exponent, dtype, "coordinates", lost),
         eigenvalues=_scaled(eigenvalues, 2 * exponent, dtype, "eigenvalues", lost),
         proportion_explained=proportion.astype(dtype),
-        total_inertia=float(_scaled(total, 2 * exponent, np.float64, "total_inertia", lost)),
-        min_eigenvalue=float(_scaled(smallest, 2 * exponent, np.float64, "min_eigenvalue", lost)),
+        total_inertia=float(_scaled(total, 2 * exponent, np.dtype(np.float64), "total_inertia", lost)),
+        min_eigenvalue=float(_scaled(smallest, 2 * exponent, np.dtype(np.float64), "min_eigenvalue", lost)),
         full_spectrum=full,
         correction=correction,
         added_constant=float(_scaled(constant, exponent * (2 if correction == "lingoes" else 1),
-                                     np.float64, "added_constant", lost)),
+                                     np.dtype(np.float64), "added_constant", lost)),
         weights=w,
         labels=labels,
         uncorrected=uncorrected,

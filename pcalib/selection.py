@@ -31,7 +31,7 @@ from scipy.special import gammaln
 
 from ._validation import _check_random_state, _validated
 from .covariance import _centered
-from .pca import PCAResult, pca_eig, pca_gram
+from .pca import pca_eig, pca_gram
 
 __all__ = [
     "choose_k",
@@ -424,12 +424,12 @@ def cv_press(
     for f in range(n_folds):
         train, held_out = arr[fold != f], arr[fold == f]
         Xc, mean, scale, _, _ = _centered(train, 1, scale=standardize)
-        fit = _pca_cheaper_route(Xc, max_k)
+        axes = _leading_axes(Xc, max_k)
         residual = (held_out - mean) / scale  # e for k = 0
         leverage = np.zeros(p)
         press[0] += np.sum(residual**2)
         for k in range(1, max_k + 1):
-            v = fit.components[k - 1]
+            v = axes[k - 1]
             residual -= np.outer(residual @ v, v)
             leverage += v**2
             slack = 1.0 - leverage
@@ -440,12 +440,12 @@ def cv_press(
     return press
 
 
-def _pca_cheaper_route(X: np.ndarray, k: int, ddof: int = 1) -> PCAResult | None:
-    """PCA by the cheaper exact route: the covariance if n >= p, else the Gram matrix
-    (None for k = 0)."""
+def _leading_axes(X: np.ndarray, k: int) -> np.ndarray:
+    """The k leading principal axes (k, p) by the cheaper exact route: the covariance
+    if n >= p, else the Gram matrix ((0, p) for k = 0)."""
     if k == 0:
-        return None
-    return (pca_eig if X.shape[0] >= X.shape[1] else pca_gram)(X, k, ddof)
+        return np.zeros((0, X.shape[1]))
+    return (pca_eig if X.shape[0] >= X.shape[1] else pca_gram)(X, k).components
 
 
 def choose_k(
@@ -551,7 +551,7 @@ def choose_k(
         Xc = _centered_data(X, standardize)
         lam = _spectrum(Xc)
         r, n_samples = lam / lam.sum(), Xc.shape[0]
-    else:
+    elif explained_variance_ratio is not None:
         r = _as_ratio_array(explained_variance_ratio)
     if method == "threshold":
         return _threshold_rule(r, threshold)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import gzip
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,7 +25,7 @@ __all__ = [
     "load_iris",
 ]
 
-_DATA = resources.files(__package__) / "data"
+_DATA = Path(__file__).resolve().parent / "data"  # shipped as package data (pyproject.toml)
 
 
 @dataclass(frozen=True)
