@@ -17,30 +17,25 @@ from numpy.typing import ArrayLike
 from . import missing as _missing
 from ._center import Center
 from ._inputs import as_matrix
-from ._sklearn_compat import _AT_LEAST_ONE, EstimatorBase
+from ._ppca_scoring import PPCAScoring, _above_round_off
+from ._sklearn_compat import EstimatorBase
+from ._streaming import StreamingFit
 from ._validation import (
     NotFittedError,
     _check_ddof,
     _check_random_state,
-    _fewest_samples,
     check_n_components,
     warn_outside_pcalib,
 )
 from .covariance import _rescale
-from .pca import _decompose_matrix, _decompose_moments, _Decomposition
-from .ppca import _spectral_log_likelihood
+from .pca import _decompose_matrix, _Decomposition
 from .selection import choose_k
 
 __all__ = ["PCA", "NotFittedError"]
 
 _SOLVERS = ("auto", "eig", "svd", "gram", "randomized")
-_EPS = np.finfo(np.float64).eps
 
 
-def _above_round_off(variances: np.ndarray, n: int, p: int) -> np.ndarray:
-    r"""Which variances (decreasing) exceed round-off, :math:`\max(n, p)\,\varepsilon\,\lambda_1`:
-    the SVD returns about that where the other routes return exact zeros."""
-    return variances > max(n, p) * _EPS * variances[0]
 
 # Thresholds of the "auto" rule (see PCA's docstring), measured on 2 cores with
 # tests/benchmarks.py data, k = 10:
@@ -70,14 +65,6 @@ _EIGH_SECONDS = 1e-10
 _LANCZOS_ENTRY_SECONDS = 1.2e-9
 _LANCZOS_VECTOR_SECONDS = 7e-10
 _SPARSE_EXACT_PREMIUM = 2.0
-# partial_fit keeps a p x p state: refused beyond this many features (512 MB).
-_PARTIAL_FIT_MAX_FEATURES = 8192
-# The fitted attributes that _store sets from a decomposition (partial_fit solves for
-# them when one is first read, see PCA.__getattr__).
-_SOLVED = (
-    "components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
-    "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_", "_center",
-)
 
 
 def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
@@ -109,7 +96,7 @@ def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nd
     return costs
 
 
-class PCA(EstimatorBase):
+class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     r"""Principal component analysis.
 
     Centers (and optionally standardizes) `X`, then finds the k leading
@@ -562,131 +549,6 @@ class PCA(EstimatorBase):
         scores = self._fit(self._remember_input(X), need_scores=True)
         return self.transform(X) if scores is None else self._wrap_output(scores, X)
 
-    def partial_fit(self, X: ArrayLike, y: object = None) -> PCA:
-        r"""Update the fit with one more batch of samples (streaming PCA), exactly.
-
-        The state is the count, mean and scatter matrix :math:`(n, \bar x, M)` of all
-        the samples seen, updated by the pairwise formula of Chan, Golub and LeVeque
-        (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
-        fitted attributes are those of ``solver="eig"`` on all of them at once, to
-        round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
-        to k components at every batch). A call only merges its batch into the
-        state; the k leading eigenpairs of the p x p state are computed when a
-        fitted attribute is first read after it (one eigensolve for the whole
-        stream), whatever `solver` says (``solver_`` is "eig"). A call to
-        :meth:`fit` starts the stream again from its data: a later partial_fit
-        continues from them when fit's route formed their scatter matrix (``solver_``
-        "eig", at most 1024 features, no ``missing``), and raises ``ValueError``
-        otherwise (scikit-learn's ``IncrementalPCA`` continues from a state truncated
-        to k components; no exact continuation exists without the scatter matrix).
-
-        Parameters
-        ----------
-        X : array_like, scipy.sparse or dask.array of shape (n_batch, p)
-            One batch (not modified), of any number of samples; the fitted
-            attributes exist once the batches seen hold more than ``ddof`` samples
-            (at least 2) and at least `n_components` of them (reading one earlier
-            raises ``NotFittedError``, saying why).
-        y : ignored
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        ValueError
-            If p exceeds ``_PARTIAL_FIT_MAX_FEATURES`` (the p x p state would not fit: use the Dask
-            route), the batch has another number of features than the earlier ones,
-            or `n_components` exceeds p.
-
-        Examples
-        --------
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((300, 4)) @ np.diag([4.0, 2.0, 1.0, 0.5])
-        >>> stream = PCA(2)
-        >>> for batch in np.array_split(X, 7):
-        ...     _ = stream.partial_fit(batch)
-        >>> bool(np.allclose(stream.components_, PCA(2, solver="eig").fit(X).components_))
-        True
-        """
-        previous = self.__dict__.get("_moments")
-        if previous is None and "components_" in self.__dict__:
-            raise ValueError(
-                f"partial_fit after fit cannot continue the stream: fit's route (solver_="
-                f"{self.solver_!r}) did not keep the scatter matrix of its {self.n_samples_} "
-                "samples (solver 'eig' keeps it, for at most 1024 features and without "
-                "missing values), so the new batch cannot be merged with them exactly; fit "
-                "with solver='eig', or pass every batch, the first included, to partial_fit"
-            )
-        data = as_matrix(
-            self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
-        )
-        p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
-        if p > _PARTIAL_FIT_MAX_FEATURES:
-            raise ValueError(
-                f"partial_fit keeps a p x p scatter matrix, {p * p * 8 / 1e9:.1f} GB for p = {p} "
-                f"features (at most {_PARTIAL_FIT_MAX_FEATURES} allowed): put the batches in one "
-                "dask.array.Array (dask.array.concatenate) and call fit, whose Dask route with "
-                "implicit centering keeps only O(p k) numbers"
-            )
-        self._check_params(p, p)  # against p only: more samples may still come
-        _check_ddof(self.ddof, None)
-        batch = data.moments()
-        moments = batch if previous is None else previous.merge(batch)
-        dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
-        for name in _SOLVED:  # the fit of the earlier batches is out of date
-            self.__dict__.pop(name, None)
-        self._moments, self._stream_dtype, self._unsolved = moments, dtype, True
-        return self
-
-    def _solve_stream(self) -> None:
-        """The fitted attributes from the moments of the batches seen by partial_fit;
-        ``NotFittedError`` (saying how many samples are needed) if they are too few."""
-        moments = self._moments
-        n, p = moments.n, moments.mean.size
-        ddof = int(self.ddof)  # checked by partial_fit
-        needed, why = _fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
-        nc = self.n_components
-        if isinstance(nc, numbers.Integral) and not isinstance(nc, (bool, np.bool_)) and nc > needed:
-            needed, why = int(nc), f"at least n_components={nc}"
-        elif isinstance(nc, str) and p > needed:
-            needed, why = p, "at least n_features for n_components='mle'"
-        if n < needed:
-            raise NotFittedError(
-                f"the fit is not available yet: the batches seen by partial_fit hold {n} "
-                f"sample(s) and it needs {needed} ({why}); pass more batches"
-            )
-        k, fraction = self._check_params(n, p)
-        found = self._truncated(
-            _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize)), fraction, n
-        )
-        self._store(found, n, p, ddof, self._stream_dtype, "eig")
-        self._unsolved = False
-
-    def __getattr__(self, name: str) -> Any:
-        """A fitted attribute read after :meth:`partial_fit`: solve for the fit now.
-
-        Python calls this only for an attribute that is not set. partial_fit merges
-        the moments of its batch and leaves the eigenproblem to the first read of a
-        fitted attribute, so a stream of batches costs one p x p eigensolve, not one
-        per batch. Too few samples so far raise ``NotFittedError`` (so ``hasattr``
-        is False); any other error of the fit is raised as it is.
-        """
-        state = self.__dict__
-        if name in _SOLVED and state.get("_unsolved"):
-            self._solve_stream()
-            return state[name]
-        descriptor = getattr(type(self), name, None)
-        if isinstance(descriptor, property):  # a property raised AttributeError (NotFittedError):
-            return descriptor.__get__(self)  # raise it again, not a bare "no attribute"
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __sklearn_is_fitted__(self) -> bool:
-        """Fitted once the fitted attributes exist (after partial_fit: once the
-        batches seen determine them)."""
-        return hasattr(self, "components_")
-
     # -- using a fitted model -----------------------------------------------------
 
     def _check_is_fitted(self) -> None:
@@ -769,57 +631,3 @@ class PCA(EstimatorBase):
             return X
 
         return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
-
-    def _ppca_W(self) -> np.ndarray:
-        ev = self.explained_variance_.astype(np.float64)
-        return self.components_.T.astype(np.float64) * np.sqrt(np.maximum(ev - self.noise_variance_, 0.0))
-
-    def get_covariance(self) -> np.ndarray:
-        r"""Model covariance :math:`W W^\top + \sigma^2 I` (in the standardized space if ``standardize``).
-
-        :math:`W = V_k^\top \operatorname{diag}\big(\max(\lambda_j - \sigma^2, 0)\big)^{1/2}`,
-        :math:`\sigma^2` = ``noise_variance_``: the PPCA model of the fit. It does
-        not depend on ``whiten`` (whitening rescales the scores, not the data);
-        scikit-learn's ``get_covariance`` differs here when ``whiten=True``.
-        """
-        self._check_is_fitted()
-        W = self._ppca_W()
-        C = W @ W.T
-        C[np.diag_indices_from(C)] += self.noise_variance_
-        return C
-
-    def score_samples(self, X: ArrayLike) -> np.ndarray:
-        r"""Log-likelihood of each sample under the PPCA model of :meth:`get_covariance`.
-
-        .. math::
-
-            \log p(x) = \log \mathcal N\big(z;\ 0,\ W W^\top + \sigma^2 I\big)
-            - \sum_j \log s_j, \qquad z = (x - \bar{x}) / s,
-
-        the second term being the Jacobian of standardization (0 unless
-        ``standardize``). Matches ``sklearn.decomposition.PCA.score_samples``.
-        """
-        data = self._checked_input(X)
-        # C has eigenvalue max(lambda_j, sigma^2) along v_j and sigma^2 elsewhere
-        variances = np.maximum(self.explained_variance_.astype(np.float64), self.noise_variance_)
-        # Variances at round-off level are zeros: one answer whatever the solver.
-        positive = int(np.sum(_above_round_off(variances, self.n_samples_, self.n_features_in_)))
-        if self.noise_variance_ == 0 and positive < self.n_features_in_:
-            raise ValueError(
-                f"noise_variance_ is 0 and only {positive} of the {self.n_features_in_} "
-                "directions have variance above round-off (X has rank at most "
-                f"{positive} after centering), so the PPCA model covariance W W^T is "
-                "singular and the log-likelihood is undefined; use fewer components"
-            )
-        mean, scale, components = self._fitted_f64()
-        jacobian = float(np.sum(np.log(scale)))
-
-        def log_likelihood(block: np.ndarray) -> np.ndarray:
-            Z = (block - mean) / scale
-            return _spectral_log_likelihood(Z, components.T, variances, self.noise_variance_)[0] - jacobian
-
-        return data.map_rows(log_likelihood, None)
-
-    def score(self, X: ArrayLike, y: object = None) -> float:
-        """Average log-likelihood of the samples of `X` (see :meth:`score_samples`)."""
-        return float(np.mean(self.score_samples(X)))

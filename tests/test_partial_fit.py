@@ -251,11 +251,11 @@ def test_too_few_samples_for_k_so_far_then_enough():
 
 def test_one_eigensolve_per_stream_and_a_new_one_after_each_batch(monkeypatch):
     """partial_fit only merges; the eigenproblem is solved when the fit is read."""
-    import pcalib.estimator
+    import pcalib._streaming
 
     calls = []
-    solve = pcalib.estimator._decompose_moments
-    monkeypatch.setattr(pcalib.estimator, "_decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
+    solve = pcalib._streaming._decompose_moments
+    monkeypatch.setattr(pcalib._streaming, "_decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
     rng = np.random.default_rng(8)
     X = rng.standard_normal((500, 5))
     stream = PCA(2)
