@@ -7,7 +7,7 @@ Public names are re-exported here; modules mirror the book's chapters.
 from .centering import center, centering_matrix
 
 # Chapter "Covariance"
-from .covariance import covariance, standardize, total_variance
+from .covariance_matrix import covariance, standardize, total_variance
 
 # Chapters "Maximum variance", "SVD and PCA", "Minimum reconstruction error"
 from .pca import PCAResult, pca_eig, pca_gram, pca_svd, reconstruction_error
@@ -19,13 +19,13 @@ from .lowrank import low_rank_approx, randomized_svd, truncated_svd
 from .ppca import PPCA
 
 # Chapter "Missing values"
-from .missing import impute_pca
+from .imputation import impute_pca
 
 # The estimator
 from .estimator import PCA, NotFittedError
 
 # Chapter "Principal coordinates"
-from .pcoa import PCoAResult, double_center, pcoa
+from .principal_coordinates import PCoAResult, double_center, pcoa
 
 # Chapter "How many components, and how sure?"
 from .selection import (

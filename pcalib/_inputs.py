@@ -5,7 +5,7 @@ a ``scipy.sparse`` matrix or array (CSR or CSC), or a ``dask.array.Array``
 chunked by rows (out of core or distributed). The routes of :mod:`pcalib.pca`
 and :class:`pcalib.PCA` see the last two only through these primitives,
 implemented once per kind in this module (and NumPy arrays keep their
-in-memory routes, which read them through ``pcalib.covariance._Frame``):
+in-memory routes, which read them through ``pcalib.covariance_matrix._Frame``):
 
 * :meth:`moments`: one pass, the count, mean and scatter matrix
   :math:`(n, \bar x, M)`, :math:`M = \sum_i (x_i - \bar x)(x_i - \bar x)^\top`,

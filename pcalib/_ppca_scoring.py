@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .ppca import _spectral_log_likelihood
+from ._ppca_model import _spectral_log_likelihood
 
 
 class _Fitted(Protocol):

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import _check_random_state, _validated, output_dtype
-from .covariance import _center_array, _rescale
+from .covariance_matrix import _center_array, _rescale
 from .estimator import PCA
 
 __all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
@@ -205,7 +205,7 @@ def bootstrap_pca(
     Notes
     -----
     The resamples are drawn from the centered data read in their frame
-    (``pcalib.covariance._center_array``: an exact power-of-two scale, or the
+    (``pcalib.covariance_matrix._center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
     units at the end. Memory: the intervals of the axes need every resample's

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix, output_dtype
-from .covariance import _center_array, _rescale
+from .covariance_matrix import _center_array, _rescale
 
 __all__ = ["centering_matrix", "center"]
 

@@ -27,7 +27,7 @@ from ._validation import (
     check_n_components,
     warn_outside_pcalib,
 )
-from .covariance import _rescale
+from .covariance_matrix import _rescale
 from .pca import _decompose_matrix, _Decomposition
 from .selection import choose_k
 

@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
 from ._frames import check_numeric_columns
+from ._ppca_model import _canonical_W, _remaining
 from ._validation import (
     _as_numeric_array,
     _check_random_state,
@@ -45,13 +46,13 @@ from ._validation import (
     check_n_components,
     output_dtype,
 )
-from .covariance import _checked_scale
+from .covariance_matrix import _checked_scale
 
 if TYPE_CHECKING:
     from .estimator import PCA
     from .ppca import PPCA
 
-__all__ = ["impute_pca"]
+__all__ = ["fill_missing", "fit_ppca"]
 
 METHODS = ("em", "regularized", "iterative")
 _ESTIMATOR_METHODS = ("regularized",)
@@ -278,8 +279,6 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
     Called by ``PPCA.fit`` when `X` holds NaN. Sets the fitted attributes as
     the complete-data fit does.
     """
-    from .ppca import _canonical_W, _remaining
-
     def converged(history: list[float]) -> bool:
         """The likelihood part of PPCA's EM test: the last gain and the gain still to
         come, extrapolated from the last two, at most ``tol * |L|``."""
@@ -456,103 +455,3 @@ def _check_rank(k: object, n: int, p: int, name: str = "k") -> int:
             f"(a rank-{k} model fits every observed entry exactly), got {k}"
         )
     return k
-
-
-def impute_pca(
-    X: ArrayLike,
-    k: int,
-    method: str = "regularized",
-    *,
-    max_iter: int = 1000,
-    tol: float | None = None,
-    random_state: int | np.random.Generator | None = None,
-) -> tuple[np.ndarray, PPCA]:
-    r"""Fill the missing entries (NaN) of `X` with a k-component PCA model.
-
-    Methods:
-
-    * ``"em"``: maximum-likelihood probabilistic PCA of the observed entries
-      (:class:`pcalib.PPCA` fitted by EM, Tipping and Bishop 1999; Ilin and
-      Raiko 2010); each hole gets its conditional mean given the observed entries
-      of its row, :math:`\E[x_m \mid x_o] = \mu_m + W_m M_o^{-1} W_o^\top (x_o - \mu_o)`.
-    * ``"regularized"``: regularized iterative PCA (Josse and Husson 2012).
-      Repeat: PCA of the completed matrix, then refill the holes with the
-      reconstruction :math:`\bar x + V_k (I - \sigma^2 \tilde\Lambda_k^{-1})
-      V_k^\top (\hat x - \bar x)`, :math:`\tilde\lambda_j` the eigenvalues with
-      divisor n and :math:`\sigma^2` the mean of the p - k discarded ones. At
-      convergence each hole holds its conditional mean under the PPCA fit of
-      the completed matrix.
-    * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
-      method called "EM" in missMDA. It minimizes the squared error over the
-      observed entries and over-fits: prefer "regularized" or "em".
-
-    Parameters
-    ----------
-    X : array_like of shape (n, p)
-        Data with NaN at the missing entries; every row and every column must
-        hold an observed value, and observed values must be finite. Not modified.
-    k : int
-        Number of components, ``1 <= k < min(n, p)``.
-    method : {"regularized", "em", "iterative"}, default "regularized"
-    max_iter : int, default 1000
-        Maximum number of iterations.
-    tol : float, optional
-        "em": stop when the remaining gain of the log-likelihood is below
-        ``tol`` times its size (default 1e-10, as :class:`pcalib.PPCA`); the
-        iterative methods: when the change of the imputed values (plus the
-        change still to come) is below ``tol`` times the Frobenius norm of the
-        centered completed matrix (default 1e-8).
-    random_state : None, int or numpy.random.Generator
-        Seed of the random initial W of EM (unused by the iterative methods,
-        which start from the column means).
-
-    Returns
-    -------
-    completed : ndarray of shape (n, p)
-        `X` with its NaN replaced (observed entries unchanged); float32 for
-        float32 input.
-    model : PPCA
-        For "em", the fitted model; for the iterative methods, the closed-form
-        PPCA of the completed matrix. Its ``transform`` of a row with NaN uses
-        only the row's observed entries.
-
-    Raises
-    ------
-    TypeError
-        If `X` is not numeric or `k` is not an integer.
-    ValueError
-        If `X` is not 2-D, holds infinity, or has a row or column with no
-        observed value; if `k`, `method`, `max_iter` or `tol` is out of range.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> signal = rng.standard_normal((200, 2)) @ rng.standard_normal((2, 6))
-    >>> X = signal + 0.1 * rng.standard_normal((200, 6))
-    >>> X_missing = X.copy()
-    >>> X_missing[rng.random(X.shape) < 0.2] = np.nan
-    >>> completed, model = impute_pca(X_missing, 2, "em", random_state=0)
-    >>> holes = np.isnan(X_missing)
-    >>> rmse = np.sqrt(np.mean((completed - X)[holes] ** 2))
-    >>> mean_filled = np.sqrt(np.mean((np.nanmean(X_missing, axis=0) - X)[holes] ** 2))
-    >>> round(float(rmse), 2), round(float(mean_filled), 2)  # EM; column means
-    (0.22, 1.49)
-    """
-    from .ppca import PPCA
-
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    arr, observed, dtype = _incomplete_matrix(X)
-    k = _check_rank(k, *arr.shape)
-    if method == "em":
-        tol = _check_tol(1e-10 if tol is None else tol)
-        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state).fit(arr)
-        completed = np.asarray(fill_missing(arr, model.mean_, model.W_, model.sigma2_))
-    else:
-        tol = _check_tol(1e-8 if tol is None else tol)
-        completed, _ = _iterative_pca(
-            arr, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
-        )
-        model = PPCA(k).fit(completed)
-    return completed.astype(dtype, copy=False), model

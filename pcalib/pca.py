@@ -37,7 +37,7 @@ from ._inputs import (
 )
 from ._signs import axis_signs
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
-from .covariance import _center_array, _checked_scale, _Frame, _rescale
+from .covariance_matrix import _center_array, _checked_scale, _Frame, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
@@ -82,7 +82,7 @@ def _scatter(
 ) -> tuple[np.ndarray, Center, np.ndarray, _Frame]:
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
-    Y is X read in a frame (:class:`pcalib.covariance._Frame`), where C neither
+    Y is X read in a frame (:class:`pcalib.covariance_matrix._Frame`), where C neither
     overflows nor underflows. Most data are read in their own units
     (:func:`_one_pass_scatter`: one pass, at most one bit lost, no copy for
     C-contiguous float64 data whose column means are at most their spread).
@@ -246,7 +246,7 @@ def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
 class _Decomposition:
     r"""The k leading principal axes of some data, as one route found them.
 
-    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance._Frame`),
+    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance_matrix._Frame`),
     where nothing overflows: the centered (or standardized) data are
     ``2**exponent`` times the matrix that was decomposed. The methods convert
     to the data's units, with a warning if a number leaves the float64 range.
@@ -407,7 +407,7 @@ def _decompose_data(
 
     The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
     no centered copy of X); the others work on one centered float64 copy
-    (:func:`pcalib.covariance._center_array`). Both read X in its frame, where
+    (:func:`pcalib.covariance_matrix._center_array`). Both read X in its frame, where
     nothing overflows or underflows. Unless `finite_checked`, `arr` is first
     checked for NaN and infinity, except where the eig route's one pass finds
     its sums of squares finite (then so is every entry).

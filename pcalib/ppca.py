@@ -22,7 +22,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from ._signs import axis_signs
+from ._ppca_model import _canonical_W, _remaining, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
     NotFittedError,
@@ -31,65 +31,13 @@ from ._validation import (
     as_data_matrix,
     check_n_components,
 )
-from .covariance import _center_array, _rescale
+from .covariance_matrix import _center_array, _rescale
 from .pca import _decompose
 
 __all__ = ["PPCA"]
 
-_LOG_2PI = float(np.log(2.0 * np.pi))
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
-
-
-def _spectral_log_likelihood(
-    D: np.ndarray, A: np.ndarray, c: np.ndarray, sigma2: float
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""Log-density of each row of `D` under :math:`\mathcal N(0, C)`,
-    :math:`C = A \operatorname{diag}(c) A^\top + \sigma^2 (I - A A^\top)`.
-
-    `A` (p x r) has orthonormal columns: C has eigenvalues :math:`c_j` along
-    them and :math:`\sigma^2` on their orthogonal complement, so
-
-    .. math::
-
-        \log p(d) = -\tfrac12\Big(p \log 2\pi + \sum_j \log c_j + (p - r)\log\sigma^2
-        + \sum_j \frac{(a_j^\top d)^2}{c_j} + \frac{\|d - A A^\top d\|^2}{\sigma^2}\Big).
-
-    The residual :math:`d - A A^\top d` is computed directly, not as
-    :math:`\|d\|^2 - \|A^\top d\|^2` (the subtraction hidden in the Woodbury form
-    of :math:`C^{-1}`), which cancels when :math:`\sigma^2 \ll c_j`: at
-    :math:`\sigma^2 = 10^{-14} c_1` it would lose every digit of the residual term.
-
-    Returns the log-densities and, for round-off estimates, a bound on the size
-    of the terms summed for each, rounding errors of d included.
-
-    Raises
-    ------
-    ValueError
-        If C is singular: some :math:`c_j = 0`, or :math:`\sigma^2 = 0` with r < p.
-    """
-    p, r = A.shape
-    if np.any(c <= 0) or (r < p and not sigma2 > 0):
-        raise ValueError(
-            "the model covariance W W^T is singular (noise variance 0 and fewer than "
-            "n_features directions of positive variance): the log-likelihood is undefined; "
-            "use fewer components"
-        )
-    P = D @ A
-    quad = np.einsum("ij,ij->i", P / c, P)
-    logdet = float(np.sum(np.log(c)))
-    size = float(np.sum(np.abs(np.log(c))))
-    smallest = float(c.min())
-    if r < p:
-        R = D - P @ A.T
-        quad += np.einsum("ij,ij->i", R, R) / sigma2
-        logdet += (p - r) * np.log(sigma2)
-        size += (p - r) * abs(np.log(sigma2))
-        smallest = min(smallest, sigma2)
-    # d carries a rounding error of about eps * ||d||, which moves the quadratic
-    # form by up to 2 ||d|| sqrt(quad / smallest variance) times eps
-    sizes = p * _LOG_2PI + size + quad + 2 * np.linalg.norm(D, axis=1) * np.sqrt(quad / smallest)
-    return -0.5 * (p * _LOG_2PI + logdet + quad), sizes
 
 
 def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
@@ -122,34 +70,6 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
     """
     A, d, _ = np.linalg.svd(W, full_matrices=False)
     return _spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
-
-
-def _canonical_W(W: np.ndarray) -> np.ndarray:
-    r"""Remove the rotation R from :math:`W = U_k (\Lambda_k - \sigma^2 I)^{1/2} R`.
-
-    The SVD :math:`W = A D B^\top` gives :math:`W B = A D`, orthogonal columns in
-    decreasing norm; columns follow the sign convention.
-    """
-    A, d, _ = np.linalg.svd(W, full_matrices=False)
-    Wc = A * d
-    return Wc * axis_signs(Wc.T)
-
-
-def _remaining(steps: list[float]) -> float:
-    r"""What a linearly converging sequence still has to move, from its last two steps.
-
-    With :math:`d_{t} \approx r\, d_{t-1}`, the steps still to come sum to
-    :math:`d_t\, r / (1 - r)` (Aitken), which can be far larger than the last
-    step when r is close to 1. Steps that do not shrink (:math:`r \ge 1`: a
-    plateau) or are negative give infinity; a zero step gives 0.
-    """
-    d_prev, d = steps[-2], steps[-1]
-    if d == 0:
-        return 0.0
-    if not 0 < d < d_prev:
-        return np.inf
-    r = d / d_prev
-    return d * r / (1.0 - r)
 
 
 def _parameter_change(
@@ -310,7 +230,7 @@ class PPCA(EstimatorBase):
         NaN entries are missing values: then EM over the observed entries
         (:func:`pcalib.missing.fit_ppca`) whatever `method` says. Otherwise both
         methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib.covariance._Frame``), so no square overflows; W, sigma^2
+        two, ``pcalib.covariance_matrix._Frame``), so no square overflows; W, sigma^2
         and the log-likelihood are converted back to the data's units.
         """
         X = self._remember_input(X)

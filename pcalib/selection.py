@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
 from ._validation import _check_random_state, _validated
-from .covariance import _centered
+from .covariance_matrix import _centered
 from .pca import pca_eig, pca_gram
 
 __all__ = [
