@@ -33,7 +33,6 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
-from ._validation import NotFittedError
 from ._frames import (
     OUTPUTS,
     check_feature_names,
@@ -44,6 +43,7 @@ from ._frames import (
     requested_output,
     to_frame,
 )
+from ._validation import NotFittedError
 
 __all__ = ["EstimatorBase"]
 

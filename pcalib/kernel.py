@@ -32,13 +32,12 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._eigen import NUMPY_MAX_M, lanczos_top_operator, top_eigh
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import NotFittedError, _check_random_state, as_data_matrix, warn_outside_pcalib
+from ._validation import _check_random_state, as_data_matrix, warn_outside_pcalib
 
 __all__ = ["KernelPCA", "median_heuristic_gamma"]
 

@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import NotFittedError, _check_random_state, as_data_matrix
+from ._validation import _check_random_state, as_data_matrix
 
 __all__ = [
     "MCD",

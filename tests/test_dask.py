@@ -5,7 +5,6 @@ memory limit below the size of the data."""
 import math
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest

@@ -17,9 +17,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import scipy.sparse as sp
 
 from pcalib import PCA
 

@@ -73,4 +73,4 @@ def test_shape_and_dtype():
 def test_not_fitted():
     assert not hasattr(PCA(), "loadings_")
     with pytest.raises(NotFittedError, match="not fitted yet"):
-        PCA().loadings_
+        PCA().loadings_  # noqa: B018 (reading the property raises)

@@ -25,7 +25,7 @@ book_conftest = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(book_conftest)
 CHAPTERS = book_conftest.toc_chapters()
 
-from browser_support import ensure_built_book  # one build for every test that reads it
+from browser_support import ensure_built_book  # noqa: E402 (after the conftest import)
 
 
 def code_cells(notebook) -> list:

@@ -242,7 +242,7 @@ def test_too_few_samples_for_k_so_far_then_enough():
     X = rng.standard_normal((12, 6))
     stream = PCA(4).partial_fit(X[:3])
     with pytest.raises(NotFittedError, match=r"hold 3 sample\(s\) and it needs 4 \(at least n_components=4\)"):
-        stream.components_
+        stream.components_  # noqa: B018 (reading it solves the stream)
     assert not hasattr(stream, "components_")
     for row in X[3:]:
         stream.partial_fit(row[None, :])
@@ -280,7 +280,7 @@ def test_errors_of_the_fit_itself_are_not_disguised():
     X[:, 2] = X[:, 0]  # rank 2: whitening 3 components divides by 0
     stream = PCA(3, whiten=True).partial_fit(X)
     with pytest.raises(ValueError, match="component 3 has variance 0") as caught:
-        stream.components_
+        stream.components_  # noqa: B018 (reading it solves the stream)
     assert not isinstance(caught.value, NotFittedError)
     with pytest.raises(SklearnNotFittedError):
         check_is_fitted(PCA(2).partial_fit(X[:1]))

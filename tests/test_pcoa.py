@@ -17,7 +17,7 @@ import pcalib
 from pcalib import double_center, pcoa
 from pcalib.datasets import great_circle_distances, load_cities
 
-pcoa_module = sys.modules["pcalib.pcoa"]
+pcoa_module = sys.modules["pcalib.principal_coordinates"]
 
 
 def gram_explicit(D):
@@ -1170,6 +1170,7 @@ def test_scree_of_a_pcoa_result_shows_every_eigenvalue_with_its_sign():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from pcalib import plot
 
     D = bray_curtis(seed=2, n=12)
@@ -1191,6 +1192,7 @@ def test_biplot_of_a_pcoa_result_with_labels_and_arrows():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from pcalib import plot
 
     rng = np.random.default_rng(7)
