@@ -189,8 +189,9 @@ def row_cos2(model: Any, X: ArrayLike) -> Any:
     .. math:: \cos^2_{ij} = \frac{t_{ij}^2}{\|z_i\|^2},
 
     the squared cosine of the angle between the centered (scaled) row :math:`z_i`
-    and axis j; over all axes it sums to 1. A row at the center has no direction:
-    its cos2 are 0.
+    and axis j; over all axes it sums to 1. A row at the center (to round-off:
+    :math:`\|z_i\|` below 64 machine epsilons times the length of the scaled row
+    :math:`D_s^{-1} x_i`) has no direction: its cos2 are 0.
 
     Parameters
     ----------
@@ -206,7 +207,12 @@ def row_cos2(model: Any, X: ArrayLike) -> Any:
     Z, index = _rows(model, X)
     T = Z @ V.T
     d2 = np.einsum("ij,ij->i", Z, Z)
-    cos2 = np.divide(T**2, d2[:, None], out=np.zeros_like(T), where=d2[:, None] > 0)
+    # the round-off of z_i = (x_i - mean) / scale is about eps |x_i / scale|
+    arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
+    scale = np.asarray(getattr(model, "scale_", np.ones(Z.shape[1])), dtype=np.float64)
+    noise = 64 * np.finfo(np.float64).eps * np.linalg.norm(arr / scale, axis=1)
+    away = (d2 > noise**2)[:, None]
+    cos2 = np.divide(T**2, d2[:, None], out=np.zeros_like(T), where=away)
     return _frame(cos2, index, model)
 
 
