@@ -1,7 +1,7 @@
 r"""Reading the components (chapter *Reading the components*).
 
 What a fitted PCA says about each variable and each row, with FactoMineR's
-definitions (Husson, Lê and Pagès 2017), and the varimax rotation (Kaiser 1958).
+definitions (Lê, Josse and Husson 2008), and the varimax rotation (Kaiser 1958).
 
 For a model with axes :math:`v_j` (the rows of ``components_``), eigenvalues
 :math:`\lambda_j` and scores :math:`t_{ij} = v_j^\top z_i`, where
@@ -66,9 +66,9 @@ def _parts(model: Any) -> tuple[np.ndarray, np.ndarray]:
     return V, lam
 
 
-def _frame(values: np.ndarray, index: Any, model: Any) -> Any:
-    """`values` as a pandas DataFrame (index `index`, the model's output names as
-    columns) when `index` is not None, else unchanged."""
+def _frame(values: np.ndarray, index: Any) -> Any:
+    """`values` as a pandas DataFrame (index `index`, columns PC1, PC2, ...) when
+    `index` is not None, else unchanged."""
     if index is None:
         return values
     pd = import_pandas()
@@ -128,7 +128,7 @@ def variable_contributions(model: Any) -> Any:
     ((4, 2), True)
     """
     V, _ = _parts(model)
-    return _frame(100.0 * V.T**2, _variable_index(model), model)
+    return _frame(100.0 * V.T**2, _variable_index(model))
 
 
 def variable_cos2(model: Any, X: ArrayLike | None = None) -> Any:
@@ -180,7 +180,7 @@ def variable_cos2(model: Any, X: ArrayLike | None = None) -> Any:
         V.T**2 * lam, variances[:, None], out=np.zeros((p, V.shape[0])),
         where=variances[:, None] > 0,
     )
-    return _frame(cos2, _variable_index(model), model)
+    return _frame(cos2, _variable_index(model))
 
 
 def row_cos2(model: Any, X: ArrayLike) -> Any:
@@ -213,7 +213,7 @@ def row_cos2(model: Any, X: ArrayLike) -> Any:
     noise = 64 * np.finfo(np.float64).eps * np.linalg.norm(arr / scale, axis=1)
     away = (d2 > noise**2)[:, None]
     cos2 = np.divide(T**2, d2[:, None], out=np.zeros_like(T), where=away)
-    return _frame(cos2, index, model)
+    return _frame(cos2, index)
 
 
 def row_contributions(model: Any, X: ArrayLike) -> Any:
@@ -244,7 +244,7 @@ def row_contributions(model: Any, X: ArrayLike) -> Any:
     total = (int(model.n_samples_) - int(getattr(model, "ddof", 1))) * lam
     T = Z @ V.T
     ctr = np.divide(100.0 * T**2, total, out=np.zeros_like(T), where=total > 0)
-    return _frame(ctr, index, model)
+    return _frame(ctr, index)
 
 
 def _varimax_step(A: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -100,8 +100,9 @@ class SparsePCA(EstimatorBase):
     over unit vectors with at most c = `n_nonzero` non-zero entries, :math:`S_1 = S`
     the covariance (correlation, with ``standardize``) of the training data and
     :math:`S_{j+1} = (I - \mathbf w_j\mathbf w_j^\top) S_j (I - \mathbf w_j\mathbf
-    w_j^\top)`; see :mod:`pcalib.sparse_pca`. With ``n_nonzero=None`` (c = p) the
-    axes are PCA's. This is an :math:`\ell_0` (cardinality) constraint;
+    w_j^\top)` (Mackey 2009), each axis found by
+    :func:`~pcalib.sparse_pca.truncated_power` (Yuan and Zhang 2013). With
+    ``n_nonzero=None`` (c = p) the axes are PCA's. This is an :math:`\ell_0` (cardinality) constraint;
     scikit-learn's ``SparsePCA`` solves another problem, an :math:`\ell_1`-penalized
     matrix factorization.
 
