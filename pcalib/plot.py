@@ -163,6 +163,7 @@ def biplot(
     data: ArrayLike | None = None,
     sample_labels: ArrayLike | bool | None = None,
     alpha: float | None = None,
+    arrow_scale: float = 1.0,
 ) -> Any:
     r"""Biplot of the first two components: scores as points, loadings as arrows.
 
@@ -207,6 +208,10 @@ def biplot(
         Gabriel's exponent (above). The eigenvalues :math:`\lambda_j` come from the
         result or estimator (``explained_variance``), else from the variances of the
         score columns (divisor n - 1). Not for a PCoAResult.
+    arrow_scale : float, default 1
+        With `alpha`: the arrows are drawn `arrow_scale` times :math:`B` (the inner
+        product of a point and an arrow is then `arrow_scale` times the centered value);
+        the form biplot's arrows, the unit axes, are short next to the scores.
 
     Returns
     -------
@@ -217,6 +222,8 @@ def biplot(
         isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 <= alpha <= 1
     ):
         raise ValueError(f"alpha must be a number in [0, 1] or None, got {alpha!r}")
+    if isinstance(arrow_scale, bool) or not isinstance(arrow_scale, numbers.Real) or not arrow_scale > 0:
+        raise ValueError(f"arrow_scale must be a positive number, got {arrow_scale!r}")
     lam = None if alpha is None else _field(scores, "explained_variance")
     whitened = bool(getattr(scores, "whiten", False))
     pcoa = _is_pcoa(scores)
@@ -279,7 +286,7 @@ def biplot(
         if whitened:  # a whitened estimator's transform divides by sqrt(lambda)
             T = T[:, :2] * np.sqrt(lam)
         T = T[:, :2] * lam ** ((alpha - 1) / 2)
-        loadings, c = loadings * lam ** ((1 - alpha) / 2), 1.0
+        loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
     for text, (x, y) in zip(texts or [], T[:, :2]):

@@ -317,3 +317,17 @@ def test_biplot_alpha_is_checked():
     model = pcalib.PCA(2).fit(X)
     with pytest.raises(ValueError, match="alpha"):
         pcalib.plot.biplot(model, data=X, alpha=2)
+
+
+def test_biplot_arrow_scale_multiplies_the_arrows_only():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    model = pcalib.PCA(2, standardize=True).fit(X)
+    plain = pcalib.plot.biplot(model, data=X, alpha=1)
+    scaled = pcalib.plot.biplot(model, data=X, alpha=1, arrow_scale=5)
+    np.testing.assert_allclose(arrow_tips(scaled), 5 * arrow_tips(plain), atol=1e-12)
+    np.testing.assert_array_equal(scaled.collections[0].get_offsets(), plain.collections[0].get_offsets())
+    with pytest.raises(ValueError, match="arrow_scale"):
+        pcalib.plot.biplot(model, data=X, alpha=1, arrow_scale=0)
+    plt.close("all")
