@@ -96,7 +96,12 @@ def _rows(model: Any, X: ArrayLike) -> tuple[np.ndarray, Any]:
     p = np.shape(model.components_)[1]
     if arr.shape[1] != p:
         raise ValueError(f"X has {arr.shape[1]} columns, but the model was fitted on {p}")
-    mean = np.asarray(getattr(model, "mean_", np.zeros(p)), dtype=np.float64)
+    if not hasattr(model, "mean_"):
+        raise TypeError(
+            f"model must be a fitted PCA with mean_ (the center its scores are measured "
+            f"from), got {type(model).__name__}"
+        )
+    mean = np.asarray(model.mean_, dtype=np.float64)
     scale = np.asarray(getattr(model, "scale_", np.ones(p)), dtype=np.float64)
     return (arr - mean) / scale, index
 

@@ -331,3 +331,17 @@ def test_biplot_arrow_scale_multiplies_the_arrows_only():
     with pytest.raises(ValueError, match="arrow_scale"):
         pcalib.plot.biplot(model, data=X, alpha=1, arrow_scale=0)
     plt.close("all")
+
+
+def test_models_without_a_mean_are_refused_not_read_about_zero():
+    robust = pcalib.RobustPCA(2, random_state=0).fit(X[:, :4])
+    with pytest.raises(TypeError, match="mean_"):
+        pcalib.row_cos2(robust, X[:, :4])
+
+
+def test_mtcars_is_r_s():
+    # R: colSums(mtcars); mtcars["Valiant", "qsec"]; dim(mtcars)
+    assert X.shape == (32, 11) and CARS.feature_names[:3] == ["mpg", "cyl", "disp"]
+    np.testing.assert_allclose(X.sum(axis=0), [642.9, 198, 7383.1, 4694, 115.09, 102.952,
+                                               571.16, 14, 13, 118, 90], rtol=1e-12)
+    assert X[CARS.row_names.index("Valiant"), CARS.feature_names.index("qsec")] == 20.22
