@@ -44,6 +44,10 @@ from .robust import RobustPCA
 # Chapter "Kernel PCA"
 from .kernel import KernelPCA
 
+# Chapter "Reading the components"
+from .reading import row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
+from .sparse_pca import SparsePCA
+
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
 
@@ -79,6 +83,12 @@ __all__ = [
     "bootstrap_pca",
     "RobustPCA",
     "KernelPCA",
+    "variable_contributions",
+    "variable_cos2",
+    "row_contributions",
+    "row_cos2",
+    "varimax",
+    "SparsePCA",
     "datasets",
     "plot",
 ]

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "cumulative_variance", "outlier_map", "projection", "scree"]
+__all__ = ["biplot", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -162,12 +162,24 @@ def biplot(
     labels: ArrayLike | None = None,
     data: ArrayLike | None = None,
     sample_labels: ArrayLike | bool | None = None,
+    alpha: float | None = None,
+    arrow_scale: float = 1.0,
 ) -> Any:
     r"""Biplot of the first two components: scores as points, loadings as arrows.
 
-    The arrow of feature j ends at :math:`c\,(v_{1j}, v_{2j})`, where
+    By default the arrow of feature j ends at :math:`c\,(v_{1j}, v_{2j})`, where
     :math:`v_1, v_2` are the first two principal axes and the factor c makes the
     longest arrow reach 80% of the largest absolute score, so that both are legible.
+
+    With `alpha`, Gabriel's biplot of the factorization :math:`X_c \approx G H^\top`
+    is drawn to scale (no factor c): the points are the rows of
+    :math:`G = T\Lambda^{(\alpha - 1)/2}` and the arrows the rows of
+    :math:`H = V\Lambda^{(1 - \alpha)/2}`, so that :math:`G H^\top = T V^\top`
+    whatever `alpha`. ``alpha=1`` is the form biplot (points: the scores, distances
+    between rows kept; arrows: the axes); ``alpha=0`` the covariance biplot (points:
+    the standardized scores; arrows: the loadings :math:`\mathbf v_j\sqrt{\lambda_j}`,
+    whose inner products are the covariances). R's ``biplot(prcomp(X), scale = s)``
+    is ``alpha = 1 - s`` up to a factor :math:`\sqrt n` between points and arrows.
 
     Parameters
     ----------
@@ -192,13 +204,31 @@ def biplot(
     sample_labels : array_like of n str, or True, optional
         Text written next to each point; True takes the result's ``labels`` (a
         PCoAResult of a labelled D), else the row numbers 0..n-1.
+    alpha : float in [0, 1], optional
+        Gabriel's exponent (above). The eigenvalues :math:`\lambda_j` come from the
+        result or estimator (``explained_variance``), else from the variances of the
+        score columns (divisor n - 1). Not for a PCoAResult.
+    arrow_scale : float, default 1
+        With `alpha`: the arrows are drawn `arrow_scale` times :math:`B` (the inner
+        product of a point and an arrow is then `arrow_scale` times the centered value);
+        the form biplot's arrows, the unit axes, are short next to the scores.
 
     Returns
     -------
     matplotlib Axes
         One scatter collection with n points and p arrows (annotations).
     """
+    if alpha is not None and (
+        isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 <= alpha <= 1
+    ):
+        raise ValueError(f"alpha must be a number in [0, 1] or None, got {alpha!r}")
+    if isinstance(arrow_scale, bool) or not isinstance(arrow_scale, numbers.Real) or not arrow_scale > 0:
+        raise ValueError(f"arrow_scale must be a positive number, got {arrow_scale!r}")
+    lam = None if alpha is None else _field(scores, "explained_variance")
+    whitened = bool(getattr(scores, "whiten", False))
     pcoa = _is_pcoa(scores)
+    if pcoa and alpha is not None:
+        raise TypeError("alpha is for PCA biplots; a PCoAResult has no variables' axes to scale")
     if pcoa:
         if components is not None:
             raise TypeError("components is not used with a PCoAResult: pass the variables as data")
@@ -245,13 +275,22 @@ def biplot(
     texts = None if sample_labels is None else [str(name) for name in sample_labels]
     if texts is not None and len(texts) != T.shape[0]:
         raise ValueError(f"sample_labels must have {T.shape[0]} entries (one per point), got {len(texts)}")
+    loadings = V[:2].T
+    if alpha is None:
+        longest = np.linalg.norm(loadings, axis=1).max() if p else 0.0
+        c = 0.8 * np.abs(T[:, :2]).max() / longest if longest > 0 else 1.0
+    else:
+        lam = T[:, :2].var(axis=0, ddof=1) if lam is None else np.asarray(lam, dtype=float)[:2]
+        if np.any(lam <= 0):
+            raise ValueError("alpha needs positive variances of the first two components")
+        if whitened:  # a whitened estimator's transform divides by sqrt(lambda)
+            T = T[:, :2] * np.sqrt(lam)
+        T = T[:, :2] * lam ** ((alpha - 1) / 2)
+        loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
     for text, (x, y) in zip(texts or [], T[:, :2]):
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
-    loadings = V[:2].T
-    longest = np.linalg.norm(loadings, axis=1).max() if p else 0.0
-    c = 0.8 * np.abs(T[:, :2]).max() / longest if longest > 0 else 1.0
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
         ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
@@ -262,7 +301,78 @@ def biplot(
     ax.axvline(0, color="0.8", lw=0.8)
     ax.set_xlabel("PCo1" if pcoa else "PC1")
     ax.set_ylabel("PCo2" if pcoa else "PC2")
-    ax.set_title("Biplot")
+    ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    return ax
+
+
+def correlation_circle(
+    model: Any,
+    X: ArrayLike,
+    ax: Any = None,
+    *,
+    components: tuple[int, int] = (0, 1),
+    feature_names: list[str] | None = None,
+) -> Any:
+    r"""The correlation circle: each variable as the arrow of its correlations with two
+    components.
+
+    Variable l is drawn from the origin to :math:`(r(x_l, t_a), r(x_l, t_b))`, the
+    correlations of its values with the scores of components a and b (for a
+    standardized PCA, the loadings :math:`v_{la}\sqrt{\lambda_a}`). The arrow lies
+    in the unit circle; its squared length is the variable's cos2 on the plane, so a
+    variable near the circle is well represented there, and the cosine of the angle
+    between two such arrows approximates their correlation.
+
+    Parameters
+    ----------
+    model : fitted PCA (anything with ``transform``)
+    X : array_like or DataFrame of shape (n, p)
+        The training data (a DataFrame's columns name the arrows).
+    ax : matplotlib Axes, optional
+    components : pair of int, default (0, 1)
+        The two components (0-based).
+    feature_names : list of p str, optional
+        Arrow labels; default the DataFrame's columns, the model's
+        ``feature_names_in_``, or ``x1, ..., xp``.
+
+    Returns
+    -------
+    matplotlib Axes
+        p arrows (annotations) and the unit circle.
+    """
+    data = as_data_matrix(X, "X")
+    a, b = components
+    T = np.asarray(model.transform(X), dtype=float)
+    if not (0 <= a < T.shape[1] and 0 <= b < T.shape[1]) or a == b:
+        raise ValueError(f"components must be two different indices below {T.shape[1]}, got {components!r}")
+    Zx = data - data.mean(axis=0)
+    Zt = T[:, [a, b]] - T[:, [a, b]].mean(axis=0)
+    norms = np.linalg.norm(Zx, axis=0)[:, None] * np.linalg.norm(Zt, axis=0)
+    r = np.divide(Zx.T @ Zt, norms, out=np.zeros((data.shape[1], 2)), where=norms > 0)
+    p = data.shape[1]
+    names = feature_names
+    if names is None and getattr(X, "columns", None) is not None:
+        names = [str(name) for name in X.columns]
+    if names is None and getattr(model, "feature_names_in_", None) is not None:
+        names = [str(name) for name in model.feature_names_in_]
+    names = [f"x{j + 1}" for j in range(p)] if names is None else list(names)
+    if len(names) != p:
+        raise ValueError(f"feature_names must have {p} names (one per feature), got {len(names)}")
+    ax = _axes(ax)
+    theta = np.linspace(0, 2 * np.pi, 361)
+    ax.plot(np.cos(theta), np.sin(theta), color="0.5", lw=0.8)
+    for name, (x, y) in zip(names, r):
+        ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
+        ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8)
+    ax.axhline(0, color="0.8", lw=0.8)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ratio = getattr(model, "explained_variance_ratio_", None)
+    for setter, j in ((ax.set_xlabel, a), (ax.set_ylabel, b)):
+        setter(f"PC{j + 1}" + ("" if ratio is None else f" ({100 * ratio[j]:.1f}%)"))
+    ax.set_xlim(-1.2, 1.2)
+    ax.set_ylim(-1.2, 1.2)
+    ax.set_aspect("equal")
+    ax.set_title("Correlation circle")
     return ax
 
 

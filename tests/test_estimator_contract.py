@@ -25,7 +25,7 @@ import pickle
 import numpy as np
 import pytest
 
-from pcalib import PCA, PPCA, KernelPCA, NotFittedError, RobustPCA
+from pcalib import PCA, PPCA, KernelPCA, NotFittedError, RobustPCA, SparsePCA
 
 ESTIMATORS = {
     "PCA": lambda: PCA(2),
@@ -39,6 +39,8 @@ ESTIMATORS = {
     "RobustPCA robpca": lambda: RobustPCA(2, random_state=0),
     "RobustPCA grid": lambda: RobustPCA(2, method="grid"),
     "RobustPCA spherical": lambda: RobustPCA(2, method="spherical"),
+    "SparsePCA": lambda: SparsePCA(2, n_nonzero=3),
+    "SparsePCA random starts": lambda: SparsePCA(2, n_nonzero=3, n_init=4, random_state=0),
 }
 NAMES = list(ESTIMATORS)
 

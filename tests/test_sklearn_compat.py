@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pcalib import PCA, PPCA, KernelPCA, RobustPCA
+from pcalib import PCA, PPCA, KernelPCA, RobustPCA, SparsePCA
 
 pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
@@ -34,6 +34,8 @@ ESTIMATORS = [
     RobustPCA(n_components=1),
     RobustPCA(n_components=1, method="grid"),
     RobustPCA(n_components=1, method="spherical"),
+    SparsePCA(n_components=1, n_nonzero=1),
+    SparsePCA(n_components=1, n_init=3, random_state=0),
 ]
 
 #: Checks that fail by design, by estimator repr, with the reason.
@@ -120,7 +122,7 @@ def test_array_api_check_in_subprocess():
         f"""
         import json, warnings
         from sklearn.utils.estimator_checks import estimator_checks_generator
-        from pcalib import PCA, PPCA, KernelPCA, RobustPCA
+        from pcalib import PCA, PPCA, KernelPCA, RobustPCA, SparsePCA
         outcome = {{}}
         for estimator in {estimators!r}:
             estimator = eval(estimator)

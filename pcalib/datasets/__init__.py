@@ -23,6 +23,8 @@ __all__ = [
     "load_hbk",
     "load_image",
     "load_iris",
+    "load_mtcars",
+    "Table",
 ]
 
 _DATA = Path(__file__).resolve().parent / "data"  # shipped as package data (pyproject.toml)
@@ -60,6 +62,38 @@ class Dataset:
             f"Dataset(name={self.name!r}, shape={self.data.shape}, "
             f"classes={len(self.target_names)}, feature_names=[{shown}])"
         )
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of numbers with named rows and columns.
+
+    Attributes
+    ----------
+    data : ndarray of shape (n, p)
+        One sample per row.
+    feature_names : list of str
+        Name of each column of `data`.
+    row_names : list of str
+        Name of each row of `data`.
+    name : str
+        Short name of the data set (``"mtcars"``).
+    """
+
+    data: np.ndarray
+    feature_names: list[str]
+    row_names: list[str]
+    name: str = "table"
+
+    def __repr__(self) -> str:
+        """Name, shape and the first feature names, not every number."""
+        return f"Table(name={self.name!r}, shape={self.data.shape}, feature_names={self.feature_names[:5]}...)"
+
+    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821 (pandas is optional)
+        """The table as a pandas DataFrame, rows indexed by `row_names` (imports pandas)."""
+        import pandas
+
+        return pandas.DataFrame(self.data.copy(), index=list(self.row_names), columns=list(self.feature_names))
 
 
 @dataclass(frozen=True)
@@ -222,6 +256,41 @@ def load_hbk() -> Dataset:
     target[:10], target[10:14] = 1, 2
     names = ["regular", "outlier in x and y (rows 1-10)", "outlier in x only (rows 11-14)"]
     return Dataset(table, target, names, ["x1", "x2", "x3", "y"], "hbk")
+
+
+def load_mtcars() -> Table:
+    """R's ``mtcars``: 32 cars of 1973-74 described by 11 numeric variables.
+
+    Columns: ``mpg`` (miles per US gallon), ``cyl`` (cylinders), ``disp``
+    (displacement, cubic inches), ``hp`` (gross horsepower), ``drat`` (rear axle
+    ratio), ``wt`` (weight, 1000 lb), ``qsec`` (quarter-mile time, s), ``vs``
+    (engine: 0 V-shaped, 1 straight), ``am`` (transmission: 0 automatic, 1 manual),
+    ``gear`` (forward gears), ``carb`` (carburettors). Rows are named by car.
+
+    Returns
+    -------
+    Table
+        `data` (32, 11) float64, `feature_names`, `row_names`; ``to_frame()`` gives
+        the pandas DataFrame.
+
+    Notes
+    -----
+    Source: H. V. Henderson and P. F. Velleman (1981), *Building multiple regression
+    models interactively*, Biometrics 37, 391-411, from the 1974 *Motor Trend* US
+    magazine. The file is R's ``datasets::mtcars`` (R 4.2.2, ``write.csv(mtcars)``);
+    column sums 642.9, 198, 7383.1, 4694, 115.09, 102.952, 571.16, 14, 13, 118, 90.
+    Licence: a published table of measurements (facts), shipped with R under the
+    GPL (>= 2).
+    """
+    with (_DATA / "mtcars.csv").open() as handle:
+        rows = list(csv.reader(handle))
+    names = rows[0][1:]
+    return Table(
+        np.array([[float(v) for v in row[1:]] for row in rows[1:]]),
+        names,
+        [row[0] for row in rows[1:]],
+        "mtcars",
+    )
 
 
 def _as_degrees(values: ArrayLike, name: str, limit: float) -> np.ndarray:

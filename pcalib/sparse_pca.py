@@ -1,0 +1,280 @@
+r"""Sparse PCA by the truncated power method (chapter *Reading the components*).
+
+Cardinality-constrained PCA: the first axis solves
+
+.. math::
+
+    \max_{\mathbf w} \ \mathbf w^\top S \mathbf w
+    \quad\text{subject to}\quad \|\mathbf w\| = 1,\ \|\mathbf w\|_0 \le c,
+
+:math:`\|\mathbf w\|_0` the number of non-zero entries. The truncated power method
+(Yuan and Zhang 2013) iterates
+
+.. math::
+
+    \mathbf w \leftarrow \frac{\operatorname{trunc}_c(S\mathbf w)}
+                              {\|\operatorname{trunc}_c(S\mathbf w)\|},
+
+where :math:`\operatorname{trunc}_c` keeps the c entries of largest magnitude and
+sets the others to 0. Each step does not decrease :math:`\mathbf w^\top S\mathbf w`
+(S positive semi-definite), so the iteration converges to a fixed point; it is
+started from the truncated leading eigenvector of S (and, with ``n_init > 1``,
+from random vectors too; the best is kept). Later axes are found the same way after
+the projection deflation :math:`S \leftarrow (I - \mathbf w\mathbf w^\top) S
+(I - \mathbf w\mathbf w^\top)` (Mackey 2009).
+
+The sparse axes are not orthogonal and their scores are correlated in general, so
+the variances :math:`\mathbf w_j^\top S \mathbf w_j` double count. Zou, Hastie and
+Tibshirani (2006) report the **adjusted variance**: with the scores
+:math:`T = X_c W` and the QR decomposition :math:`T = QR`, component j explains
+:math:`R_{jj}^2 / (n - \mathrm{ddof})`, the variance of its scores left after
+regressing them on the scores of components 1..j-1. For orthogonal axes with
+uncorrelated scores (plain PCA) these are the eigenvalues.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._signs import axis_signs
+from ._sklearn_compat import EstimatorBase
+from ._validation import NotFittedError, _check_random_state, as_data_matrix
+
+__all__ = ["SparsePCA", "truncated_power"]
+
+
+def _truncate(s: np.ndarray, c: int) -> np.ndarray:
+    """`s` with all but its c entries of largest magnitude set to 0 (ties: lower index)."""
+    if c >= s.size:
+        return s.copy()
+    keep = np.argsort(-np.abs(s), kind="stable")[:c]
+    out = np.zeros_like(s)
+    out[keep] = s[keep]
+    return out
+
+
+def truncated_power(
+    S: np.ndarray, c: int, start: np.ndarray, *, tol: float = 1e-10, max_iter: int = 1000,
+) -> tuple[np.ndarray, int]:
+    r"""The truncated power method for one sparse axis of the symmetric p.s.d. `S`.
+
+    .. math::
+
+        \mathbf w_{t+1} = \operatorname{trunc}_c(S\mathbf w_t)
+                          / \|\operatorname{trunc}_c(S\mathbf w_t)\|,
+
+    from :math:`\mathbf w_0 = \operatorname{trunc}_c(\texttt{start})`, normalized,
+    until :math:`\|\mathbf w_{t+1} - \mathbf w_t\| <` `tol`.
+
+    Returns
+    -------
+    (w, n_iter) : ndarray of shape (p,) with at most c non-zero entries and unit
+        norm, and the number of iterations. When :math:`S\mathbf w_t = 0` (no
+        variance left), the current :math:`\mathbf w_t` is returned.
+    """
+    w = _truncate(np.asarray(start, dtype=np.float64), c)
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        raise ValueError("the start vector of the truncated power method is zero")
+    w /= norm
+    for it in range(1, max_iter + 1):
+        s = _truncate(S @ w, c)
+        norm = np.linalg.norm(s)
+        if norm == 0:
+            return w, it
+        new = s / norm
+        if np.linalg.norm(new - w) < tol:
+            return new, it
+        w = new
+    return w, max_iter
+
+
+class SparsePCA(EstimatorBase):
+    r"""Sparse PCA: at most `n_nonzero` non-zero entries per axis (truncated power method).
+
+    Each axis :math:`\mathbf w_j` maximizes :math:`\mathbf w^\top S_j \mathbf w`
+    over unit vectors with at most c = `n_nonzero` non-zero entries, :math:`S_1 = S`
+    the covariance (correlation, with ``standardize``) of the training data and
+    :math:`S_{j+1} = (I - \mathbf w_j\mathbf w_j^\top) S_j (I - \mathbf w_j\mathbf
+    w_j^\top)` (Mackey 2009), each axis found by
+    :func:`~pcalib.sparse_pca.truncated_power` (Yuan and Zhang 2013). With
+    ``n_nonzero=None`` (c = p) the axes are PCA's. This is an :math:`\ell_0` (cardinality) constraint;
+    scikit-learn's ``SparsePCA`` solves another problem, an :math:`\ell_1`-penalized
+    matrix factorization.
+
+    Parameters
+    ----------
+    n_components : int
+        k, 1 <= k <= p.
+    n_nonzero : int or None, default None
+        c, the largest number of non-zero entries of each axis, 1 <= c <= p; None
+        for p.
+    standardize : bool, default False
+        Decompose the correlation matrix (columns divided by their standard
+        deviations, divisor n - ddof).
+    ddof : int, default 1
+        Divisor n - ddof of the covariance.
+    n_init : int, default 1
+        Starts of the power method per axis: the truncated leading eigenvector of
+        :math:`S_j`, then ``n_init - 1`` random Gaussian vectors; the fixed point of
+        largest :math:`\mathbf w^\top S_j\mathbf w` is kept.
+    max_iter : int, default 1000
+    tol : float, default 1e-10
+        The iteration stops when the axis moves by less than `tol`.
+    random_state : None, int or numpy.random.Generator
+        Draws the random starts (used only when ``n_init > 1``).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (k, p)
+        Unit-norm sparse axes, one per row (largest entry positive). Not orthogonal
+        in general.
+    explained_variance_ : ndarray of shape (k,)
+        The adjusted variances :math:`R_{jj}^2/(n - \mathrm{ddof})` of Zou, Hastie
+        and Tibshirani (2006), :math:`X_c W = QR`.
+    explained_variance_ratio_ : ndarray of shape (k,)
+        The adjusted variances over :math:`\operatorname{tr} S`.
+    mean_, scale_ : ndarray of shape (p,)
+        Column means; standard deviations (ones unless standardizing).
+    n_iter_ : ndarray of int, shape (k,)
+        Iterations of the power method for each axis (its best start).
+    n_components_, n_samples_, n_features_in_ : int
+    feature_names_in_ : ndarray of str objects
+        When fitted on a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np, pcalib
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((200, 1))
+    >>> X = rng.standard_normal((200, 6)) + 2 * z * [1, 1, 1, 0, 0, 0]
+    >>> model = pcalib.SparsePCA(1, n_nonzero=3).fit(X)
+    >>> np.flatnonzero(model.components_[0]).tolist()
+    [0, 1, 2]
+    """
+
+    def __init__(
+        self,
+        n_components: int,
+        *,
+        n_nonzero: int | None = None,
+        standardize: bool = False,
+        ddof: int = 1,
+        n_init: int = 1,
+        max_iter: int = 1000,
+        tol: float = 1e-10,
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self.n_components = n_components
+        self.n_nonzero = n_nonzero
+        self.standardize = standardize
+        self.ddof = ddof
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    @property
+    def _n_features_out(self) -> int:
+        return self.components_.shape[0]
+
+    @staticmethod
+    def _positive_int(value: object, name: str, upper: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+        if value < 1 or (upper is not None and value > upper):
+            bound = f"1 <= {name} <= {upper}" if upper is not None else f"{name} >= 1"
+            raise ValueError(f"{name} must satisfy {bound}, got {value}")
+        return int(value)
+
+    def _check_params(self, n: int, p: int) -> tuple[int, int]:
+        k = self._positive_int(self.n_components, "n_components", p)
+        c = p if self.n_nonzero is None else self._positive_int(self.n_nonzero, "n_nonzero", p)
+        self._positive_int(self.n_init, "n_init")
+        self._positive_int(self.max_iter, "max_iter")
+        tol = self.tol
+        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
+            raise ValueError(f"tol must be a positive number, got {tol!r}")
+        ddof = self.ddof
+        if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral) or not 0 <= ddof < n:
+            raise ValueError(f"ddof must be an integer with 0 <= ddof < n_samples = {n}, got {ddof!r}")
+        _check_random_state(self.random_state, draw=False)
+        return k, c
+
+    def fit(self, X: ArrayLike, y: object = None) -> SparsePCA:
+        """Fit on `X` (n x p); `X` is not modified. `y` is ignored. Returns self."""
+        X = self._remember_input(X)
+        arr = np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)  # same BLAS path for any layout
+        n, p = arr.shape
+        k, c = self._check_params(n, p)
+        rng = _check_random_state(self.random_state)
+        mean = arr.mean(axis=0)
+        Xc = arr - mean
+        scale = np.ones(p)
+        if self.standardize:
+            scale = np.sqrt(np.sum(Xc**2, axis=0) / (n - self.ddof))
+            if not np.all(scale > 0):
+                j = int(np.argmin(scale > 0))
+                raise ValueError(
+                    f"X's column {j} has zero variance: it cannot be standardized "
+                    "(remove it or use standardize=False)"
+                )
+            Xc = Xc / scale
+        S = Xc.T @ Xc / (n - self.ddof)
+        total = float(np.trace(S))
+        current = S.copy()
+        axes, iters = np.zeros((k, p)), np.zeros(k, dtype=int)
+        for j in range(k):
+            starts = [np.linalg.eigh(current)[1][:, -1]]
+            starts += [rng.standard_normal(p) for _ in range(int(self.n_init) - 1)]
+            best = None
+            for start in starts:
+                w, it = truncated_power(current, c, start, tol=float(self.tol), max_iter=int(self.max_iter))
+                value = float(w @ current @ w)
+                if best is None or value > best[0]:
+                    best = (value, w, it)
+            axes[j], iters[j] = best[1], best[2]
+            P = np.eye(p) - np.outer(axes[j], axes[j])
+            current = P @ current @ P
+        axes *= axis_signs(axes)[:, None]
+        R = np.linalg.qr(Xc @ axes.T, mode="r")
+        adjusted = np.diag(R) ** 2 / (n - self.ddof)
+        self.components_, self.explained_variance_ = axes, adjusted
+        self.explained_variance_ratio_ = adjusted / total if total > 0 else np.zeros(k)
+        self.mean_, self.scale_ = mean, scale
+        self.n_iter_, self.n_components_, self.n_samples_ = iters, k, n
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "components_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+    def transform(self, X: ArrayLike) -> Any:
+        r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows of `X`."""
+        self._check_fitted()
+        arr = np.ascontiguousarray(as_data_matrix(self._check_input(X), "X"), dtype=np.float64)
+        return self._wrap_output(((arr - self.mean_) / self.scale_) @ self.components_.T, X)
+
+    def inverse_transform(self, T: ArrayLike) -> np.ndarray:
+        r"""The points of the span of the axes whose scores are `T`.
+
+        With :math:`W` the axes as columns (not orthogonal in general), the scores
+        :math:`\mathbf t = W^\top \mathbf z` of any :math:`\mathbf z` determine its
+        orthogonal projection :math:`W (W^\top W)^{+}\mathbf t` on the span of
+        :math:`W`; the result is :math:`\bar{\mathbf x} + D_s W (W^\top W)^{+}\mathbf t`
+        (pseudo-inverse :math:`^{+}`).
+        """
+        self._check_fitted()
+        scores = as_data_matrix(T, "T").astype(np.float64, copy=False)
+        W = self.components_.T
+        if scores.shape[1] != W.shape[1]:
+            raise ValueError(f"T has {scores.shape[1]} columns, expected n_components = {W.shape[1]}")
+        Z = scores @ np.linalg.pinv(W.T @ W) @ W.T
+        return self.mean_ + Z * self.scale_

@@ -1,0 +1,135 @@
+"""SparsePCA (truncated power method, adjusted variance).
+
+References: exhaustive search over supports (NumPy's eigh of every c x c principal
+submatrix), NumPy's eigendecomposition for c = p, least squares (np.linalg.lstsq) for
+the adjusted variance, and scikit-learn's SparsePCA (an l1-penalized factorization,
+another objective) as a test-only reference on a planted sparse spike.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import pcalib
+from pcalib.sparse_pca import truncated_power
+
+theorem = pytest.mark.theorem
+
+
+def spiked(n, p=50, support=(0, 1, 2, 3, 4), beta=3.0, seed=0):
+    """Rows N(0, I + beta v v^T), v uniform on `support`."""
+    rng = np.random.default_rng(seed)
+    v = np.zeros(p)
+    v[list(support)] = 1 / np.sqrt(len(support))
+    return rng.standard_normal((n, p)) + np.sqrt(beta) * rng.standard_normal((n, 1)) * v, v
+
+
+def test_without_a_cardinality_constraint_it_is_pca():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 6)) @ rng.standard_normal((6, 6))
+    model = pcalib.SparsePCA(3).fit(X)
+    lam, V = np.linalg.eigh(np.cov(X, rowvar=False))
+    lam, V = lam[::-1][:3], V[:, ::-1][:, :3]
+    V *= np.sign(V[np.argmax(np.abs(V), axis=0), range(3)])
+    np.testing.assert_allclose(model.components_, V.T, atol=1e-8)
+    # orthogonal axes, uncorrelated scores: the adjusted variances are the eigenvalues
+    np.testing.assert_allclose(model.explained_variance_, lam, rtol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_axis_reaches_the_best_support_found_by_exhaustive_search(seed):
+    X, _ = spiked(80, p=10, support=(1, 4, 7), beta=4.0, seed=seed)
+    S = np.cov(X, rowvar=False)
+    c = 3
+    best = max(np.linalg.eigvalsh(S[np.ix_(s, s)])[-1] for s in itertools.combinations(range(10), c))
+    w = pcalib.SparsePCA(1, n_nonzero=c, n_init=10, random_state=seed).fit(X).components_[0]
+    assert np.count_nonzero(w) == c
+    np.testing.assert_allclose(w @ S @ w, best, rtol=1e-10)
+
+
+@theorem("prop-tpower-monotone")
+def test_each_truncated_power_step_does_not_decrease_the_variance():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((30, 12))
+    S = A.T @ A / 29
+    for start in rng.standard_normal((5, 12)):
+        values = [
+            (w := truncated_power(S, 4, start, max_iter=t)[0]) @ S @ w for t in range(1, 30)
+        ]
+        assert np.all(np.diff(values) >= -1e-12)
+
+
+@theorem("prop-adjusted-variance")
+def test_adjusted_variance_is_the_residual_variance_after_the_previous_components():
+    X, _ = spiked(100, p=12, seed=2)
+    model = pcalib.SparsePCA(3, n_nonzero=4).fit(X)
+    T = (X - X.mean(axis=0)) @ model.components_.T
+    expected = [T[:, 0].var(ddof=1)]
+    for j in (1, 2):
+        coef = np.linalg.lstsq(T[:, :j], T[:, j], rcond=None)[0]
+        expected.append(np.sum((T[:, j] - T[:, :j] @ coef) ** 2) / 99)
+    np.testing.assert_allclose(model.explained_variance_, expected, rtol=1e-10)
+    assert np.sum(model.explained_variance_) <= np.sum(T.var(axis=0, ddof=1)) + 1e-12
+
+
+def test_planted_support_is_recovered_and_scikit_learn_agrees():
+    sklearn = pytest.importorskip("sklearn.decomposition")
+    X, v = spiked(200, p=50, beta=3.0, seed=3)
+    w = pcalib.SparsePCA(1, n_nonzero=5).fit(X).components_[0]
+    assert set(np.flatnonzero(w)) == set(np.flatnonzero(v))
+    assert abs(w @ v) > 0.97
+    # scikit-learn: min ||X - U V||^2 / 2 + alpha ||V||_1 (l1 penalty, not a cardinality)
+    sk = sklearn.SparsePCA(1, alpha=3.0, random_state=0).fit(X).components_[0]
+    assert set(np.flatnonzero(sk)) == set(np.flatnonzero(v))
+    pca_axis = pcalib.PCA(1).fit(X).components_[0]
+    assert np.count_nonzero(pca_axis) == 50 and abs(pca_axis @ v) < abs(w @ v)
+
+
+def test_more_starts_never_do_worse_and_random_state_makes_it_deterministic():
+    X, _ = spiked(40, p=30, beta=1.0, seed=4)
+    S = np.cov(X, rowvar=False)
+    one = pcalib.SparsePCA(1, n_nonzero=3).fit(X).components_[0]
+    many = pcalib.SparsePCA(1, n_nonzero=3, n_init=20, random_state=0).fit(X).components_[0]
+    assert many @ S @ many >= one @ S @ one - 1e-12
+    again = pcalib.SparsePCA(1, n_nonzero=3, n_init=20, random_state=0).fit(X).components_[0]
+    np.testing.assert_array_equal(many, again)
+
+
+def test_transform_and_inverse_transform():
+    X, _ = spiked(60, p=8, seed=5)
+    model = pcalib.SparsePCA(2, n_nonzero=3, standardize=True).fit(X)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    T = model.transform(X)
+    np.testing.assert_allclose(T, Z @ model.components_.T, atol=1e-12)
+    # inverse_transform is the orthogonal projection on the span of the axes
+    W = model.components_.T
+    coef = np.linalg.lstsq(W, Z.T, rcond=None)[0]
+    projected = (W @ coef).T * X.std(axis=0, ddof=1) + X.mean(axis=0)
+    np.testing.assert_allclose(model.inverse_transform(T), projected, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"n_nonzero": 0}, ValueError, "n_nonzero"),
+        ({"n_nonzero": 9}, ValueError, "n_nonzero"),
+        ({"n_nonzero": True}, TypeError, "n_nonzero"),
+        ({"n_nonzero": 2.5}, TypeError, "n_nonzero"),
+        ({"n_components": 9}, ValueError, "n_components"),
+        ({"tol": 0}, ValueError, "tol"),
+        ({"n_init": 0}, ValueError, "n_init"),
+        ({"ddof": 60}, ValueError, "ddof"),
+    ],
+)
+def test_bad_parameters_are_refused_by_name(params, error, match):
+    X, _ = spiked(60, p=8, seed=6)
+    with pytest.raises(error, match=match):
+        pcalib.SparsePCA(**{"n_components": 1, **params}).fit(X)
+
+
+def test_constant_column_cannot_be_standardized():
+    X, _ = spiked(30, p=5, seed=7)
+    X[:, 2] = 1.0
+    with pytest.raises(ValueError, match="column 2 has zero variance"):
+        pcalib.SparsePCA(1, standardize=True).fit(X)
