@@ -147,11 +147,15 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
            offset). The price is the squared
            condition number: eigenvalues are accurate to about
            :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is
-           where that price stays small for any data: by the
+           where that price stays small for noise-like data: by the
            Marchenko-Pastur law, the covariance of pure noise with
            :math:`c = p/n` has condition number about
            :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
-           :math:`c \le 1/4` but unbounded as :math:`c \to 1`.
+           :math:`c \le 1/4` but unbounded as :math:`c \to 1`. It is not
+           small for every matrix of that shape: a covariance can have any
+           condition number at any n and p (chapter 7 builds data with
+           :math:`n \ge 4p` and :math:`\kappa(S) = 10^{18}`), and for those
+           the accuracy guard below takes over.
         4. "svd" otherwise (n and p within a factor 4): no squared condition
            number, at 3 to 10 times the time and more memory (LAPACK's SVD
            holds all its factors: peak extra memory measured at 5.5 copies of

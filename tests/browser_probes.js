@@ -155,6 +155,29 @@ const PROBES = {
         };
       });
 
+    // A cell's output (printed text, an error, a table) that scrolls sideways in its
+    // box or is wider than the text column: the reader sees only part of the line.
+    // (Inline math clips a glyph's overhang with overflow: hidden; that is no scrolling.)
+    const wideOutputs = [];
+    const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+    document.querySelectorAll("div.cell_output").forEach((cell) => {
+      const available = columnOf(cell);
+      for (const output of cell.children) {
+        const scrollers = [output, ...output.querySelectorAll("*")]
+          .filter((el) => el.scrollWidth > el.clientWidth + 1 && scrolls(el));
+        const width = Math.max(output.getBoundingClientRect().width, output.scrollWidth,
+          ...scrollers.map((el) => el.scrollWidth));
+        if (scrollers.length === 0 && width <= available + 1) continue;
+        const lines = output.textContent.split("\n");
+        const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), "");
+        wideOutputs.push({
+          kind: [...output.classList].filter((c) => c !== "output").join(".") || output.tagName,
+          line: short(longest, 50), characters: longest.length,
+          width: Math.round(width), available: Math.round(available),
+        });
+      }
+    });
+
     const notebook = document.querySelector("a.notebook-download");
     const favicon = document.querySelector("link[rel~='icon']");
     return {
@@ -162,7 +185,7 @@ const PROBES = {
       formulas, images, boxes, proofMarks, duplicateIds,
       searchFields: searchFields.length,
       links: [...new Set([...document.querySelectorAll("a[href]")].map((a) => a.href))],
-      wideEquations, wideCode,
+      wideEquations, wideCode, wideOutputs,
       pageWidth: document.documentElement.scrollWidth,
       viewport: document.documentElement.clientWidth,
       notebook: notebook ? notebook.href : null,

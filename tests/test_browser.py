@@ -10,7 +10,8 @@ One Chromium session (Debian's ``chromium``, driven by Selenium through Debian's
 - links: every link into the book reaches an existing page and, with ``#id``, an
   existing element of it;
 - no console error, and every request answered by the local server;
-- at 1400 px nothing wider than the text column (display equations, code inputs);
+- at 1400 px nothing wider than the text column (display equations, code inputs, cell
+  outputs: printed arrays and error messages wrap or fit, none scrolls sideways);
   at 390 px (a phone) the page never scrolls sideways;
 - theorem, proof, exercise and solution boxes as in the source, proofs set off by
   *Proof.* and ended by ∎, a solution toggle that opens, unique element ids, one search
@@ -147,14 +148,14 @@ class Report:
             return
         terminalreporter.section("browser: the book page by page")
         header = f"{'page':<30} {'formulas':>9} {'images':>7} {'links':>7} " \
-                 f"{'wide eq':>7} {'wide code':>9} {'phone':>6} {'console':>7}"
+                 f"{'wide eq':>7} {'wide code':>9} {'wide out':>8} {'phone':>6} {'console':>7}"
         terminalreporter.write_line(header)
         for page in PAGES:
             visit = self.desktop.get(page)
             phone = self.phone.get(page)
             if visit is None and phone is None:
                 continue
-            cells = ["-"] * 6
+            cells = ["-"] * 7
             if visit is not None and visit.data:
                 data = visit.data
                 formulas = data["formulas"]
@@ -166,6 +167,7 @@ class Report:
                     f"{visit.links_ok}/{visit.links_total}",
                     str(len(data["wideEquations"])),
                     str(len(data["wideCode"])),
+                    str(len(data["wideOutputs"])),
                     str(len(visit.console)),
                 ]
             elif visit is not None:
@@ -180,10 +182,11 @@ class Report:
                 phone_cell = f"{phone['pageWidth']}px"
             terminalreporter.write_line(
                 f"{page.removeprefix('book/'):<30} {cells[0]:>9} {cells[1]:>7} {cells[2]:>7} "
-                f"{cells[3]:>7} {cells[4]:>9} {phone_cell:>6} {cells[5]:>7}")
+                f"{cells[3]:>7} {cells[4]:>9} {cells[5]:>8} {phone_cell:>6} {cells[6]:>7}")
         terminalreporter.write_line(
-            "formulas/images/links: good/total; wide eq/code: items wider than the text "
-            "column at 1400 px; phone: page width at 390 px; console: errors")
+            "formulas/images/links: good/total; wide eq/code/out: display equations, "
+            "code inputs and cell outputs wider than the text column at 1400 px; "
+            "phone: page width at 390 px; console: errors")
 
 
 @pytest.fixture(scope="session")
@@ -409,6 +412,8 @@ def test_nothing_wider_than_the_text_column_at_desktop_width(desktop, page):
                 for e in data["wideEquations"]]
     problems += [f"code line of {c['characters']} characters ({c['line']}...): "
                  f"{c['width']} px in {c['available']} px" for c in data["wideCode"]]
+    problems += [f"{o['kind']} output line of {o['characters']} characters ({o['line']}...): "
+                 f"{o['width']} px in {o['available']} px" for o in data["wideOutputs"]]
     if data["pageWidth"] > data["viewport"]:
         problems.append(
             f"the page is {data['pageWidth']} px wide in a {data['viewport']} px window")
