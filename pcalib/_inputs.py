@@ -471,6 +471,7 @@ class DenseMatrix:
     """A validated NumPy array in memory (integers kept as they are)."""
 
     implicit = False  #: the in-memory routes of pcalib.pca read `arr` directly
+    in_memory = True
     supports_svd = True
 
     def __init__(self, arr: np.ndarray, name: str = "X", *, finite_checked: bool = True) -> None:

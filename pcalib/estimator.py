@@ -9,7 +9,7 @@ signature, validation happens in ``fit``, fitted attributes end with ``_``.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -307,8 +307,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     _preserves_dtype = ("float64", "float32")
     _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs)
 
-    @property
-    def _accepts_nan(self) -> bool:  # NaN entries are missing values only with `missing`
+    @property  # per instance: NaN are missing values only with `missing`
+    def _accepts_nan(self) -> bool:  # type: ignore[override]
         return self.missing is not None
 
     @property
@@ -406,7 +406,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         if self.solver == "auto" and data.in_memory:
             costs = _sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
             exact = {route: cost for route, cost in costs.items() if route != "randomized"}
-            solver = min(exact, key=exact.get) if exact else "randomized"
+            solver = min(exact, key=lambda route: exact[route]) if exact else "randomized"
             if integer_k and k < p and (not exact or _SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[solver]):
                 solver = "randomized"
         elif self.solver in ("auto", "eig"):
@@ -440,7 +440,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         if fraction:
             ratio = found.explained_variance_ratio()
             k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(self.n_components, str)
-                 else choose_k(ratio, self.n_components))
+                 else choose_k(ratio, float(cast(float, self.n_components))))
             found = found.truncated(k)
         return found
 
@@ -517,7 +517,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         )
         self._center = found.center  # mean_ as the exact pair that transform subtracts
         self.n_components_ = int(k)
-        self.noise_variance_ = float(_rescale(noise, 2 * found.exponent, "noise_variance_"))
+        self.noise_variance_ = float(_rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
         self.n_samples_, self.n_features_in_ = n, p
         self.solver_ = solver
 
@@ -584,7 +584,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     def _fitted_f64(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """mean_, scale_ and components_ as float64."""
-        return tuple(a.astype(np.float64) for a in (self.mean_, self.scale_, self.components_))
+        return (self.mean_.astype(np.float64), self.scale_.astype(np.float64),
+                self.components_.astype(np.float64))
 
     def _fitted_center(self) -> Center:
         r"""The mean that :meth:`transform` subtracts: the fit's exact pair

@@ -61,8 +61,11 @@ def _orthonormal_completion(Q: np.ndarray, k: int) -> np.ndarray:
     return basis * np.where(np.diag(R) < 0, -1.0, 1.0)
 
 
-def _cast(dtype: np.dtype, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-    return tuple(np.ascontiguousarray(a, dtype=dtype) for a in arrays)
+def _cast(
+    dtype: np.dtype, U: np.ndarray, s: np.ndarray, Vt: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The factors of an SVD as C-contiguous arrays of `dtype`."""
+    return tuple(np.ascontiguousarray(a, dtype=dtype) for a in (U, s, Vt))  # type: ignore[return-value]
 
 
 def truncated_svd(A: ArrayLike, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

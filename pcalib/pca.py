@@ -289,8 +289,8 @@ class _Decomposition:
         find it as the difference of two sums)."""
         m, k = min(n, p), self.s.size
         if self.route == "svd":
-            return self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2
-        return self.tail_ss <= max(n, p) * _EPS * self.total_ss
+            return bool(self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2)
+        return bool(self.tail_ss <= max(n, p) * _EPS * self.total_ss)
 
     @property
     def mean(self) -> np.ndarray:
@@ -307,6 +307,8 @@ class _Decomposition:
         return self.s**2 / self.total_ss
 
     def data_scores(self) -> np.ndarray:
+        if self.scores is None:
+            raise ValueError("this route computed no scores (need_scores=False, or data not in memory)")
         return _rescale(self.scores, self.exponent, "scores")
 
 
@@ -355,7 +357,8 @@ def _decompose(
         keep = s > 0
         V = _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
     else:  # "randomized"; "eig" is _decompose_data's
-        _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), random_state)
+        rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
+        _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), rng)
         V = Vt.T
     tail_ss = max(total_ss - float(s @ s), 0.0)
     scores = Xc @ V if need_scores else None
@@ -564,7 +567,8 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     def times(Q: np.ndarray) -> np.ndarray:
         return data.gram_times(Q, center, units.divisor)
 
-    if data.in_memory and k < p:
+    top: tuple[Any, ...] | None
+    if isinstance(data, SparseMatrix) and k < p:  # in memory: Lanczos
         with limited_blas(), data.parallel():
             top = lanczos_top_operator(times, p, k)
         if top is None:
@@ -676,7 +680,7 @@ def _decompose_matrix(
     the sparse :math:`X X^\top` (sparse only); they have no scores (``transform``
     gives them).
     """
-    if not data.implicit:
+    if isinstance(data, DenseMatrix):
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
                                finite_checked=data.finite_checked, name=data.name, **in_memory)
     if route == "eig":

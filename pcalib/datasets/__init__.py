@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import gzip
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -89,7 +90,7 @@ class Table:
         """Name, shape and the first feature names, not every number."""
         return f"Table(name={self.name!r}, shape={self.data.shape}, feature_names={self.feature_names[:5]}...)"
 
-    def to_frame(self) -> "pandas.DataFrame":  # noqa: F821 (pandas is optional)
+    def to_frame(self) -> Any:  # a pandas.DataFrame (pandas is optional)
         """The table as a pandas DataFrame, rows indexed by `row_names` (imports pandas)."""
         import pandas
 
