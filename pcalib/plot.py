@@ -351,8 +351,9 @@ def correlation_circle(
     r = np.divide(Zx.T @ Zt, norms, out=np.zeros((data.shape[1], 2)), where=norms > 0)
     p = data.shape[1]
     names = feature_names
-    if names is None and getattr(X, "columns", None) is not None:
-        names = [str(name) for name in X.columns]
+    columns = getattr(X, "columns", None)
+    if names is None and columns is not None:
+        names = [str(name) for name in columns]
     if names is None and getattr(model, "feature_names_in_", None) is not None:
         names = [str(name) for name in model.feature_names_in_]
     names = [f"x{j + 1}" for j in range(p)] if names is None else list(names)

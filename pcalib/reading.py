@@ -173,7 +173,7 @@ def variable_cos2(model: Any, X: ArrayLike | None = None) -> Any:
         variances = np.sum((Z - Z.mean(axis=0)) ** 2, axis=0) / (Z.shape[0] - ddof)
     elif getattr(model, "standardize", False):
         variances = np.ones(p)
-    elif V.shape[0] == min(p, int(getattr(model, "n_samples_", p))):
+    elif V.shape[0] == min(p, int(getattr(model, "n_samples_", None) or p)):
         variances = (V.T**2) @ lam
     else:
         raise ValueError(

@@ -186,6 +186,7 @@ class SparsePCA(EstimatorBase):
     def _positive_int(value: object, name: str, upper: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"{name} must be an integer, got {value!r}")
+        value = int(value)
         if value < 1 or (upper is not None and value > upper):
             bound = f"1 <= {name} <= {upper}" if upper is not None else f"{name} >= 1"
             raise ValueError(f"{name} must satisfy {bound}, got {value}")
@@ -229,13 +230,13 @@ class SparsePCA(EstimatorBase):
         current = S.copy()
         axes, iters = np.zeros((k, p)), np.zeros(k, dtype=int)
         for j in range(k):
-            starts = [np.linalg.eigh(current)[1][:, -1]]
-            starts += [rng.standard_normal(p) for _ in range(int(self.n_init) - 1)]
-            best = None
+            starts: list[np.ndarray] = [np.linalg.eigh(current)[1][:, -1]]
+            starts += [np.asarray(rng.standard_normal(p)) for _ in range(int(self.n_init) - 1)]
+            best: tuple[float, np.ndarray, int] = (-np.inf, starts[0], 0)
             for start in starts:
                 w, it = truncated_power(current, c, start, tol=float(self.tol), max_iter=int(self.max_iter))
                 value = float(w @ current @ w)
-                if best is None or value > best[0]:
+                if value > best[0]:
                     best = (value, w, it)
             axes[j], iters[j] = best[1], best[2]
             P = np.eye(p) - np.outer(axes[j], axes[j])
