@@ -20,12 +20,11 @@ Each chapter is executed once per run of ``.ci/run``. Two ways, one per situatio
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import SimpleNamespace
-
 import functools
 import importlib.util
 import os
+from pathlib import Path
+from types import SimpleNamespace
 
 import jupytext
 import nbformat

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import scipy.sparse
@@ -93,7 +93,7 @@ def _incomplete_matrix(
         # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
         # (PPCA.fit reads it so; its columns are checked first, each named if refused)
         check_numeric_columns(X, name)
-        X = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
     arr = _as_numeric_array(X, name)
     arr = np.array(arr, dtype=output_dtype(arr), copy=True)
     dtype = output_dtype(arr)
@@ -125,7 +125,7 @@ def _check_positive_int(value: object, name: str) -> int:
 
 
 def _check_tol(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
         raise ValueError(f"tol must be a positive number, got {value!r}")
     return float(value)
 
@@ -282,7 +282,7 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
     def converged(history: list[float]) -> bool:
         """The likelihood part of PPCA's EM test: the last gain and the gain still to
         come, extrapolated from the last two, at most ``tol * |L|``."""
-        gains = list(np.diff(history[-3:]))
+        gains = [float(g) for g in np.diff(history[-3:])]
         if len(gains) < 2:
             return False
         return max(abs(gains[-1]), _remaining(gains)) <= model.tol * abs(history[-1])

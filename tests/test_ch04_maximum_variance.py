@@ -16,11 +16,10 @@ import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
+from shared_strategies import seeded_data
 from sklearn.decomposition import PCA as SklearnPCA
 
 import pcalib
-
-from shared_strategies import seeded_data
 
 theorem = pytest.mark.theorem
 ROUTES = (pcalib.pca_eig, pcalib.pca_svd, pcalib.pca_gram)

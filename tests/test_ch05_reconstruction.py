@@ -18,11 +18,10 @@ import pytest
 import scipy.optimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_strategies import seeded_data
 from sklearn.decomposition import PCA as SklearnPCA
 
 import pcalib
-
-from shared_strategies import seeded_data
 
 theorem = pytest.mark.theorem
 

@@ -11,7 +11,7 @@ A = U Sigma V^T is its SVD with singular values sigma_1 >= ... >= sigma_m.
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.decomposition import TruncatedSVD
