@@ -100,7 +100,7 @@ class EstimatorBase:
     """The scikit-learn estimator protocol, shared by :class:`~pcalib.PCA` and :class:`~pcalib.PPCA`.
 
     Subclasses define ``__init__`` (storing each argument under its own
-    name), ``fit``, ``transform`` and the property ``_n_features_out``; they
+    name), ``fit`` and ``transform`` (and ``_n_features_out`` unless their axes are ``components_``); they
     call :meth:`_remember_input` at the start of ``fit``,
     :meth:`_check_input` before using new data, and :meth:`_wrap_output` on
     what ``transform`` and ``fit_transform`` return. Class attributes say
@@ -110,8 +110,12 @@ class EstimatorBase:
     if TYPE_CHECKING:  # what subclasses define
         def fit(self, X: ArrayLike, y: object = None) -> Any: ...
         def transform(self, X: ArrayLike) -> Any: ...
-        @property
-        def _n_features_out(self) -> int: ...
+
+    @property
+    def _n_features_out(self) -> int:
+        """The number of columns ``transform`` returns: one per row of ``components_``
+        (estimators that keep their axes elsewhere override it)."""
+        return int(getattr(self, "components_").shape[0])
 
     #: dtypes that ``transform`` returns unchanged (scikit-learn's ``preserves_dtype`` tag)
     _preserves_dtype: tuple[str, ...] = ("float64",)

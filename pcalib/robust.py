@@ -472,10 +472,6 @@ class RobustPCA(EstimatorBase):
         self.robust_scale = robust_scale
         self.random_state = random_state
 
-    @property
-    def _n_features_out(self) -> int:
-        return self.components_.shape[0]
-
     def _check_params(self, n: int, p: int) -> tuple[int, int]:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")

@@ -178,10 +178,6 @@ class SparsePCA(EstimatorBase):
         self.tol = tol
         self.random_state = random_state
 
-    @property
-    def _n_features_out(self) -> int:
-        return self.components_.shape[0]
-
     @staticmethod
     def _positive_int(value: object, name: str, upper: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
