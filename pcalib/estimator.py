@@ -243,6 +243,16 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         of a row with NaN uses only its observed entries (each hole is replaced
         by its conditional mean under the fitted model,
         :func:`pcalib.missing.fill_missing`).
+    missing_max_iter : int, default 1000
+        With ``missing``: the most iterations of regularized iterative PCA (a
+        ``UserWarning`` says when they are not enough: 2000 x 10 data with 30 to 50%
+        of entries missing need 1300 to 2100). Ignored otherwise.
+    missing_tol : float, default 1e-8
+        With ``missing``: the iteration stops when the change of the filled entries,
+        plus the change still to come if it shrinks geometrically, is at most ``tol``
+        times the norm of the centered completed matrix. Ignored otherwise. (Named for
+        ``missing`` so that no one mistakes them for the solver's: the PCA routes
+        are exact and do not iterate.)
 
     Attributes
     ----------
@@ -295,6 +305,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         ddof: int = 1,
         random_state: int | np.random.Generator | None = None,
         missing: str | None = None,
+        missing_max_iter: int = 1000,
+        missing_tol: float = 1e-8,
     ) -> None:
         self.n_components = n_components
         self.solver = solver
@@ -303,6 +315,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         self.ddof = ddof
         self.random_state = random_state
         self.missing = missing
+        self.missing_max_iter = missing_max_iter
+        self.missing_tol = missing_tol
 
     _preserves_dtype = ("float64", "float32")
     _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs)

@@ -119,14 +119,16 @@ def _incomplete_matrix(
 
 
 def _check_positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
+    if int(value) < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
-def _check_tol(value: object) -> float:
+def _check_tol(value: object, name: str = "tol") -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
-        raise ValueError(f"tol must be a positive number, got {value!r}")
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
     return float(value)
 
 
@@ -419,13 +421,15 @@ def complete_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
             f"missing={estimator.missing!r} needs an integer n_components (the rank of the "
             f"imputation model), got {k!r}"
         )
+    max_iter = _check_positive_int(estimator.missing_max_iter, "missing_max_iter")
+    tol = _check_tol(estimator.missing_tol, "missing_tol")
     if not has_missing(X):
         return X
     arr, observed, dtype = _incomplete_matrix(X)
     k = _check_rank(k, *arr.shape, "n_components")
     completed, _ = _iterative_pca(
         arr, observed, k, regularized=True, standardize=bool(estimator.standardize),
-        max_iter=1000, tol=1e-8,
+        max_iter=max_iter, tol=tol,
     )
     return completed.astype(dtype, copy=False)
 

@@ -22,6 +22,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
+from .missing import _check_positive_int
 from ._ppca_model import _canonical_W, _remaining, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
@@ -211,8 +212,7 @@ class PPCA(EstimatorBase):
     def _check_params(self, n: int, p: int) -> int:
         if self.method not in ("closed_form", "em"):
             raise ValueError(f'method must be "closed_form" or "em", got {self.method!r}')
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        _check_positive_int(self.max_iter, "max_iter")
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         _check_random_state(self.random_state, draw=False)

@@ -453,3 +453,24 @@ def test_degenerate_incomplete_data_get_a_clear_error(X, words):
     ("Matrix is not positive definite", "Singular matrix"; issue 22 item 12)."""
     with pytest.raises(ValueError, match=words):
         PPCA(1).fit(X)
+
+
+def test_pca_with_missing_takes_max_iter_and_tol():
+    """PCA(missing=...) hard-coded max_iter=1000 and tol=1e-8 (issue 21 item 9): 2000 x 10
+    data at 40% missing need more. They are parameters now (missing_max_iter and
+    missing_tol): too few iterations warn, and enough give impute_pca's regularized
+    completion (the same iteration)."""
+    X, missing = remove_at_random(low_rank_data(n=2000, p=10, seed=21), 0.4)
+    with pytest.warns(UserWarning, match="did not converge in max_iter=50"):
+        PCA(2, missing="regularized", missing_max_iter=50).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        est = PCA(2, missing="regularized", missing_max_iter=20000, missing_tol=1e-10).fit(X)
+        completed, _ = impute_pca(X, 2, "regularized", max_iter=20000, tol=1e-10)
+    reference = PCA(2).fit(completed)
+    np.testing.assert_allclose(est.components_, reference.components_, atol=1e-12)
+    assert {"missing_max_iter", "missing_tol"} <= set(est.get_params())
+    with pytest.raises(TypeError, match="missing_max_iter must be a positive integer"):
+        PCA(2, missing="regularized", missing_max_iter=2.5).fit(X)
+    with pytest.raises(ValueError, match="missing_tol must be a positive number"):
+        PCA(2, missing="regularized", missing_tol=0.0).fit(X)
