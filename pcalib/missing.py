@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from .estimator import PCA
     from .ppca import PPCA
 
-__all__ = ["fill_missing", "fit_ppca"]
+__all__ = ["fill_missing", "fit_ppca", "observed_log_likelihood"]
 
 METHODS = ("em", "regularized", "iterative")
 _ESTIMATOR_METHODS = ("regularized",)
@@ -162,6 +162,25 @@ def _posterior(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     r"""E step: posterior means (n, k), posterior covariances :math:`\sigma^2 M_i^{-1}`
     (n, k, k) and the observed-data log-likelihood of the parameters."""
+    Z, M_inv, row_logliks = _observed_posterior(Y0, mask, W, sigma2)
+    return Z, sigma2 * M_inv, float(np.sum(row_logliks))
+
+
+def _observed_posterior(
+    Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""For each row, with :math:`o` its observed features and :math:`y_o` its centered
+    observed entries (`Y0`, zero elsewhere): the posterior mean
+    :math:`\hat z = M_o^{-1} W_o^\top y_o`, :math:`M_o = W_o^\top W_o + \sigma^2 I`, the
+    inverses :math:`M_o^{-1}` (n, k, k), and the log-density of :math:`y_o` under
+    :math:`\mathcal N(0, W_o W_o^\top + \sigma^2 I)` (n,), by the matrix determinant
+    lemma and Woodbury's identity (k x k systems, never :math:`|o| \times |o|`):
+
+    .. math::
+
+        \log p(y_o) = -\tfrac12\Big(|o| \log 2\pi + (|o| - k)\log\sigma^2 + \log|M_o|
+        + \frac{\|y_o - W_o \hat z\|^2 + \sigma^2 \|\hat z\|^2}{\sigma^2}\Big).
+    """
     k = W.shape[1]
     M = _row_gram(mask, W)
     M[:, np.arange(k), np.arange(k)] += sigma2
@@ -172,8 +191,19 @@ def _posterior(
     p_obs = mask.sum(axis=1)
     quad = (np.einsum("ij,ij->i", residual, residual) + sigma2 * np.einsum("ij,ij->i", Z, Z)) / sigma2
     logdet_M = 2.0 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-    loglik = -0.5 * float(np.sum(p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad))
-    return Z, sigma2 * M_inv, loglik
+    return Z, M_inv, -0.5 * (p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad)
+
+
+def observed_log_likelihood(X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
+    r"""Log-density of each row's observed entries (NaN missing) under the PPCA model
+    :math:`\mathcal N(\mu, W W^\top + \sigma^2 I)`: the marginal of the observed features,
+    :math:`\mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)` (chapter "Missing values"), what
+    cross-validation with holes scores. Rows without NaN get the
+    full log-density. Raises ``ValueError`` for a row with no observed entry."""
+    arr, observed, _ = _incomplete_matrix(X, whole_columns=False, n_features=W.shape[0])
+    mask = observed.astype(np.float64)
+    Y0 = np.where(observed, arr - mean, 0.0)
+    return _observed_posterior(Y0, mask, W, sigma2)[2]
 
 
 def _m_step(

@@ -365,7 +365,16 @@ class PPCA(EstimatorBase):
         return Z @ self.W_.T + self.mean_
 
     def score_samples(self, X: ArrayLike) -> np.ndarray:
-        r"""Log-likelihood of each sample under :math:`\mathcal N(\mu, W W^\top + \sigma^2 I)`."""
+        r"""Log-likelihood of each sample under :math:`\mathcal N(\mu, W W^\top + \sigma^2 I)`.
+
+        A row with NaN entries gets the log-density of its observed entries, under their
+        marginal :math:`\mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)`
+        (:func:`pcalib.missing.observed_log_likelihood`): the held-out score that
+        cross-validation with holes needs.
+        """
+        if _missing.has_missing(X):
+            self._check_fitted()
+            return _missing.observed_log_likelihood(self._check_input(X), self.mean_, self.W_, self.sigma2_)
         return _gaussian_log_likelihood(self._check_X(X), self.mean_, self.W_, self.sigma2_)
 
     def score(self, X: ArrayLike, y: object = None) -> float:

@@ -204,3 +204,27 @@ def test_infinity_rejected():
 def test_one_sample_rejected():
     with pytest.raises(ValueError, match="X needs at least 2 samples"):
         PPCA(1).fit(np.ones((1, 4)))
+
+
+def test_score_samples_of_rows_with_holes_is_the_observed_marginal():
+    """PPCA.score_samples refused NaN (issue 21 item 9); a row with holes now scores the
+    log-density of its observed entries, checked against scipy's multivariate normal of
+    each row's observed sub-vector under N(mu_o, W_o W_o^T + sigma^2 I)."""
+    from scipy.stats import multivariate_normal
+
+    X = ppca_data()
+    model = PPCA(2).fit(X)
+    rng = np.random.default_rng(3)
+    X_holes = X[:40].copy()
+    X_holes[rng.random(X_holes.shape) < 0.3] = np.nan
+    X_holes[np.isnan(X_holes).all(axis=1), 0] = X[:40][np.isnan(X_holes).all(axis=1), 0]
+    C = model.W_ @ model.W_.T + model.sigma2_ * np.eye(X.shape[1])
+    expected = []
+    for row in X_holes:
+        o = ~np.isnan(row)
+        expected.append(multivariate_normal(model.mean_[o], C[np.ix_(o, o)]).logpdf(row[o]))
+    np.testing.assert_allclose(model.score_samples(X_holes), expected, rtol=1e-12)
+    complete = ~np.isnan(X_holes).any(axis=1)
+    np.testing.assert_allclose(model.score_samples(X_holes)[complete],
+                               model.score_samples(X_holes[complete]), rtol=1e-12)
+    assert np.isnan(X_holes).sum() > 0  # the input is not modified
