@@ -44,6 +44,10 @@ from .robust import RobustPCA
 # Chapter "Kernel PCA"
 from .kernel import KernelPCA
 
+# Chapter "Categories, counts and compositions"
+from .correspondence import CA, MCA
+from .compositions import closure, clr
+
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
 
@@ -79,6 +83,10 @@ __all__ = [
     "bootstrap_pca",
     "RobustPCA",
     "KernelPCA",
+    "CA",
+    "MCA",
+    "closure",
+    "clr",
     "datasets",
     "plot",
 ]
