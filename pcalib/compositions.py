@@ -39,10 +39,9 @@ def _parts(X: ArrayLike, name: str = "X") -> np.ndarray:
 
 
 def _entry(X: Any, i: int, j: int, name: str) -> str:
-    index, columns = getattr(X, "index", None), getattr(X, "columns", None)
-    if index is None or columns is None or isinstance(X, np.ndarray):
+    if not (hasattr(X, "iloc") and hasattr(X, "columns")):  # not a DataFrame
         return f"{name}[{i}, {j}]"
-    return f"{name}[{i}, {j}] (row {index[i]!r}, column {columns[j]!r})"
+    return f"{name}[{i}, {j}] (row {X.index[i]!r}, column {X.columns[j]!r})"
 
 
 def _like(values: np.ndarray, X: Any) -> Any:

@@ -62,8 +62,9 @@ def _check_k(k: object, upper: int, what: str) -> int:
 
 def _labels(X: Any, axis: int) -> list[str] | None:
     """Row (axis 0) or column (axis 1) labels of a DataFrame, for error messages."""
-    labels = getattr(X, "index" if axis == 0 else "columns", None)
-    return None if labels is None or isinstance(X, np.ndarray) else [str(v) for v in labels]
+    if not (hasattr(X, "iloc") and hasattr(X, "columns")):  # not a DataFrame
+        return None
+    return [str(v) for v in (X.index if axis == 0 else X.columns)]
 
 
 def _where(i: int, j: int, X: Any) -> str:
@@ -236,8 +237,10 @@ class CA(EstimatorBase):
             S2 = S * S
             total = float(S2.sum())
             row_inertia, col_inertia = S2.sum(axis=1), S2.sum(axis=0)
-        if not s[-1] > max(I, J) * _EPS * max(float(s[0]), np.sqrt(total)):
-            rank = int(np.sum(s > max(I, J) * _EPS * max(float(s[0]), np.sqrt(total))))
+        # round-off in S is relative to the size of A = D_r^-1/2 P D_c^-1/2, ||A||_F^2 = 1 + total
+        tol = max(I, J) * _EPS * np.sqrt(1.0 + total)
+        if not s[-1] > tol:
+            rank = int(np.sum(s > tol))
             raise ValueError(
                 f"the table has {rank} non-zero principal inertia(s) (its rows and columns are "
                 f"independent beyond that), so n_components={k} axes are not defined; "
