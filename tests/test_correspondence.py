@@ -99,6 +99,7 @@ def test_ca_sign_convention_on_column_axes():
 # -- CA from first principles ----------------------------------------------------------------
 
 
+@pytest.mark.theorem("thm-ca-inertia")
 @pytest.mark.parametrize("seed", range(5))
 def test_total_inertia_is_chi2_over_n(seed):
     rng = np.random.default_rng(seed)
