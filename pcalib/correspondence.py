@@ -74,7 +74,8 @@ def _where(i: int, j: int, X: Any) -> str:
 
 
 def _counts(X: Any, name: str = "X") -> np.ndarray | scipy.sparse.csr_matrix:
-    """A table of non-negative counts as float64 (dense copy, or CSR copy if sparse).
+    """A table of non-negative counts: a float64 copy if dense; if sparse, a CSR float64
+    matrix in canonical form (`X` itself when it already is one: it is only read).
 
     Raises
     ------
@@ -86,8 +87,12 @@ def _counts(X: Any, name: str = "X") -> np.ndarray | scipy.sparse.csr_matrix:
             raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
         if np.iscomplexobj(X.data) or X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real counts, got dtype {X.dtype}")
-        arr = scipy.sparse.csr_matrix(X, dtype=np.float64, copy=True)
-        arr.sum_duplicates()
+        if X.format == "csr" and X.has_canonical_format:  # shares X's index arrays
+            arr = X if X.dtype == np.float64 else scipy.sparse.csr_matrix(
+                (X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+        else:
+            arr = scipy.sparse.csr_matrix(X, dtype=np.float64, copy=True)
+            arr.sum_duplicates()
         if not np.all(np.isfinite(arr.data)):
             raise ValueError(f"{name} contains NaN or infinity; all counts must be finite")
         bad = np.flatnonzero(arr.data < 0)
@@ -233,7 +238,7 @@ class CA(EstimatorBase):
         else:
             S = (N / n - np.outer(r, c)) / np.outer(sr, sc)
             U, s, Vt = np.linalg.svd(S, full_matrices=False)
-            U, s, V = U[:, :k], s[:k], Vt[:k].T
+            U, s, V = U[:, :k].copy(), s[:k], Vt[:k].T.copy()
             S2 = S * S
             total = float(S2.sum())
             row_inertia, col_inertia = S2.sum(axis=1), S2.sum(axis=0)
@@ -249,7 +254,8 @@ class CA(EstimatorBase):
                 "columns independent), so there is no axis to find"
             )
         signs = axis_signs(V.T)
-        U, V = U * signs, V * signs
+        U *= signs  # U and V are fresh arrays of the SVD
+        V *= signs
         self._set_results(U, s, V, r, c, total, row_inertia, col_inertia)
         return self
 
@@ -266,11 +272,15 @@ class CA(EstimatorBase):
         self.column_standard_coordinates_ = V / sc[:, None]
         self.row_coordinates_ = self.row_standard_coordinates_ * s
         self.column_coordinates_ = self.column_standard_coordinates_ * s
-        self.row_contributions_ = 100.0 * U**2
-        self.column_contributions_ = 100.0 * V**2
         self.row_inertias_, self.column_inertias_ = row_inertia, col_inertia
-        self.row_cos2_ = _cos2(U * s, row_inertia)
-        self.column_cos2_ = _cos2(V * s, col_inertia)
+        self.row_cos2_ = _cos2(U, s, row_inertia)
+        self.column_cos2_ = _cos2(V, s, col_inertia)
+        # last use of U and V (fresh arrays of the fit): 100 u^2 in place saves one copy
+        U **= 2
+        U *= 100.0
+        V **= 2
+        V *= 100.0
+        self.row_contributions_, self.column_contributions_ = U, V
         self.n_components_ = s.shape[0]
 
     def transform(self, X: ArrayLike) -> Any:
@@ -299,39 +309,47 @@ class CA(EstimatorBase):
         return self._wrap_output(F, X)
 
 
-def _cos2(F: np.ndarray, inertia: np.ndarray) -> np.ndarray:
-    """Squared cosines ``F**2 / d**2`` from the principal coordinates scaled by the
-    square root of the mass (``U s``) and the inertias (mass times d**2); 0 where d = 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(inertia[:, None] > 0, F**2 / inertia[:, None], 0.0)
+def _cos2(U: np.ndarray, s: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """Squared cosines ``(U s)**2 / inertia`` (the principal coordinates squared times
+    the mass, over the mass times d**2), in one array; 0 where d = 0."""
+    out = U * s
+    out **= 2
+    positive = inertia > 0
+    out[positive] /= inertia[positive, None]
+    out[~positive] = 0.0
     return out
 
 
 def _sparse_svd(
     N: scipy.sparse.csr_matrix, n: float, sr: np.ndarray, sc: np.ndarray, k: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    r"""The k leading singular triplets of S for a sparse table, by ARPACK on the
-    operator :math:`A - \sqrt{\mathbf r}\sqrt{\mathbf c}^\top`; also the total, row
-    and column inertias from :math:`\|A\|_F^2 - 1` (rows: :math:`\sum_j a_{ij}^2 - r_i`).
+    r"""The k leading singular triplets of E for a sparse table `N` (only read), by ARPACK
+    on the operator :math:`\mathbf x \mapsto A\mathbf x - \sqrt{\mathbf r}(\sqrt{\mathbf c}^\top
+    \mathbf x)`, :math:`A\mathbf x = D_r^{-1/2} N D_c^{-1/2}\mathbf x / n` applied
+    without forming A; also the row, column and total inertias from
+    :math:`\sum_j a_{ij}^2 - r_i` (and :math:`\|A\|_F^2 - 1` in all).
     """
-    A = N  # our own copy (_counts): scaled in place
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    A.data *= 1.0 / (n * sr[rows] * sc[A.indices])
-    del rows
-    A2 = A.copy()
-    A2.data **= 2
-    row_inertia = np.maximum(np.asarray(A2.sum(axis=1)).ravel() - sr**2, 0.0)
-    col_inertia = np.maximum(np.asarray(A2.sum(axis=0)).ravel() - sc**2, 0.0)
-    total = max(float(A2.data.sum()) - 1.0, 0.0)
-    del A2
-    At = A.T.tocsr()
+    row_scale, col_scale = 1.0 / (n * sr), 1.0 / sc
+    squares = N.data**2 * col_scale[N.indices] ** 2  # a_ij^2 / row_scale_i^2, entry by entry
+    row_inertia = np.maximum(np.add.reduceat(squares, N.indptr[:-1]) * row_scale**2 - sr**2, 0.0)
+    row_inertia[np.diff(N.indptr) == 0] = 0.0  # (reduceat repeats a value for an empty row)
+    del squares
+    rows_of = np.repeat(row_scale, np.diff(N.indptr))
+    col_inertia = np.maximum(
+        np.bincount(N.indices, weights=(N.data * rows_of) ** 2, minlength=N.shape[1]) * col_scale**2
+        - sc**2,
+        0.0,
+    )
+    del rows_of
+    total = max(float(row_inertia.sum()), 0.0)
+    Nt = N.T  # CSC view of the same arrays: no copy
     op = scipy.sparse.linalg.LinearOperator(
-        A.shape,
-        matvec=lambda x: A @ np.ravel(x) - sr * (sc @ np.ravel(x)),
-        rmatvec=lambda y: At @ np.ravel(y) - sc * (sr @ np.ravel(y)),
+        N.shape,
+        matvec=lambda x: row_scale * (N @ (col_scale * np.ravel(x))) - sr * (sc @ np.ravel(x)),
+        rmatvec=lambda y: col_scale * (Nt @ (row_scale * np.ravel(y))) - sc * (sr @ np.ravel(y)),
         dtype=np.float64,
     )
-    v0 = np.random.default_rng(0).standard_normal(min(A.shape))  # fixed: deterministic
+    v0 = np.random.default_rng(0).standard_normal(min(N.shape))  # fixed: deterministic
     U, s, Vt = scipy.sparse.linalg.svds(op, k=k, tol=0, v0=v0, solver="arpack")
     order = np.argsort(-s, kind="stable")
     return U[:, order], s[order], Vt[order].T, total, row_inertia, col_inertia
