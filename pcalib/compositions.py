@@ -113,8 +113,8 @@ def clr(X: ArrayLike) -> Any:
 
     Examples
     --------
-    >>> out = clr([[1.0, 1.0, 4.0]])
-    >>> bool(np.allclose(out, np.log([[0.5, 0.5, 2.0]])))  # geometric mean 4**(1/3)
+    >>> out = clr([[1.0, 2.0, 4.0]])  # geometric mean (1 * 2 * 4)**(1/3) = 2
+    >>> bool(np.allclose(out, np.log([[0.5, 1.0, 2.0]])))
     True
     """
     arr = _parts(X)
