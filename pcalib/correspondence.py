@@ -185,7 +185,8 @@ class CA(EstimatorBase):
     >>> chi2 = scipy.stats.chi2_contingency(N, correction=False)[0]
     >>> bool(np.isclose(ca.total_inertia_, chi2 / N.sum()))
     True
-    >>> bool(np.isclose(ca.eigenvalues_.sum(), ca.total_inertia_))  # rank 2 = min(3, 3) - 1
+    >>> # 2 = min(3, 3) - 1 axes hold all the inertia
+    >>> bool(np.isclose(ca.eigenvalues_.sum(), ca.total_inertia_))
     True
     """
 
@@ -375,8 +376,12 @@ class MCA(EstimatorBase):
 
     .. math::
 
-        \tilde\lambda_s = \Big(\frac{Q}{Q-1}\Big)^2\Big(\lambda_s - \frac1Q\Big)^2,
-        \qquad
+        \tilde\lambda_s = \Big(\frac{Q}{Q-1}\Big)^2\Big(\lambda_s - \frac1Q\Big)^2
+
+    and the share of axis s is
+
+    .. math::
+
         \text{Benzécri: } \frac{\tilde\lambda_s}{\sum_{t} \tilde\lambda_t},
         \qquad
         \text{Greenacre: } \frac{\tilde\lambda_s}{\frac{Q}{Q-1}\big(\sum_t \lambda_t^2
