@@ -48,6 +48,10 @@ from .kernel import KernelPCA
 from .reading import row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
 from .sparse_pca import SparsePCA
 
+# Chapter "Categories, counts and compositions"
+from .correspondence import CA, MCA
+from .compositions import closure, clr
+
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
 
@@ -89,6 +93,10 @@ __all__ = [
     "row_cos2",
     "varimax",
     "SparsePCA",
+    "CA",
+    "MCA",
+    "closure",
+    "clr",
     "datasets",
     "plot",
 ]

@@ -17,10 +17,12 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "Cities",
+    "ContingencyTable",
     "Dataset",
     "great_circle_distances",
     "load_cities",
     "load_digits",
+    "load_hair_eye_color",
     "load_hbk",
     "load_image",
     "load_iris",
@@ -291,6 +293,72 @@ def load_mtcars() -> Table:
         names,
         [row[0] for row in rows[1:]],
         "mtcars",
+@dataclass(frozen=True)
+class ContingencyTable:
+    """A two-way table of counts, with the individuals it counts.
+
+    Attributes
+    ----------
+    counts : ndarray of shape (I, J), int
+        ``counts[i, j]`` individuals fall in row category i and column category j.
+    row_names, column_names : list of str
+        The categories of the rows and of the columns.
+    records : ndarray of str objects, shape (n, m)
+        One row per individual, one column per variable (``record_names``), in the
+        order of the source's long table: the individuals behind `counts` (and any
+        further variable the table was summed over).
+    record_names : list of str
+        Name of each column of `records`.
+    name : str
+    """
+
+    counts: np.ndarray
+    row_names: list[str]
+    column_names: list[str]
+    records: np.ndarray
+    record_names: list[str]
+    name: str = "table"
+
+    def __repr__(self) -> str:
+        return (
+            f"ContingencyTable(name={self.name!r}, shape={self.counts.shape}, "
+            f"total={int(self.counts.sum())}, rows={self.row_names}, columns={self.column_names})"
+        )
+
+
+def load_hair_eye_color() -> ContingencyTable:
+    """Hair and eye colour of 592 statistics students (Snee 1974), summed over sex.
+
+    `counts` is the 4 x 4 table of hair colour (rows ``Black``, ``Brown``, ``Red``,
+    ``Blond``) by eye colour (columns ``Brown``, ``Blue``, ``Hazel``, ``Green``);
+    `records` has one row per student with columns ``Hair``, ``Eye``, ``Sex``
+    (``Male``, ``Female``): 279 men and 313 women.
+
+    Returns
+    -------
+    ContingencyTable
+
+    Notes
+    -----
+    Source: R. D. Snee (1974), *Graphical display of two-way contingency tables*, The
+    American Statistician 28(1), 9-12 (a survey of students at the University of
+    Delaware); the split by sex is R's ``datasets::HairEyeColor`` (Friendly 1992). The
+    file is ``write.csv(as.data.frame(HairEyeColor))`` from R 4.2.2 (long format:
+    Hair, Eye, Sex, Freq); row sums of `counts` 108, 286, 71, 127. Licence: a
+    published table of counts (facts, not copyrightable), distributed with R's
+    datasets package under the GPL (>= 2).
+    """
+    with (_DATA / "hair_eye_color.csv").open(encoding="utf-8", newline="") as f:
+        body = list(csv.reader(f))[1:]
+    hair = list(dict.fromkeys(row[0] for row in body))
+    eye = list(dict.fromkeys(row[1] for row in body))
+    counts = np.zeros((len(hair), len(eye)), dtype=np.int64)
+    records = []
+    for h, e, sex, freq in body:
+        counts[hair.index(h), eye.index(e)] += int(freq)
+        records += [(h, e, sex)] * int(freq)
+    return ContingencyTable(
+        counts, hair, eye, np.array(records, dtype=object), ["Hair", "Eye", "Sex"], "hair_eye_color",
     )
 
 
