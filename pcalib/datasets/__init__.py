@@ -293,6 +293,9 @@ def load_mtcars() -> Table:
         names,
         [row[0] for row in rows[1:]],
         "mtcars",
+    )
+
+
 @dataclass(frozen=True)
 class ContingencyTable:
     """A two-way table of counts, with the individuals it counts.
