@@ -108,6 +108,8 @@ class EstimatorBase:
     """
 
     if TYPE_CHECKING:  # what subclasses define
+        components_: np.ndarray
+
         def fit(self, X: ArrayLike, y: object = None) -> Any: ...
         def transform(self, X: ArrayLike) -> Any: ...
 
@@ -115,7 +117,7 @@ class EstimatorBase:
     def _n_features_out(self) -> int:
         """The number of columns ``transform`` returns: one per row of ``components_``
         (estimators that keep their axes elsewhere override it)."""
-        return int(getattr(self, "components_").shape[0])
+        return int(self.components_.shape[0])
 
     #: dtypes that ``transform`` returns unchanged (scikit-learn's ``preserves_dtype`` tag)
     _preserves_dtype: tuple[str, ...] = ("float64",)

@@ -32,7 +32,13 @@ from scipy.linalg import blas
 from ._center import Center
 from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 from ._inputs import (
-    DaskMatrix, DenseMatrix, Moments, SparseMatrix, gram_and_sums, limited_blas, row_blocks,
+    DaskMatrix,
+    DenseMatrix,
+    Moments,
+    SparseMatrix,
+    gram_and_sums,
+    limited_blas,
+    row_blocks,
     shifted_gram,
 )
 from ._signs import axis_signs

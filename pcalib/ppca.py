@@ -22,7 +22,6 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from .missing import _check_positive_int
 from ._ppca_model import _canonical_W, _remaining, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
@@ -33,6 +32,7 @@ from ._validation import (
     check_n_components,
 )
 from .covariance_matrix import _center_array, _rescale
+from .missing import _check_positive_int
 from .pca import _decompose
 
 __all__ = ["PPCA"]

@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
+import browser_support as support
 import nbformat
 import pytest
-
-import browser_support as support
 
 pytestmark = pytest.mark.browser
 

@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 import scipy.optimize
 import scipy.sparse
+from numpy_references import ppca_closed_form
 from scipy.stats import multivariate_normal
 
 from pcalib import PCA, PPCA, impute_pca
 from pcalib.missing import _posterior, fit_ppca
-
-from numpy_references import ppca_closed_form
 
 theorem = pytest.mark.theorem
 

@@ -6,12 +6,11 @@ scipy.stats.multivariate_normal.
 
 import numpy as np
 import pytest
+from numpy_references import ppca_closed_form
 from scipy.stats import multivariate_normal
 
 from pcalib import PPCA, NotFittedError
 from pcalib.ppca import _gaussian_log_likelihood
-
-from numpy_references import ppca_closed_form
 
 
 def ppca_data(n=300, p=6, k=2, noise=0.5, seed=0):

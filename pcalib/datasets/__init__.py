@@ -9,8 +9,8 @@ from __future__ import annotations
 import csv
 import gzip
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
