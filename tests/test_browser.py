@@ -74,6 +74,7 @@ SEARCH_TERMS = {
     "book/13_missing_values": "missing",
     "book/14_robust_pca": "outliers",
     "book/15_kernel_pca": "kernel",
+    "book/16_reading_components": "reading",
     "book/17_categories_counts_compositions": "compositions",
     "book/appendix_linear_algebra": "algebra",
     "book/appendix_api": "API",

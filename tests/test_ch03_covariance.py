@@ -6,6 +6,7 @@ exact expectation over every sample of a finite distribution for the unbiasednes
 """
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -54,7 +55,14 @@ def test_matrix_form_equals_entrywise_definition(X):
                        for l in range(p)] for j in range(p)])
     outer = sum(np.outer(X[i] - xbar, X[i] - xbar) for i in range(n)) / (n - 1)
     tol = 1e-11 * scale_of(X) + 1e-300
-    np.testing.assert_allclose(pcalib.covariance(X), loops, rtol=0, atol=tol)
+    # pcalib against the definition in exact arithmetic: the float loops above carry the
+    # rounding of their own mean (a constant column at 293.06 gave 3.8e-27, not 0)
+    F = [[Fraction(float(v)) for v in row] for row in X]
+    exact_mean = [sum(F[i][j] for i in range(n)) / n for j in range(p)]
+    exact = np.array([[float(sum((F[i][j] - exact_mean[j]) * (F[i][l] - exact_mean[l])
+                                 for i in range(n)) / (n - 1)) for l in range(p)]
+                      for j in range(p)])
+    np.testing.assert_allclose(pcalib.covariance(X), exact, rtol=0, atol=tol)
     np.testing.assert_allclose(outer, loops, rtol=0, atol=tol)
     np.testing.assert_allclose(np.cov(X, rowvar=False).reshape(p, p), loops, rtol=0, atol=tol)
 
