@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._center import Center
+from ._eigen import krylov_block
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
@@ -28,12 +29,12 @@ from ._validation import (
     warn_outside_pcalib,
 )
 from .covariance_matrix import _rescale
-from .pca import _decompose_matrix, _Decomposition
+from .pca import _KEPT_MOMENTS_MAX_FEATURES, _decompose_matrix, _Decomposition
 from .selection import choose_k
 
 __all__ = ["PCA", "NotFittedError"]
 
-_SOLVERS = ("auto", "eig", "svd", "gram", "randomized")
+_SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
 
 
 
@@ -46,7 +47,19 @@ _SOLVERS = ("auto", "eig", "svd", "gram", "randomized")
 #   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
 _SMALL_WORK = 1e6
 _ASPECT = 4
-_RANDOMIZED_MIN_DIM = 5000
+# The dense Krylov route of "auto" (rule 2 of PCA's docstring), costed in seconds on
+# 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
+# 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
+# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500); a Krylov block, the
+# two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
+# 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
+# slower per flop than the syrk). Krylov may spend up to _KRYLOV_SHARE of the exact
+# route's estimated time; it is tried only when that allows _KRYLOV_MIN_BLOCKS blocks.
+_SYRK_SECONDS = 1.1e-11
+_EIGENSOLVER_SECONDS = 3e-11
+_THIN_PRODUCT_SECONDS = 3.3e-11
+_KRYLOV_SHARE = 0.6
+_KRYLOV_MIN_BLOCKS = 4
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
@@ -96,6 +109,30 @@ def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nd
     return costs
 
 
+def _krylov_budget(n: int, p: int, k: int) -> int:
+    r"""Largest number of Krylov blocks the dense "krylov" route of "auto" may spend on
+    an n x p matrix for k components: :math:`\lfloor s\, t_\text{exact} /
+    t_\text{block} \rfloor` with
+
+    .. math::
+
+        t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
+
+    m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
+    seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
+    flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
+    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 0.6` (``_KRYLOV_SHARE``): a Krylov run
+    that fails within its budget costs at most 60 % more than the exact route alone.
+    0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
+    matrix for a later ``partial_fit``, and costs little."""
+    m = min(n, p)
+    if p <= _KEPT_MOMENTS_MAX_FEATURES:
+        return 0
+    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
+    block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
+    return int(_KRYLOV_SHARE * exact / block)
+
+
 class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     r"""Principal component analysis.
 
@@ -115,56 +152,76 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         (:func:`pcalib.minka_log_evidence`, ``choose_k(method="minka")``), the
         same k as scikit-learn's ``PCA(n_components="mle")``; it needs
         n >= p >= 2; None: all ``min(n, p)``.
-    solver : {"auto", "eig", "svd", "gram", "randomized"}, default "auto"
+    solver : {"auto", "eig", "svd", "gram", "krylov", "randomized"}, default "auto"
         "eig": eigendecomposition of the p x p covariance (partial, LAPACK
         ``syevr``, for k < p); "gram": of the n x n Gram matrix
-        :math:`X_c X_c^\top`; "svd": LAPACK SVD of :math:`X_c`; "randomized":
-        :func:`pcalib.randomized_svd` of :math:`X_c` (approximate).
-        "auto" picks, with m = min(n, p):
+        :math:`X_c X_c^\top`; "svd": LAPACK SVD of :math:`X_c`; "krylov": block
+        Krylov on :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never
+        formed, stopped by a residual test (below; an integer `n_components` only);
+        "randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a
+        fixed number of steps, no residual test). "auto" picks, with m = min(n, p),
+        always an exact route:
 
-        1. "randomized" if `n_components` is an int, m >= 5000 and
-           k <= m / 10: an exact m x m eigensolve costs
-           :math:`O(m^2 \max(n,p) + m^3)`, while a few products with a thin
-           block cost :math:`O(n p k)` (measured, k = 10: equal times at
-           20000 x 3000, 7.5 s exact against 4.8 s at 20000 x 5000). Accuracy
-           caveat: the result is approximate (a block Krylov method, see
-           :func:`pcalib.randomized_svd`); pass ``solver="eig"`` / ``"gram"``
-           for exact axes.
-        2. "svd" if :math:`n p m \le 10^6`: small problems, where the most
+        1. "svd" if :math:`n p m \le 10^6`: small problems, where the most
            accurate route costs at most a few milliseconds.
-        3. "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`: form the
-           smaller of :math:`X_c^\top X_c` and :math:`X_c X_c^\top` with one
-           BLAS call (``syrk``, half the flops of a general product; "eig" by
-           blocks of rows in one pass with the column sums, without a centered
-           copy of X: :math:`X^\top X - n \bar x \bar x^\top` when every
-           column's mean is at most its spread, checked per column, shifted
-           blocks otherwise) and solve only for the k wanted eigenpairs
-           (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block
-           Krylov method with a residual test for order above 1200 and small
-           k): 3 to 10 times faster than the SVD at every shape measured, and
-           exact at any offset (unlike scikit-learn's ``covariance_eigh``,
-           which forms :math:`X^\top X - n \bar x \bar x^\top` at every
-           offset). The price is the squared
-           condition number: eigenvalues are accurate to about
-           :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is
-           where that price stays small for noise-like data: by the
-           Marchenko-Pastur law, the covariance of pure noise with
-           :math:`c = p/n` has condition number about
-           :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
-           :math:`c \le 1/4` but unbounded as :math:`c \to 1`. It is not
-           small for every matrix of that shape: a covariance can have any
-           condition number at any n and p (chapter 7 builds data with
-           :math:`n \ge 4p` and :math:`\kappa(S) = 10^{18}`), and for those
-           the accuracy guard below takes over.
-        4. "svd" otherwise (n and p within a factor 4): no squared condition
-           number, at 3 to 10 times the time and more memory (LAPACK's SVD
-           holds all its factors: peak extra memory measured at 5.5 copies of
-           X for 2000 x 1000, against 2.0 for "eig"; the eig and gram routes
-           stay within about one copy of X from n >= 4p or p >= 4n on, 0.25
-           copies at 20000 x 2000).
+        2. Every component (`n_components` None, a fraction of variance, "mle" or
+           m): "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`, "svd"
+           otherwise. "eig" and "gram" form the smaller of :math:`X_c^\top X_c`
+           and :math:`X_c X_c^\top` with one BLAS call (``syrk``, half the flops
+           of a general product; "eig" by blocks of rows in one pass with the
+           column sums, without a centered copy of X: :math:`X^\top X - n \bar x
+           \bar x^\top` when every column's mean is at most its spread, checked
+           per column, shifted blocks otherwise) and solve for the eigenpairs
+           (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block Krylov
+           method with a residual test for order above 1200 and small k): 3 to 10
+           times faster than the SVD at every shape measured, and exact at any
+           offset (unlike scikit-learn's ``covariance_eigh``, which forms
+           :math:`X^\top X - n \bar x \bar x^\top` at every offset). The price
+           is the squared condition number: eigenvalues are accurate to about
+           :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is where
+           that price stays small for noise-like data: by the Marchenko-Pastur law,
+           the covariance of pure noise with :math:`c = p/n` has condition number
+           about :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
+           :math:`c \le 1/4` but unbounded as :math:`c \to 1`, and every component
+           includes the smallest. It is not small for every matrix of that shape: a
+           covariance can have any condition number at any n and p (chapter 7
+           builds data with :math:`n \ge 4p` and :math:`\kappa(S) = 10^{18}`), and
+           for those the accuracy guard below takes over. The SVD has no squared
+           condition number, at 3 to 10 times the time and more memory (LAPACK's SVD
+           holds all its factors: peak extra memory measured at 5.5 copies of X for
+           2000 x 1000, against 2.0 for "eig"; the eig and gram routes stay within
+           about one copy of X from n >= 4p or p >= 4n on, 0.25 copies at
+           20000 x 2000).
+        3. k < m components (an integer `n_components`): only
+           :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
+           below checks, whatever the shape. Above 1024 features, "krylov" when a
+           cost model leaves it room for at least 4 blocks: it may spend up to 0.6
+           times the estimated time of the exact route,
+           :math:`t_\text{exact} = a\, n p m + e\, m^3` against
+           :math:`t_\text{block} = 4 c\, n p b` per block of
+           :math:`b = \max(2k, k + 10)` columns (:math:`a = 1.1 \cdot 10^{-11}` s
+           per multiplication of the ``syrk``, :math:`e = 3 \cdot 10^{-11}` s per
+           :math:`m^3` of the eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop
+           of the thin products, measured on 2 cores); if its residual test is not
+           met within that budget, or the decay of the residual predicts it will
+           not be (a flat spectrum near :math:`\lambda_k`), the k leading
+           eigenpairs of the formed matrix take over (``solver_`` "eig" if
+           n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024
+           and p < 4n (the eig route keeps the scatter matrix for a later
+           :meth:`partial_fit`); "gram" for wider data.
 
-        Rules 2 to 4 look only at the shape, so "auto" adds an accuracy guard:
-        when rule 3's eig or gram route finds
+        The "krylov" route works on one centered copy of X; each block costs the
+        products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`. It
+        accepts the Ritz pairs when every residual :math:`\|M v_j - \theta_j
+        v_j\| \le 10^{-10}\theta_1` (the a-posteriori test of the sparse and Dask
+        routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
+        within the square of that over its gap), each axis within an angle of
+        about :math:`10^{-10}\lambda_1/\delta_j` of its eigenvector,
+        :math:`\delta_j` its spectral gap. Passed explicitly, it refuses to run
+        past 40 blocks (RuntimeError).
+
+        The rules look only at the shape, so "auto" adds an accuracy guard:
+        when the eig, gram or krylov route finds
         :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at
         n - 1), the k-th eigenvalue has kept fewer than half its digits, and
         the fit is recomputed by the "svd" route (accurate to about
@@ -187,7 +244,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         :math:`10^{-10}\lambda_1`, each axis within an angle of about
         :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
         and deterministic (the sparse one deflates the pairs found and probes for
-        missed copies of a repeated eigenvalue). "svd" is TSQR for Dask (the
+        missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is TSQR for Dask (the
         accuracy guard of "auto" there) and, for sparse data, Householder QR of
         dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
         Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
@@ -366,8 +423,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         if isinstance(nc, str) and nc == "mle":
             if not n >= p >= 2:
                 raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
-            if self.solver == "randomized":
-                raise ValueError("solver='randomized' needs an integer n_components, got 'mle'")
+            if self.solver in ("randomized", "krylov"):
+                raise ValueError(f"solver={self.solver!r} needs an integer n_components, got 'mle'")
             return m, True
         if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
             if not 0 < nc < 1:
@@ -375,9 +432,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
                     f"n_components as a float is the fraction of variance to keep and must be "
                     f"in (0, 1), got {nc}"
                 )
-            if self.solver == "randomized":
+            if self.solver in ("randomized", "krylov"):
                 raise ValueError(
-                    "solver='randomized' needs an integer n_components (it computes only k "
+                    f"solver={self.solver!r} needs an integer n_components (it computes only k "
                     f"components), got the fraction {nc}"
                 )
             return m, True
@@ -389,18 +446,17 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         return check_n_components(nc, m, "n_components"), False
 
     def _choose_solver(self, n: int, p: int, k: int, fraction: bool) -> str:
+        """The dense route of "auto" (PCA's docstring, rules 1 to 4)."""
         if self.solver != "auto":
             return self.solver
         m = min(n, p)
-        if self.n_components is not None and not fraction and m >= _RANDOMIZED_MIN_DIM and k <= m / 10:
-            return "randomized"
         if n * p * m <= _SMALL_WORK:
             return "svd"
-        if n >= _ASPECT * p:
-            return "eig"
-        if p >= _ASPECT * n:
-            return "gram"
-        return "svd"
+        if self.n_components is None or fraction or k == m:  # every component
+            return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
+        if _krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
+            return "krylov"
+        return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
 
     def _choose_implicit_solver(self, n: int, p: int, k: int, fraction: bool, data: Any) -> str:
         """Sparse and Dask data: the covariance from the one-pass moments up to
@@ -430,7 +486,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             solver = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
         else:
             solver = self.solver
-        if solver == "randomized" and (fraction or self.n_components is None):
+        if solver in ("randomized", "krylov") and (fraction or self.n_components is None):
             # the Krylov route finds k leading components; all of them, or as many as a
             # fraction of variance needs, come exactly from the one-pass covariance
             if p <= _SCATTER_MAX_FEATURES:
@@ -446,9 +502,11 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     ) -> _Decomposition:
         """The decomposition by one route, truncated to the fraction of variance if asked."""
         rng = _check_random_state(self.random_state) if solver == "randomized" else None
+        n, p = data.shape
+        max_blocks = _krylov_budget(n, p, k) if self.solver == "auto" else None
         found = _decompose_matrix(
             data, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
-            random_state=rng,
+            random_state=rng, max_blocks=max_blocks,
         )
         return self._truncated(found, fraction, data.shape[0])
 
@@ -474,10 +532,12 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         else:
             solver = self._choose_solver(n, p, k, fraction)
         found = self._decompose(data, k, fraction, solver, ddof, need_scores)
+        if not data.implicit:
+            solver = found.route  # "krylov" within its budget, else the eig or gram route
         # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
-        guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram")
+        guarded = ("eig", "gram", "randomized", "krylov") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
         if self.solver == "auto" and solver in guarded and found.lost_digits(n) and data.supports_svd:
-            if min(n, p) <= _SCATTER_MAX_FEATURES or solver != "randomized":
+            if min(n, p) <= _SCATTER_MAX_FEATURES or solver not in ("randomized", "krylov"):
                 solver = "svd"
                 found = self._decompose(data, k, fraction, solver, ddof, need_scores)
             else:

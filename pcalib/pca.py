@@ -350,25 +350,91 @@ def _decompose(
     n, p = Xc.shape
     if route == "svd":
         return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
-    flat = Xc.ravel()
-    total_ss = float(flat @ flat)
     if route == "gram":
         w, U = top_eigh(Xc @ Xc.T, k)  # eigenpairs of X_c X_c^T (n x n, a syrk)
         s = _sqrt_eigenvalues(w, n, p)
-        # For sigma = 0, X_c^T u / sigma would be noise divided by noise: the
-        # completion gives unit vectors orthogonal to the other axes there
-        # (deterministic, never NaN), and its QR factorization re-orthonormalizes
-        # the recovered axes, whose orthogonality the squared condition number
-        # degrades for small sigma.
-        keep = s > 0
-        V = _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
-    else:  # "randomized"; "eig" is _decompose_data's
+        V = _axes_from_left(Xc, U, s, k)
+    else:  # "randomized"; "eig" is _decompose_data's, "krylov" _krylov_axes's
         rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
         _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), rng)
         V = Vt.T
+    return _found_from_axes(Xc, s, V, need_scores)
+
+
+def _found_from_axes(
+    Xc: np.ndarray, s: np.ndarray, V: np.ndarray, need_scores: bool
+) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
+    """:func:`_decompose`'s result from the axes V (p, k) and singular values s of `Xc`:
+    the discarded sum of squares as the difference of two sums, scores :math:`X_c V`."""
+    flat = Xc.ravel()
+    total_ss = float(flat @ flat)
     tail_ss = max(total_ss - float(s @ s), 0.0)
     scores = Xc @ V if need_scores else None
     return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
+
+
+def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+    r"""Axes :math:`v_j = X_c^\top u_j / \sigma_j` (p, k) from left singular vectors U.
+
+    For :math:`\sigma_j = 0`, :math:`X_c^\top u_j / \sigma_j` would be noise divided
+    by noise: the completion gives unit vectors orthogonal to the other axes there
+    (deterministic, never NaN), and its QR factorization re-orthonormalizes the
+    recovered axes, whose orthogonality the squared condition number degrades for
+    small :math:`\sigma_j`."""
+    keep = s > 0
+    return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
+
+
+def _krylov_axes(
+    Xc: np.ndarray, k: int, max_blocks: int | None = None
+) -> tuple[np.ndarray, np.ndarray, str]:
+    r"""The k leading singular values and right singular vectors (p, k) of the centered
+    matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
+    :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
+    :math:`b = \max(2k, k + 10)` columns costs the two products
+    :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
+    two passes over :math:`X_c` (:func:`pcalib._eigen.krylov_top_operator`). The Ritz
+    pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
+    10^{-10} \theta_1`, the a-posteriori test of the sparse and Dask routes: each
+    :math:`\theta_j` is then within :math:`10^{-10}\theta_1` of an eigenvalue (and
+    within the square of that over its gap), each axis within an angle of about
+    :math:`10^{-10}\theta_1 / \delta_j` of its eigenvector.
+
+    Without `max_blocks` (``solver="krylov"``), the space may grow to
+    ``_IMPLICIT_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
+    budget of "auto"), the method stops when the space would grow past that many
+    blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
+    the k-th eigenvalue, where Krylov converges slowly), and the k leading eigenpairs
+    of the same matrix, formed (one ``syrk``) and solved by
+    :func:`pcalib._eigen.top_eigh`, take over: the result is then that of the eig
+    route (n >= p) or the gram route (n < p), to round-off. Returns the singular
+    values, the axes and the route that found them ("krylov", "eig" or "gram").
+    """
+    n, p = Xc.shape
+    m = min(n, p)
+    Xf = Xc.T  # F-ordered view of the C-ordered copy: BLAS reads it without a copy
+
+    def times(Q: np.ndarray) -> np.ndarray:
+        if n >= p:  # X_c^T (X_c Q)
+            return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q, trans_a=1))
+        return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q), trans_a=1)  # X_c (X_c^T Q)
+
+    block = krylov_block(k, m)
+    budget = _IMPLICIT_MAX_BLOCKS if max_blocks is None else max_blocks
+    top = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
+    if top is None and max_blocks is None:
+        raise RuntimeError(
+            f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
+            f"{_IMPLICIT_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
+            "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
+        )
+    if top is None:  # the formed matrix (a syrk), as the eig or gram route
+        w, W = top_eigh(Xc.T @ Xc if n >= p else Xc @ Xc.T, k)
+        route = "eig" if n >= p else "gram"
+    else:
+        w, W, route = top[0], top[1], "krylov"
+    s = _sqrt_eigenvalues(w, n, p)
+    return s, (W if n >= p else _axes_from_left(Xc, W, s, k)), route
 
 
 def _signed(
@@ -411,8 +477,10 @@ def _decompose_data(
     random_state: np.random.Generator | None = None,
     finite_checked: bool = True,
     name: str = "X",
+    max_blocks: int | None = None,
 ) -> _Decomposition:
-    r"""Principal axes of validated data `arr` (not modified) by one route.
+    r"""Principal axes of validated data `arr` (not modified) by one route
+    (`max_blocks`: the "krylov" route's budget, see :func:`_krylov_axes`).
 
     The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
     no centered copy of X); the others work on one centered float64 copy
@@ -438,7 +506,11 @@ def _decompose_data(
             moments = _data_moments(n, (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
             return _Decomposition(*_svd_found(U, s_all, Vt, k, need_scores), centered.center,
                                   centered.scale, centered.exponent, route, moments)
-        found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
+        if route == "krylov":
+            s, V, route = _krylov_axes(centered.values, k, max_blocks)
+            found = _found_from_axes(centered.values, s, V, need_scores)
+        else:
+            found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
         return _Decomposition(*found, centered.center, centered.scale, centered.exponent, route)
     C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
@@ -680,8 +752,9 @@ def _decompose_matrix(
     """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores` and `random_state`). Sparse and Dask data:
-    "eig" from the one-pass moments, "randomized" by the implicit Krylov routes,
+    the `in_memory` options `need_scores`, `random_state` and `max_blocks`). Sparse and
+    Dask data: "eig" from the one-pass moments, "randomized" and "krylov" by the
+    implicit Krylov routes,
     "svd" by TSQR (Dask) or QR factorizations of dense blocks (sparse), "gram" from
     the sparse :math:`X X^\top` (sparse only); they have no scores (``transform``
     gives them).
@@ -691,7 +764,7 @@ def _decompose_matrix(
                                finite_checked=data.finite_checked, name=data.name, **in_memory)
     if route == "eig":
         return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
-    if route == "randomized":
+    if route in ("randomized", "krylov"):
         return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
     if isinstance(data, SparseMatrix):
         sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr

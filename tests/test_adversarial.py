@@ -26,7 +26,7 @@ from pcalib import PCA, PPCA
 from pcalib.ppca import _remaining
 
 EPS = np.finfo(float).eps
-SOLVERS = ["auto", "svd", "eig", "gram", "randomized"]
+SOLVERS = ["auto", "svd", "eig", "gram", "krylov", "randomized"]
 ROUTES = [pcalib.pca_svd, pcalib.pca_eig, pcalib.pca_gram]
 
 
@@ -213,7 +213,7 @@ def test_large_offsets_are_exact_on_every_route(solver, offset):
     np.testing.assert_allclose(T.var(axis=0, ddof=1), lam, rtol=1e-10)
 
 
-@pytest.mark.parametrize("solver", ["svd", "eig", "gram", "randomized"])
+@pytest.mark.parametrize("solver", ["svd", "eig", "gram", "krylov", "randomized"])
 def test_int64_data_near_2_62_are_exact(solver):
     rng = np.random.default_rng(2)
     small = rng.integers(-10**6, 10**6, size=(40, 3)) * np.array([4, 2, 1])

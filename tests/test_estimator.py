@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
+from pcalib.estimator import _krylov_budget
 
-SOLVERS = ["auto", "eig", "svd", "gram", "randomized"]
+SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
 
 def data(n=200, p=8, seed=0, offset=3.0):
@@ -97,14 +98,16 @@ def test_auto_solver_rule():
     pca = PCA(10)
     assert pca._choose_solver(100, 5, 5, False) == "svd"
     assert pca._choose_solver(100000, 50, 10, False) == "eig"
-    assert pca._choose_solver(2000, 20000, 10, False) == "gram"
-    assert pca._choose_solver(20000, 20000, 10, False) == "randomized"
-    assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "svd"  # square: no randomized for a fraction
+    assert pca._choose_solver(2000, 20000, 10, False) == "krylov"
+    assert pca._choose_solver(200, 100000, 10, False) == "gram"  # a Krylov block costs more
+    assert pca._choose_solver(20000, 20000, 10, False) == "krylov"
+    assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "svd"  # square, every component
     assert PCA(None)._choose_solver(20000, 20000, 20000, False) == "svd"
     assert PCA(10).fit(data(3000, 100)).solver_ == "eig"
     assert PCA(10).fit(np.random.default_rng(0).standard_normal((100, 3000))).solver_ == "gram"
     assert PCA(10).fit(data(20, 10)).solver_ == "svd"
-    assert PCA(10).fit(data(300, 200)).solver_ == "svd"  # n and p within a factor 4
+    assert PCA(10).fit(data(300, 200)).solver_ == "eig"  # k < min(n, p): the guarded eig route
+    assert PCA(None).fit(data(300, 200)).solver_ == "svd"  # every component, n and p within 4
 
 
 def test_auto_solver_rule_at_its_thresholds():
@@ -113,15 +116,23 @@ def test_auto_solver_rule_at_its_thresholds():
     assert pca._choose_solver(400, 50, 10, False) == "svd"  # exactly 1e6
     assert pca._choose_solver(401, 50, 10, False) == "eig"
     assert pca._choose_solver(50, 401, 10, False) == "gram"
-    # Aspect ratio 4.
-    assert pca._choose_solver(4000, 1000, 10, False) == "eig"
-    assert pca._choose_solver(3999, 1000, 10, False) == "svd"
-    assert pca._choose_solver(1000, 4000, 10, False) == "gram"
-    assert pca._choose_solver(1000, 3999, 10, False) == "svd"
-    # Randomized: an integer k <= m / 10 with m >= 5000.
-    assert PCA(500)._choose_solver(20000, 5000, 500, False) == "randomized"
-    assert PCA(501)._choose_solver(20000, 5000, 501, False) == "eig"
-    assert PCA(10)._choose_solver(20000, 4999, 10, False) == "eig"
+    # Aspect ratio 4, for every component (k = min(n, p) or a fraction of variance).
+    assert PCA(None)._choose_solver(4000, 1000, 1000, False) == "eig"
+    assert PCA(None)._choose_solver(3999, 1000, 1000, False) == "svd"
+    assert PCA(0.5)._choose_solver(1000, 4000, 1000, True) == "gram"
+    assert PCA(1000)._choose_solver(1000, 3999, 1000, False) == "svd"
+    # k < min(n, p): the covariance route up to 1024 features (it keeps the scatter
+    # matrix for partial_fit), whatever the aspect; the Gram route for wider data.
+    assert pca._choose_solver(3999, 1000, 10, False) == "eig"
+    assert pca._choose_solver(1000, 1024, 10, False) == "eig"
+    assert pca._choose_solver(500, 3999, 10, False) == "gram"
+    # Above 1024 features: Krylov when its budget holds at least 4 blocks.
+    assert _krylov_budget(20000, 1024, 10) == 0
+    assert _krylov_budget(20000, 1025, 10) == 2 and pca._choose_solver(20000, 1025, 10, False) == "eig"
+    assert _krylov_budget(20000, 2000, 10) == 6 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
+    assert _krylov_budget(6000, 2500, 10) == 13
+    assert _krylov_budget(2000, 20000, 10) == 6
+    assert _krylov_budget(20000, 2000, 50) == 1 and pca._choose_solver(20000, 2000, 50, False) == "eig"
 
 
 def test_large_offset_is_exact():

@@ -148,7 +148,7 @@ def test_two_entries_at_the_float64_limit(kind):
     exponent=st.integers(-520, 480),
     offset=st.sampled_from([0.0, 1e8, 1e15]),
     kind=st.sampled_from(["numpy", "sparse", "dask", "batches"]),
-    solver=st.sampled_from(["eig", "svd", "randomized"]),
+    solver=st.sampled_from(["eig", "svd", "krylov", "randomized"]),
     standardize=st.booleans(),
     seed=st.integers(0, 2**16),
 )

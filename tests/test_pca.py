@@ -418,7 +418,7 @@ def _tall(n=20000, p=12, seed=11):
     return rng.standard_normal((n, p)) * 0.7 ** np.arange(p) @ np.linalg.qr(rng.standard_normal((p, p)))[0]
 
 
-@pytest.mark.parametrize("solver", ["auto", "eig", "svd", "gram", "randomized"])
+@pytest.mark.parametrize("solver", ["auto", "eig", "svd", "gram", "krylov", "randomized"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("row", [0, 19999])
 @pytest.mark.parametrize("offset", [0.0, 1e6])

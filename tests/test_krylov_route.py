@@ -1,0 +1,106 @@
+"""The dense Krylov route (issue 24): block Krylov on X_c^T X_c or X_c X_c^T, never formed.
+
+References are NumPy's SVD of the exactly centered data (the offsets below are
+integers, subtracted without rounding), never pcalib itself.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+from pcalib import PCA
+from pcalib._signs import axis_signs
+from pcalib.estimator import _krylov_budget
+
+
+def decaying(n, p, seed=0, offset=0.0, floor=1e-3):
+    """Rank-8 signal with singular values 10 * 0.5^j over noise of size `floor`:
+    clear gaps between the leading components."""
+    rng = np.random.default_rng(seed)
+    U = np.linalg.qr(rng.standard_normal((n, 8)))[0]
+    W = np.linalg.qr(rng.standard_normal((p, 8)))[0]
+    X = (U * (10.0 * np.sqrt(n) * 0.5 ** np.arange(8))) @ W.T
+    return X + floor * rng.standard_normal((n, p)) + offset
+
+
+def reference(X, k):
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    return s, Vt[:k] * axis_signs(Vt[:k])[:, None]
+
+
+@pytest.mark.parametrize("shape", [(1300, 1100), (1000, 3000)])
+def test_auto_takes_krylov_and_matches_the_svd(shape):
+    X = decaying(*shape)
+    k = 5
+    assert _krylov_budget(*shape, k) >= 4
+    pca = PCA(k).fit(X)
+    assert pca.solver_ == "krylov"
+    s, Vt = reference(X, k)
+    np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)  # same signs
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, s[:k] ** 2 / (s @ s), rtol=1e-12)
+    noise = (s[k:] @ s[k:]) / (X.shape[0] - 1) / (min(shape) - k)
+    np.testing.assert_allclose(pca.noise_variance_, noise, rtol=1e-8)
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(pca.transform(X), Xc @ Vt.T, rtol=0, atol=1e-9 * s[0])
+    again = PCA(k).fit(X)
+    assert np.array_equal(again.components_, pca.components_)  # deterministic
+
+
+def test_krylov_is_exact_at_a_large_offset():
+    X = decaying(1300, 1100)
+    k = 4
+    far = PCA(k).fit(X + 2.0**40)  # the offset is exact in float64 only relative to 2^40
+    near = PCA(k).fit(X)
+    assert far.solver_ == near.solver_ == "krylov"
+    # X + 2^40 rounds each entry to a multiple of 2^-12: the data differ by that much
+    Y = (X + 2.0**40) - 2.0**40
+    s, Vt = reference(Y, k)
+    np.testing.assert_allclose(far.components_, Vt, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(far.singular_values_, s[:k], rtol=1e-12)
+    ulp = 2.0**-12  # float64 spacing at 2^40
+    np.testing.assert_allclose(far.mean_, Y.mean(axis=0) + 2.0**40, rtol=0, atol=ulp)
+
+
+def test_flat_spectrum_falls_back_to_the_exact_route():
+    X = np.random.default_rng(1).standard_normal((1300, 1100))  # pure noise: no gap at k
+    k = 5
+    pca = PCA(k).fit(X)
+    assert pca.solver_ == "eig"  # Krylov gave up within its budget
+    s, Vt = reference(X, k)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+    assert np.abs(np.sum(pca.components_ * Vt, axis=1)).min() > 1 - 1e-8
+
+
+def test_explicit_krylov_says_when_it_does_not_converge():
+    X = np.random.default_rng(2).standard_normal((3000, 2000))
+    with pytest.raises(RuntimeError, match="did not reach a residual of 1e-10 within 40 blocks"):
+        PCA(1, solver="krylov").fit(X)
+
+
+def test_the_accuracy_guard_covers_the_krylov_route():
+    rng = np.random.default_rng(3)
+    n, p, k = 1300, 1100, 5
+    U = np.linalg.qr(rng.standard_normal((n, k + 1)))[0]
+    W = np.linalg.qr(rng.standard_normal((p, k + 1)))[0]
+    s = np.array([1.0, 0.5, 0.25, 0.1, 1e-9, 1e-10]) * 1e3  # lambda_5 / lambda_1 = 1e-18
+    X = (U * s) @ W.T
+    pca = PCA(k).fit(X)
+    assert pca.solver_ == "svd"
+    ref, _ = reference(X, k)
+    np.testing.assert_allclose(pca.singular_values_, ref[:k], rtol=1e-6)
+
+
+def test_explicit_krylov_on_sparse_data_is_the_implicit_route():
+    X = scipy.sparse.random(400, 300, density=0.05, random_state=4, format="csr")
+    krylov = PCA(5, solver="krylov").fit(X)
+    randomized = PCA(5, solver="randomized").fit(X)
+    assert krylov.solver_ == "krylov"
+    np.testing.assert_array_equal(krylov.components_, randomized.components_)
+
+
+@pytest.mark.parametrize("n_components", [0.5, "mle"])
+def test_krylov_needs_an_integer_n_components(n_components):
+    with pytest.raises(ValueError, match="solver='krylov' needs an integer n_components"):
+        PCA(n_components, solver="krylov").fit(decaying(50, 20))
