@@ -16,10 +16,10 @@ from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._center import Center
-from ._eigen import krylov_block
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
+from ._solver_policy import _SCATTER_MAX_FEATURES, SOLVERS, dense_route, implicit_route, krylov_budget
 from ._streaming import StreamingFit
 from ._validation import (
     NotFittedError,
@@ -29,108 +29,12 @@ from ._validation import (
     warn_outside_pcalib,
 )
 from .covariance_matrix import _rescale
-from .pca import _KEPT_MOMENTS_MAX_FEATURES, _decompose_matrix, _Decomposition
+from .pca import _decompose_matrix, _Decomposition
 from .selection import choose_k
 
 __all__ = ["PCA", "NotFittedError"]
 
-_SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
 
-
-
-# Thresholds of the "auto" rule (see PCA's docstring), measured on 2 cores with
-# tests/benchmarks.py data, k = 10:
-# - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
-#   (2000 x 100): 50 ms, against 3 ms for the covariance route;
-# - n >= 4p: Marchenko-Pastur bound on the conditioning of pure noise (docstring);
-# - 20000 x 3000: exact covariance route 2.5 s, randomized 2.5 s; 20000 x 5000:
-#   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
-_SMALL_WORK = 1e6
-_ASPECT = 4
-# The dense Krylov route of "auto" (rule 2 of PCA's docstring), costed in seconds on
-# 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
-# 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
-# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500); a Krylov block, the
-# two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
-# 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
-# slower per flop than the syrk). Krylov may spend up to _KRYLOV_SHARE of the exact
-# route's estimated time; it is tried only when that allows _KRYLOV_MIN_BLOCKS blocks.
-_SYRK_SECONDS = 1.1e-11
-_EIGENSOLVER_SECONDS = 3e-11
-_THIN_PRODUCT_SECONDS = 3.3e-11
-_KRYLOV_SHARE = 0.6
-_KRYLOV_MIN_BLOCKS = 4
-# Sparse and Dask data: the p x p covariance from one pass up to this many features
-# (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
-# (Lanczos for sparse data, block Krylov for Dask).
-_SCATTER_MAX_FEATURES = 4096
-# Sparse data, solver="auto": the cost model of PCA's docstring, in seconds on 2 cores
-# (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
-# X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
-# at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
-# m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
-# ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
-# with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
-# the vectors dominate). Lanczos is taken only if estimated at least
-# _SPARSE_EXACT_PREMIUM times faster than the best exact route.
-_SPARSE_PRODUCT_SECONDS = 1.5e-8
-_EIGH_SECONDS = 1e-10
-_LANCZOS_ENTRY_SECONDS = 1.2e-9
-_LANCZOS_VECTOR_SECONDS = 7e-10
-_SPARSE_EXACT_PREMIUM = 2.0
-
-
-def _sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
-    r"""Estimated seconds of each route for a sparse n x p matrix with ``rows[i]``
-    entries stored in row i and ``columns[j]`` in column j (nnz in all), k components:
-
-    .. math::
-
-        t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
-        t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3 + b\, \mathrm{nnz}\, k, \\
-        t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 30)\big)
-
-    (a per multiplication of the sparse product :math:`X^\top X` or :math:`X X^\top`
-    and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
-    stored entry of a Lanczos product, v per entry of ARPACK's Lanczos vectors, about
-    16 products per component as measured). "eig" only up to
-    ``_SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
-    matrices), Lanczos for k < p."""
-    costs = {}
-    nnz = float(rows.sum())
-    if p <= _SCATTER_MAX_FEATURES:
-        costs["eig"] = _SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + _EIGH_SECONDS * p**3
-    if n <= _SCATTER_MAX_FEATURES:
-        costs["gram"] = (_SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + _EIGH_SECONDS * n**3
-                         + _LANCZOS_ENTRY_SECONDS * nnz * k)
-    if k < p:
-        vectors = p * max(2 * k + 1, 30)
-        costs["randomized"] = (16 * k + 20) * (_LANCZOS_ENTRY_SECONDS * nnz + _LANCZOS_VECTOR_SECONDS * vectors)
-    return costs
-
-
-def _krylov_budget(n: int, p: int, k: int) -> int:
-    r"""Largest number of Krylov blocks the dense "krylov" route of "auto" may spend on
-    an n x p matrix for k components: :math:`\lfloor s\, t_\text{exact} /
-    t_\text{block} \rfloor` with
-
-    .. math::
-
-        t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
-
-    m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
-    seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
-    flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
-    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 0.6` (``_KRYLOV_SHARE``): a Krylov run
-    that fails within its budget costs at most 60 % more than the exact route alone.
-    0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
-    matrix for a later ``partial_fit``, and costs little."""
-    m = min(n, p)
-    if p <= _KEPT_MOMENTS_MAX_FEATURES:
-        return 0
-    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
-    block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
-    return int(_KRYLOV_SHARE * exact / block)
 
 
 class PCA(StreamingFit, PPCAScoring, EstimatorBase):
@@ -411,8 +315,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     def _check_params(self, n: int, p: int) -> tuple[int, bool]:
         """Validate the parameters against the data; returns (k to compute, is_fraction)."""
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
         for name in ("standardize", "whiten"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -446,56 +350,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         return check_n_components(nc, m, "n_components"), False
 
     def _choose_solver(self, n: int, p: int, k: int, fraction: bool) -> str:
-        """The dense route of "auto" (PCA's docstring, rules 1 to 4)."""
-        if self.solver != "auto":
-            return self.solver
-        m = min(n, p)
-        if n * p * m <= _SMALL_WORK:
-            return "svd"
-        if self.n_components is None or fraction or k == m:  # every component
-            return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
-        if _krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
-            return "krylov"
-        return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
-
-    def _choose_implicit_solver(self, n: int, p: int, k: int, fraction: bool, data: Any) -> str:
-        """Sparse and Dask data: the covariance from the one-pass moments up to
-        ``_SCATTER_MAX_FEATURES`` features, the implicit route beyond (and for
-        solver="randomized" with an integer n_components); "auto" on sparse data
-        takes the route of least estimated cost (:func:`_sparse_route_costs`)."""
-        kind = type(data).__name__.replace("Matrix", "").lower()
-        if self.solver == "gram" and not data.in_memory:
-            raise ValueError(
-                f"solver='gram' needs the {kind} data in memory; use solver='auto', 'eig', "
-                "'randomized' or 'svd' (TSQR)"
-            )
-        if self.solver in ("gram", "svd") and data.in_memory and min(n, p) > _SCATTER_MAX_FEATURES:
-            raise ValueError(
-                f"solver={self.solver!r} on sparse data keeps a {min(n, p)} x {min(n, p)} dense "
-                f"matrix (at most {_SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
-                "'randomized' (Lanczos)"
-            )
-        integer_k = not fraction and self.n_components is not None
-        if self.solver == "auto" and data.in_memory:
-            costs = _sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
-            exact = {route: cost for route, cost in costs.items() if route != "randomized"}
-            solver = min(exact, key=lambda route: exact[route]) if exact else "randomized"
-            if integer_k and k < p and (not exact or _SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[solver]):
-                solver = "randomized"
-        elif self.solver in ("auto", "eig"):
-            solver = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
-        else:
-            solver = self.solver
-        if solver in ("randomized", "krylov") and (fraction or self.n_components is None):
-            # the Krylov route finds k leading components; all of them, or as many as a
-            # fraction of variance needs, come exactly from the one-pass covariance
-            if p <= _SCATTER_MAX_FEATURES:
-                return "eig"
-            raise ValueError(
-                f"the {kind} route for p = {p} > {_SCATTER_MAX_FEATURES} features computes only "
-                "the k leading components: pass an integer n_components"
-            )
-        return solver
+        """The dense route (:func:`pcalib._solver_policy.dense_route`)."""
+        return dense_route(self.solver, n, p, k, every_component=fraction or self.n_components is None)
 
     def _decompose(
         self, data: Any, k: int, fraction: bool, solver: str, ddof: int, need_scores: bool
@@ -503,7 +359,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         """The decomposition by one route, truncated to the fraction of variance if asked."""
         rng = _check_random_state(self.random_state) if solver == "randomized" else None
         n, p = data.shape
-        max_blocks = _krylov_budget(n, p, k) if self.solver == "auto" else None
+        max_blocks = krylov_budget(n, p, k) if self.solver == "auto" else None
         found = _decompose_matrix(
             data, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
             random_state=rng, max_blocks=max_blocks,
@@ -528,7 +384,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         k, fraction = self._check_params(n, p)
         _check_random_state(self.random_state, draw=False)  # whatever the solver
         if data.implicit:
-            solver = self._choose_implicit_solver(n, p, k, fraction, data)
+            solver = implicit_route(self.solver, n, p, k, fraction or self.n_components is None, data)
         else:
             solver = self._choose_solver(n, p, k, fraction)
         found = self._decompose(data, k, fraction, solver, ddof, need_scores)

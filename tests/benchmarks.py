@@ -1,7 +1,9 @@
 """Side-by-side timings and accuracy of pcalib against its peers.
 
 Run ``python -m tests.benchmarks`` (full sizes, a few minutes on 2 cores) or
-``python -m tests.benchmarks --quick``; ``--scale`` runs the cases of the chapter
+``python -m tests.benchmarks --quick``; ``--shapes`` (with or without ``--quick``)
+compares "auto" with scikit-learn's three dense solvers on wide, square and tall
+shapes, k = 5, 10, 50, decaying and flat spectra; ``--scale`` runs the cases of the chapter
 *PCA at scale* instead (Dask 1,000,000 x 200 from an on-disk .npy stack against
 dask-ml and pcalib in memory; partial_fit on 100 batches against scikit-learn's
 IncrementalPCA; sparse 100,000 x 20,000 at 0.1% against scikit-learn's arpack, with
@@ -386,11 +388,90 @@ def bench_kernel(n: int, n_big: int, landmarks: int, repeats: int, k: int = 10) 
     return lines
 
 
+# -- issue 24: every shape against scikit-learn's three solvers (--shapes) -----------------------
+
+
+def make_spectrum(n: int, p: int, seed: int, kind: str) -> np.ndarray:
+    """Seeded data: "decaying" is :func:`make_data` (a 20-dimensional signal, scales
+    10 * 0.8^j, over unit noise); "flat" is a 100-dimensional signal of nearly equal
+    scales 3 * 0.995^j over unit noise, so that the k-th and (k+1)-th eigenvalues are
+    close for every k asked."""
+    if kind == "decaying":
+        return make_data(n, p, seed)
+    rng = np.random.default_rng(seed)
+    r = 100
+    scales = 3.0 * 0.995 ** np.arange(r)
+    X = (rng.standard_normal((n, r)) * scales) @ rng.standard_normal((r, p)) / np.sqrt(p)
+    X += rng.standard_normal((n, p))
+    return X
+
+
+def old_auto(n: int, p: int, k: int) -> str:
+    """The dense route that "auto" took before issue 24 (integer k)."""
+    m = min(n, p)
+    if m >= 5000 and k <= m / 10:
+        return "randomized"
+    if n * p * m <= 1e6:
+        return "svd"
+    return "eig" if n >= 4 * p else "gram" if p >= 4 * n else "svd"
+
+
+def bench_shapes(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str], repeats: int,
+                 old: bool) -> list[str]:
+    """pcalib's "auto" against scikit-learn's "auto" (its default), "randomized" and
+    "arpack" solvers, same data, alternately, median of `repeats`; each side's
+    accuracy is the largest entry difference of the sign-aligned axes against an exact
+    LAPACK SVD of the centered data (``comp``) and the largest relative error of the
+    eigenvalues (``eig``). With `old`, also the route "auto" took before issue 24."""
+    from sklearn.decomposition import PCA as SkPCA
+
+    lines = []
+    for kind in kinds:
+        for n, p in shapes:
+            X = make_spectrum(n, p, seed=n + p, kind=kind)
+            Xc = X - X.mean(axis=0)
+            _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesdd")
+            del Xc
+            for k in ks:
+                ev_ref, Vref = s[:k] ** 2 / (n - 1), Vt[:k]
+                ours = pcalib.PCA(k)
+                peers = {solver: SkPCA(k, svd_solver=solver, random_state=0)
+                         for solver in ("auto", "randomized", "arpack")}
+                if old:
+                    peers["pcalib before"] = pcalib.PCA(k, solver=old_auto(n, p, k))
+                times: dict[str, list[float]] = {name: [] for name in ["ours", *peers]}
+                for _ in range(repeats):
+                    times["ours"].append(median_time(lambda: ours.fit(X), 1))
+                    for name, est in peers.items():
+                        times[name].append(median_time(lambda est=est: est.fit(X), 1))
+
+                def accuracy(est: object) -> str:
+                    return (f"comp {comp_err(est.components_, Vref):.1e} "
+                            f"eig {rel_err(est.explained_variance_, ev_ref):.1e}")
+
+                t_ours = statistics.median(times["ours"])
+                label = f"{kind} {n}x{p} k={k}"
+                lines.append(f"{label:<30} ours {t_ours:7.3f}s [{ours.solver_}] {accuracy(ours)}")
+                for name, est in peers.items():
+                    t_peer = statistics.median(times[name])
+                    what = name if name == "pcalib before" else f"sklearn {name}"
+                    lines.append(f"{'':<4}{what:<26} {t_peer:7.3f}s ratio {t_ours / t_peer:5.2f}  {accuracy(est)}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
     parser.add_argument("--scale", action="store_true", help="only the Dask, partial_fit and sparse cases")
+    parser.add_argument("--shapes", action="store_true",
+                        help="issue 24's shapes against scikit-learn's auto, randomized and arpack")
     args = parser.parse_args(argv)
+    if args.shapes:
+        shapes = ([(1000, 10000), (10000, 1000), (2500, 2500), (5000, 2000), (100, 50000)] if args.quick
+                  else [(2000, 20000), (20000, 2000), (5000, 5000), (10000, 4000), (200, 100000)])
+        for line in bench_shapes(shapes, [5, 10, 50], ["decaying", "flat"], 3, old=True):
+            print(line, flush=True)
+        return
     if args.scale:
         import tempfile
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib.estimator import _krylov_budget
+from pcalib._solver_policy import krylov_budget
 
 SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
@@ -127,12 +127,12 @@ def test_auto_solver_rule_at_its_thresholds():
     assert pca._choose_solver(1000, 1024, 10, False) == "eig"
     assert pca._choose_solver(500, 3999, 10, False) == "gram"
     # Above 1024 features: Krylov when its budget holds at least 4 blocks.
-    assert _krylov_budget(20000, 1024, 10) == 0
-    assert _krylov_budget(20000, 1025, 10) == 2 and pca._choose_solver(20000, 1025, 10, False) == "eig"
-    assert _krylov_budget(20000, 2000, 10) == 6 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
-    assert _krylov_budget(6000, 2500, 10) == 13
-    assert _krylov_budget(2000, 20000, 10) == 6
-    assert _krylov_budget(20000, 2000, 50) == 1 and pca._choose_solver(20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 1024, 10) == 0
+    assert krylov_budget(20000, 1025, 10) == 2 and pca._choose_solver(20000, 1025, 10, False) == "eig"
+    assert krylov_budget(20000, 2000, 10) == 6 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
+    assert krylov_budget(6000, 2500, 10) == 13
+    assert krylov_budget(2000, 20000, 10) == 6
+    assert krylov_budget(20000, 2000, 50) == 1 and pca._choose_solver(20000, 2000, 50, False) == "eig"
 
 
 def test_large_offset_is_exact():
