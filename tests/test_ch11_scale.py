@@ -206,3 +206,171 @@ def test_tsqr_axes_equal_those_of_the_whole_svd_on_ill_conditioned_data():
     np.testing.assert_allclose(s_R, s_X, rtol=0, atol=1e-12)
     cosines = np.sum(Vt_R * Vt_X, axis=1)
     assert np.all(np.linalg.norm(Vt_R - cosines[:, None] * Vt_X, axis=1) < 1e-6)
+
+
+def tail_bound(sigma, k, ell):
+    """The right side of the tail bound (HMT Corollary 10.9), oversampling ell - k."""
+    tail = np.sqrt(np.sum(sigma[k:] ** 2))
+    return (1 + 17 * np.sqrt(1 + k / (ell - k))) * sigma[k] + 8 * np.sqrt(ell) / (ell - k + 1) * tail
+
+
+@theorem("thm-scale-hmt-tail")
+@pytest.mark.parametrize("extra", [4, 7])
+def test_every_range_finder_error_below_the_tail_bound(extra):
+    rng = np.random.default_rng(40 + extra)
+    n, p, k = 70, 45, 3
+    sigma = np.exp(-np.arange(p) / 6.0)
+    A = with_singular_values(n, p, sigma, rng)
+    ell = k + extra
+    bound = tail_bound(sigma, k, ell)
+    simple = (1 + 11 * np.sqrt(ell) * np.sqrt(min(n, p))) * sigma[k]
+    assert bound <= simple                      # the simplified form follows
+    errors = []
+    for seed in range(300):
+        Q = scipy.linalg.orth(A @ np.random.default_rng(seed).standard_normal((p, ell)))
+        errors.append(np.linalg.norm(A - Q @ (Q.T @ A), 2))
+    # the failure probability 6 e^{-(ell - k)} would allow a few of the 300 above the
+    # bound (at most 0.11 of them); its constants are loose enough that none is
+    assert max(errors) <= bound
+
+
+@theorem("cor-scale-power")
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 6))
+def test_power_inequality_for_any_projector(seed, q, dim):
+    """||P A||^(2q+1) <= ||P (A A^T)^q A|| for any orthogonal projector P (the step of
+    the proof), for random A and random P of any rank."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((12, 9)) * rng.uniform(0.1, 3.0, 9)
+    basis = np.linalg.qr(rng.standard_normal((12, dim)))[0]
+    P = basis @ basis.T
+    left = np.linalg.norm(P @ A, 2) ** (2 * q + 1)
+    right = np.linalg.norm(P @ np.linalg.matrix_power(A @ A.T, q) @ A, 2)
+    assert left <= right * (1 + 1e-9) + 1e-300
+
+
+@theorem("cor-scale-power")
+@pytest.mark.parametrize("q", [1, 2])
+def test_power_scheme_errors_below_the_rooted_bounds(q):
+    rng = np.random.default_rng(9)
+    n, p, k, ell = 50, 35, 4, 9
+    sigma = np.arange(1, p + 1) ** -0.5                     # slow decay
+    A = with_singular_values(n, p, sigma, rng)
+    B = np.linalg.matrix_power(A @ A.T, q) @ A              # singular values sigma^(2q+1)
+    np.testing.assert_allclose(np.linalg.svd(B, compute_uv=False), sigma ** (2 * q + 1), rtol=1e-8)
+    errors = []
+    for seed in range(200):
+        Q = scipy.linalg.orth(B @ np.random.default_rng(seed).standard_normal((p, ell)))
+        errors.append(np.linalg.norm(A - Q @ (Q.T @ A), 2))
+    errors = np.array(errors)
+    rooted = tail_bound(sigma ** (2 * q + 1), k, ell) ** (1 / (2 * q + 1))
+    assert errors.max() <= rooted
+    tail_q = np.sqrt(np.sum(sigma[k:] ** (2 * (2 * q + 1))))
+    mean_bound = ((1 + np.sqrt(k / (ell - k - 1))) * sigma[k] ** (2 * q + 1)
+                  + np.e * np.sqrt(ell) / (ell - k) * tail_q) ** (1 / (2 * q + 1))
+    assert errors.mean() + 3 * errors.std() / np.sqrt(errors.size) <= mean_bound
+
+
+@theorem("prop-scale-residual")
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(1e-4, 0.5))
+def test_residual_bounds_for_a_perturbed_eigenvector(seed, size):
+    rng = np.random.default_rng(seed)
+    p = 8
+    eigenvalues = np.sort(rng.uniform(0.0, 10.0, p))[::-1]
+    eigenvalues[3] = eigenvalues[4]                       # a repeated eigenvalue too
+    V = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    S = (V * eigenvalues) @ V.T
+    j = rng.integers(p)
+    w = V[:, j] + size * rng.standard_normal(p)
+    w /= np.linalg.norm(w)
+    theta = w @ S @ w
+    r = np.linalg.norm(S @ w - theta * w)
+    distances = np.abs(eigenvalues - theta)
+    nearest = eigenvalues[np.argmin(distances)]
+    others = distances[np.abs(eigenvalues - nearest) > 1e-12]
+    if others.size == 0:
+        return
+    delta = others.min()
+    space = V[:, np.abs(eigenvalues - nearest) <= 1e-12]    # the eigenspace
+    sine = np.linalg.norm(w - space @ (space.T @ w))
+    slack = 1e-10 * eigenvalues.max()
+    assert abs(theta - nearest) <= r + slack
+    assert abs(theta - nearest) <= r**2 / delta + slack
+    assert sine <= r / delta + 1e-10
+
+
+@theorem("prop-scale-residual")
+def test_residual_bounds_are_attained_by_two_by_two_rotations():
+    """On diag(1, 0) and w = (cos t, sin t): theta = cos^2 t, ||r|| = cos t sin t and
+    delta = theta, so the eigenvalue error sin^2 t equals ||r||^2/delta and sin t is
+    cos t times ||r||/delta = tan t: the second and third bounds are sharp as t -> 0."""
+    S = np.diag([1.0, 0.0])
+    for t in (1e-3, 0.1, 0.3):
+        w = np.array([np.cos(t), np.sin(t)])
+        theta = w @ S @ w
+        r = np.linalg.norm(S @ w - theta * w)
+        delta = theta - 0.0                     # the other eigenvalue is 0
+        np.testing.assert_allclose(1 - theta, r**2 / delta, rtol=1e-9)
+        np.testing.assert_allclose(np.sin(t), np.cos(t) * r / delta, rtol=1e-9)
+
+
+@theorem("prop-scale-probe")
+@pytest.mark.parametrize("alpha", [1.5, 3.0])
+def test_probe_estimate_fails_at_most_with_probability_one_over_alpha(alpha):
+    rng = np.random.default_rng(11)
+    for A in (np.outer(rng.standard_normal(30), rng.standard_normal(20)),
+              rng.standard_normal((30, 20)) * np.exp(-np.arange(20))):
+        probes = rng.standard_normal((20, 50_000))
+        lengths = np.linalg.norm(A @ probes, axis=0)
+        failed = np.mean(alpha * np.sqrt(2 / np.pi) * lengths < np.linalg.norm(A, 2))
+        assert failed <= 1 / alpha + 4 * np.sqrt(0.25 / lengths.size)
+    # rank one: the probability is exactly Pr(|g| < 1 / (alpha sqrt(2/pi))), near 1/alpha
+    A = np.outer(rng.standard_normal(30), rng.standard_normal(20))
+    lengths = np.linalg.norm(A @ rng.standard_normal((20, 50_000)), axis=0)
+    failed = np.mean(alpha * np.sqrt(2 / np.pi) * lengths < np.linalg.norm(A, 2))
+    assert failed > 0.85 / alpha
+
+
+def frequent_directions(A, ell):
+    """Frequent Directions with a buffer of 2 ell rows, written again (SciPy's SVD);
+    also returns the total shrinkage Delta."""
+    F = np.zeros((2 * ell, A.shape[1]))
+    filled, shrinkage = 0, 0.0
+    for row in A:
+        if filled == 2 * ell:
+            _, s, Vt = scipy.linalg.svd(F, full_matrices=False)
+            tau = s[ell - 1] ** 2
+            F = np.zeros_like(F)
+            F[:ell] = np.sqrt(np.maximum(s[:ell] ** 2 - tau, 0.0))[:, None] * Vt[:ell]
+            filled, shrinkage = ell, shrinkage + tau
+        F[filled] = row
+        filled += 1
+    return F, shrinkage
+
+
+@theorem("prop-scale-fd")
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 8), st.floats(0.3, 1.0))
+def test_frequent_directions_error_below_the_bound_for_every_k(seed, ell, decay):
+    rng = np.random.default_rng(seed)
+    n, p = 150, 25
+    A = rng.standard_normal((n, p)) * decay ** np.arange(p) @ np.linalg.qr(rng.standard_normal((p, p)))[0]
+    F, shrinkage = frequent_directions(A, ell)
+    gap = A.T @ A - F.T @ F
+    scale = np.linalg.norm(A, 2) ** 2
+    assert np.linalg.eigvalsh(gap).min() >= -1e-10 * scale          # A^T A - F^T F >= 0
+    error = np.linalg.norm(gap, 2)
+    assert error <= shrinkage * (1 + 1e-10) + 1e-10 * scale
+    squares = np.linalg.svd(A, compute_uv=False) ** 2
+    for k in range(ell):
+        assert error <= squares[k:].sum() / (ell - k) * (1 + 1e-10) + 1e-10 * scale
+
+
+@theorem("prop-scale-fd")
+def test_frequent_directions_is_exact_below_the_sketch_size():
+    """Rank k < ell: the bound with that k is 0, so F^T F = A^T A."""
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((300, 3)) @ rng.standard_normal((3, 20))
+    F, _ = frequent_directions(A, 5)
+    np.testing.assert_allclose(F.T @ F, A.T @ A, atol=1e-9 * np.linalg.norm(A, 2) ** 2)
