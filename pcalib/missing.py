@@ -38,7 +38,7 @@ from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
 from ._frames import check_numeric_columns
-from ._ppca_model import _canonical_W, _remaining
+from ._ppca_model import _SLOW_ITERATIONS, _canonical_W, _remaining, _slow_em_reason
 from ._validation import (
     _as_numeric_array,
     _check_random_state,
@@ -329,9 +329,17 @@ def _ppca_em(
         # The last M step moved the parameters past the last log-likelihood: record
         # theirs, so that the history ends with the log-likelihood of what is returned.
         history.append(_posterior(X0 - mu * mask, mask, W, sigma2)[2])
+        slow = max_iter >= _SLOW_ITERATIONS
         warnings.warn(
             f"PPCA EM with missing values did not converge in max_iter={max_iter} iterations; "
-            "increase max_iter",
+            "increase max_iter" + (f"; {_slow_em_reason(history, k, missing=True)}" if slow else ""),
+            UserWarning,
+            stacklevel=4,
+        )
+    if len(history) - 1 >= _SLOW_ITERATIONS and len(history) - 1 < max_iter:  # converged
+        warnings.warn(
+            f"PPCA EM with missing values converged slowly, in {len(history) - 1} "
+            f"iterations: {_slow_em_reason(history, k, missing=True)}",
             UserWarning,
             stacklevel=4,
         )
