@@ -159,7 +159,12 @@ class PPCA(EstimatorBase):
         Latent dimension k, ``1 <= k <= min(n_samples, n_features - 1)``.
     method : {"closed_form", "em"}, default "closed_form"
     max_iter : int, default 10000
-        Maximum number of EM iterations; a warning says if EM stopped there.
+        Maximum number of EM iterations; a warning says if EM stopped there. EM
+        that converges but needs 200 iterations or more warns too, with the rate
+        it measured: EM turns the fitted subspace like a power iteration, at a
+        rate of about :math:`\lambda_{k+1}/\lambda_k`, so a slow EM means
+        near-equal eigenvalues around the k-th (or, with missing values, holes
+        that hold much of the information).
     tol : float, default 1e-14
         EM stopping tolerance: on the log-likelihood still to be gained, relative
         to :math:`|L|`, and (its square root) on the relative change of the
