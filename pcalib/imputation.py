@@ -43,12 +43,20 @@ def impute_pca(
       Repeat: PCA of the completed matrix, then refill the holes with the
       reconstruction :math:`\bar x + V_k (I - \sigma^2 \tilde\Lambda_k^{-1})
       V_k^\top (\hat x - \bar x)`, :math:`\tilde\lambda_j` the eigenvalues with
-      divisor n and :math:`\sigma^2` the mean of the p - k discarded ones. At
+      divisor n and :math:`\sigma^2` the mean of the p - k discarded ones (the
+      maximum-likelihood noise variance of the completed matrix). At
       convergence each hole holds its conditional mean under the PPCA fit of
-      the completed matrix.
+      the completed matrix. The R package missMDA (``imputePCA``, version
+      1.21) divides by degrees of freedom instead,
+      :math:`\sigma^2 = \min\big(n \sum_{j>k}\tilde\lambda_j / ((n-1-k)(p-k)),
+      \tilde\lambda_{k+1}\big)` for :math:`n - 1 \ge p`, which is
+      :math:`n/(n-1-k)` times this one, and standardizes the columns by default;
+      its imputations therefore differ slightly. Either way the completed
+      matrix understates the noise variance (its filled entries carry none).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
-      method called "EM" in missMDA. It minimizes the squared error over the
-      observed entries and over-fits: prefer "regularized" or "em".
+      method called "EM" in missMDA. No iteration increases the squared error
+      over the observed entries, and driving it down over-fits: prefer
+      "regularized" or "em".
 
     Parameters
     ----------

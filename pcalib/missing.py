@@ -15,14 +15,17 @@ log-likelihood of the observed entries is
 
 with :math:`p_i = |o_i|`, :math:`y_i = x_{i,o_i} - \mu_{o_i}`,
 :math:`M_i = W_{o_i}^\top W_{o_i} + \sigma^2 I_k` and the posterior mean
-:math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. It is maximized by EM with a
-parameter-expanded M step (PX-EM, Liu, Rubin and Wu 1998), see :func:`_ppca_em`.
+:math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. EM with a parameter-expanded M step
+(PX-EM, Liu, Rubin and Wu 1998, see :func:`_ppca_em`) never decreases it.
 
 Iterative PCA (the "EM" method of the R package missMDA) and regularized
 iterative PCA (Josse and Husson 2012), see :func:`_iterative_pca`: fill the
 holes with column means, then repeat "PCA of the completed matrix, refill the
 holes with its rank-k reconstruction", the regularized version shrinking
-component j by :math:`1 - \sigma^2/\tilde\lambda_j`.
+component j by :math:`1 - \sigma^2/\tilde\lambda_j`, with :math:`\sigma^2` the mean
+of the p - k discarded eigenvalues (missMDA's ``imputePCA`` uses
+:math:`n/(n-1-k)` times it, a degrees-of-freedom correction; see
+:func:`pcalib.impute_pca`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
 from ._frames import check_numeric_columns
-from ._ppca_model import _canonical_W, _remaining
+from ._ppca_model import _SLOW_ITERATIONS, _canonical_W, _remaining, _slow_em_reason
 from ._validation import (
     _as_numeric_array,
     _check_random_state,
@@ -284,7 +287,11 @@ def _ppca_em(
 
         \mu \leftarrow \mu + W\nu, \qquad W \leftarrow W L, \quad L L^\top = \Psi .
 
-    The log-likelihood never decreases. Returns W, the mean, sigma^2 and the
+    :math:`\nu` and :math:`\Psi` are the M step of the expanded model
+    :math:`z \sim \mathcal N(\nu, \Psi)`, whose observed-data likelihood is the same
+    function (its extra parameters are not identified); the map above collapses it
+    back to :math:`z \sim \mathcal N(0, I)` without changing the likelihood, so
+    the log-likelihood never decreases. Returns W, the mean, sigma^2 and the
     log-likelihood of every iterate; the parameters returned are those of the
     last entry (also when ``max_iter`` stops the iteration).
     """
@@ -329,9 +336,17 @@ def _ppca_em(
         # The last M step moved the parameters past the last log-likelihood: record
         # theirs, so that the history ends with the log-likelihood of what is returned.
         history.append(_posterior(X0 - mu * mask, mask, W, sigma2)[2])
+        slow = max_iter >= _SLOW_ITERATIONS
         warnings.warn(
             f"PPCA EM with missing values did not converge in max_iter={max_iter} iterations; "
-            "increase max_iter",
+            "increase max_iter" + (f"; {_slow_em_reason(history, k, missing=True)}" if slow else ""),
+            UserWarning,
+            stacklevel=4,
+        )
+    if len(history) - 1 >= _SLOW_ITERATIONS and len(history) - 1 < max_iter:  # converged
+        warnings.warn(
+            f"PPCA EM with missing values converged slowly, in {len(history) - 1} "
+            f"iterations: {_slow_em_reason(history, k, missing=True)}",
             UserWarning,
             stacklevel=4,
         )
@@ -407,7 +422,12 @@ def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> tuple[np.ndarray, f
 
     Component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j` if
     `regularized`, with :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`
-    (eigenvalues of :math:`Z^\top Z / n`: the PPCA noise variance).
+    (eigenvalues of :math:`Z^\top Z / n`: the maximum-likelihood PPCA noise variance
+    of the completed matrix, so that a fixed point holds conditional means under that
+    fit). missMDA's ``imputePCA`` (version 1.21) uses
+    :math:`\min\big(n\sum_{j>k}\tilde\lambda_j/((n-1-k)(p-k)), \tilde\lambda_{k+1}\big)`
+    for :math:`n - 1 \ge p` instead: the residual sum of squares over its degrees of
+    freedom, :math:`n/(n-1-k)` times this value.
     """
     n, p = Z.shape
     gram_of_columns = n >= p

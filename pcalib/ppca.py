@@ -22,7 +22,13 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from ._ppca_model import _canonical_W, _remaining, _spectral_log_likelihood
+from ._ppca_model import (
+    _SLOW_ITERATIONS,
+    _canonical_W,
+    _remaining,
+    _slow_em_reason,
+    _spectral_log_likelihood,
+)
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
     NotFittedError,
@@ -153,7 +159,12 @@ class PPCA(EstimatorBase):
         Latent dimension k, ``1 <= k <= min(n_samples, n_features - 1)``.
     method : {"closed_form", "em"}, default "closed_form"
     max_iter : int, default 10000
-        Maximum number of EM iterations; a warning says if EM stopped there.
+        Maximum number of EM iterations; a warning says if EM stopped there. EM
+        that converges but needs 200 iterations or more warns too, with the rate
+        it measured: EM turns the fitted subspace like a power iteration, at a
+        rate of about :math:`\lambda_{k+1}/\lambda_k`, so a slow EM means
+        near-equal eigenvalues around the k-th (or, with missing values, holes
+        that hold much of the information).
     tol : float, default 1e-14
         EM stopping tolerance: on the log-likelihood still to be gained, relative
         to :math:`|L|`, and (its square root) on the relative change of the
@@ -322,10 +333,19 @@ class PPCA(EstimatorBase):
             W = W_star @ scipy.linalg.cholesky(E / n, lower=True)  # the parameter expansion
         else:
             history.append(self._loglik(Xc, W, sigma2)[0])  # the iterate returned
+            slow = self.max_iter >= _SLOW_ITERATIONS
             warnings.warn(
                 f"PPCA EM did not converge in max_iter={self.max_iter} iterations "
                 f"(tol={self.tol}): the log-likelihood still changed by "
-                f"{history[-1] - history[-2]:.3g} in the last one; increase max_iter",
+                f"{history[-1] - history[-2]:.3g} in the last one; increase max_iter"
+                + (f"; {_slow_em_reason(history, k, missing=False)}" if slow else ""),
+                UserWarning,
+                stacklevel=3,
+            )
+        if len(history) - 1 >= _SLOW_ITERATIONS and len(history) - 1 < self.max_iter:  # converged
+            warnings.warn(
+                f"PPCA EM converged slowly, in {len(history) - 1} iterations: "
+                + _slow_em_reason(history, k, missing=False),
                 UserWarning,
                 stacklevel=3,
             )

@@ -7,6 +7,7 @@ conditional mean C_mo C_oo^{-1} (x_o - mu_o) computed with numpy.linalg.solve, a
 first-principles regularized iterative PCA written with numpy.linalg.svd.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -497,3 +498,22 @@ def test_an_unbounded_likelihood_is_detected_and_named():
         warnings.simplefilter("error", UserWarning)
         model = PPCA(2, random_state=0, max_iter=3000).fit(Y_holes)
     assert model.sigma2_ == pytest.approx(1e-8, rel=0.2)
+
+
+def test_slow_em_with_missing_values_warns_and_says_why():
+    """EM over the observed entries of pure noise with k = 5 (no eigengap) converged in
+    hundreds of iterations without a word (issue 21 item 9); it now says so, with the
+    rate it measured and the two reasons (near-equal eigenvalues, information in the
+    holes). Data with a clear gap converge fast and stay silent."""
+    X, _ = remove_at_random(np.random.default_rng(5).standard_normal((150, 12)), 0.2, seed=5)
+    with pytest.warns(UserWarning, match="with missing values converged slowly") as caught:
+        model = PPCA(5, random_state=0).fit(X)
+    assert model.n_iter_ >= 200
+    message = str(caught[0].message)
+    assert re.search(r"by a factor 0\.9\d\d", message)
+    assert "eigenvalues 5 and 6 are nearly equal" in message
+    assert "the holes hold much of the information" in message
+    X_gap, _ = remove_at_random(low_rank_data(), 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert PPCA(2, random_state=0).fit(X_gap).n_iter_ < 200

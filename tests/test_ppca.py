@@ -227,3 +227,26 @@ def test_score_samples_of_rows_with_holes_is_the_observed_marginal():
     np.testing.assert_allclose(model.score_samples(X_holes)[complete],
                                model.score_samples(X_holes[complete]), rtol=1e-12)
     assert np.isnan(X_holes).sum() > 0  # the input is not modified
+
+
+def test_slow_em_warns_and_measures_the_eigenvalue_ratio():
+    """EM with near-equal eigenvalues around the k-th converged in hundreds of iterations
+    without a word (issue 21 item 9: about 950 iterations and 22 s at k = 10). Its column
+    space moves like a power iteration of S, so the rate it reports must be
+    lambda_(k+1)/lambda_k, computed here by numpy.linalg.eigvalsh; a fit whose
+    eigenvalues are well separated stays silent."""
+    import re
+    import warnings
+
+    X = np.random.default_rng(2).standard_normal((150, 12))  # pure noise: no gap
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False))[::-1]
+    with pytest.warns(UserWarning, match="PPCA EM converged slowly") as caught:
+        model = PPCA(5, method="em", random_state=0).fit(X)
+    assert model.n_iter_ >= 200
+    message = str(caught[0].message)
+    assert "eigenvalues 5 and 6 are nearly equal" in message
+    rate = float(re.search(r"by a factor (\d\.\d+)", message).group(1))
+    assert rate == pytest.approx(lam[5] / lam[4], abs=0.005)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # a gap: fast, and nothing to say
+        assert PPCA(2, method="em", random_state=0).fit(ppca_data()).n_iter_ < 200
