@@ -237,10 +237,12 @@ class PPCA(EstimatorBase):
         """Fit the model to `X` (n x p, not modified); returns self.
 
         NaN entries are missing values: then EM over the observed entries
-        (:func:`pcalib.missing.fit_ppca`) whatever `method` says. Otherwise both
-        methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib.covariance_matrix._Frame``), so no square overflows; W, sigma^2
-        and the log-likelihood are converted back to the data's units.
+        (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the data divided
+        by the power of two that brings their largest entry into [1/2, 1). Otherwise
+        both methods work on the centered data read in their frame (exact powers of
+        two, ``pcalib.covariance_matrix._Frame``). Either way no square overflows or
+        underflows; W, sigma^2 and the log-likelihood are converted back to the data's
+        units (a warning says if sigma^2 leaves the float64 range there).
         """
         X = self._remember_input(X)
         if _missing.has_missing(X):
