@@ -13,7 +13,8 @@ entries meaningful.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -108,6 +109,63 @@ def _leading_eigenpairs(R: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, n
     return s[:, :k] ** 2 / (n - ddof), Vt[:, :k]
 
 
+class _StreamingQuantiles:
+    r"""Two quantiles along axis 0 of B values per entry, arriving in stacks,
+    keeping only the order statistics they read.
+
+    ``np.quantile(x, q)`` (its default, linear method) reads two order statistics
+    of the B values: with :math:`h = (B - 1) q`, :math:`i = \lfloor h \rfloor` and
+    :math:`t = h - i`, it returns :math:`x_{(i)} + t (x_{(i+1)} - x_{(i)})`. For
+    :math:`q < 1/2` these are among the :math:`i + 2` smallest values, for
+    :math:`q \ge 1/2` among the :math:`B - i` largest; each stack is merged into
+    those (``np.partition``), so for the percentile interval at level L about
+    :math:`(1 - L) B` values per entry are kept, not B, and the result is
+    ``np.quantile``'s to the last bit (same order statistics, same interpolation).
+    """
+
+    def __init__(self, n_values: int, quantiles: list[float]) -> None:
+        self.n_values, self.plans = n_values, []
+        for q in quantiles:
+            h = (n_values - 1) * np.float64(q)
+            i = int(np.floor(h))
+            if h >= n_values - 1:  # numpy: the largest value
+                i, h = n_values - 1, np.float64(n_values - 1)
+            lower = q < 0.5
+            keep = min(n_values, i + 2) if lower else n_values - i
+            self.plans.append((lower, keep, i, h - i))
+        self.tails: list[np.ndarray | None] = [None] * len(quantiles)
+        self.seen = 0
+
+    def add(self, values: np.ndarray) -> None:
+        """Merge a stack of values, shape (c, ...)."""
+        self.seen += len(values)
+        for j, (lower, keep, _, _) in enumerate(self.plans):
+            kept = self.tails[j]
+            both = values if kept is None else np.concatenate([kept, values])
+            if len(both) > keep:
+                cut = keep - 1 if lower else len(both) - keep
+                both = np.partition(both, cut, axis=0)
+                both = both[:keep] if lower else both[cut:]  # a view: copied below
+            self.tails[j] = both.copy()
+
+    def result(self) -> np.ndarray:
+        """The quantiles, shape (len(quantiles), ...), once all B values were added."""
+        if self.seen != self.n_values:
+            raise RuntimeError(f"{self.seen} values were added, {self.n_values} expected")
+        out = []
+        for (lower, _, i, t), kept in zip(self.plans, self.tails):
+            ordered = np.sort(cast(np.ndarray, kept), axis=0)  # not None: n_values >= 1 were added
+            first = i if lower else 0  # position of x_(i) within the kept values
+            a = ordered[first]
+            b = ordered[min(first + 1, len(ordered) - 1)] if i < self.n_values - 1 else a
+            diff = b - a
+            value = a + diff * t
+            if t >= 0.5:  # numpy's _lerp: exact at t = 1
+                value = b - diff * (1 - t)
+            out.append(value)
+        return np.stack(out)
+
+
 @dataclass(frozen=True, eq=False)
 class BootstrapResult:
     r"""Result of :func:`bootstrap_pca`.
@@ -120,8 +178,10 @@ class BootstrapResult:
         Axes :math:`\mathbf v_j^\top` of the data (pcalib's sign convention).
     explained_variance_samples : ndarray of shape (B, k)
         The k largest eigenvalues of each resample, in decreasing order.
-    components_samples : ndarray of shape (B, k, p)
-        The resamples' axes aligned to `components` (:func:`align_axes`).
+    components_samples : ndarray of shape (B, k, p), or None
+        The resamples' axes aligned to `components` (:func:`align_axes`), with
+        ``keep_samples=True``; None by default (B k p numbers: 720 MB at the
+        defaults on 300 x 300 data, 8 GB on 1000 x 1000).
     permutations, signs : ndarray of shape (B, k)
         The alignment of each resample: resample axis ``permutations[b, j]``,
         multiplied by ``signs[b, j]``, is matched to axis j.
@@ -143,13 +203,14 @@ class BootstrapResult:
     level: float
     explained_variance_interval: np.ndarray
     components_interval: np.ndarray
+    _cosines: np.ndarray = field(repr=False)
 
     @property
     def angles(self) -> np.ndarray:
         r"""Angles (radians) between each aligned resample axis and the data's axis,
-        :math:`\arccos(\mathbf v_j^\top \mathbf v_j^*)`, shape (B, k)."""
-        cosines = np.einsum("bkp,kp->bk", self.components_samples, self.components, dtype=np.float64)
-        return np.arccos(np.clip(cosines, -1.0, 1.0))
+        :math:`\arccos(\mathbf v_j^\top \mathbf v_j^*)`, shape (B, k) (computed
+        during the bootstrap, with or without `components_samples`)."""
+        return np.arccos(np.clip(self._cosines, -1.0, 1.0))
 
 
 def bootstrap_pca(
@@ -161,6 +222,7 @@ def bootstrap_pca(
     standardize: bool = False,
     ddof: int = 1,
     random_state: int | np.random.Generator | None = None,
+    keep_samples: bool = False,
 ) -> BootstrapResult:
     r"""Nonparametric bootstrap of a PCA: percentile intervals for eigenvalues and axes.
 
@@ -196,6 +258,9 @@ def bootstrap_pca(
         Variance divisor ``n - ddof``.
     random_state : None, int or numpy.random.Generator
         Seed of the resampling; the result is deterministic for a fixed seed.
+    keep_samples : bool, default False
+        Also return every resample's aligned axes, ``components_samples``
+        (B x k x p numbers). The intervals and ``angles`` do not need them.
 
     Returns
     -------
@@ -208,12 +273,18 @@ def bootstrap_pca(
     (``pcalib.covariance_matrix._center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
-    units at the end. Memory: the intervals of the axes need every resample's
-    value of every entry, one float64 array of B x k x p numbers
-    (``components_samples``, 8 B k p bytes: 72 MB for B = 100, k = p = 300),
-    plus a stack of resamples of at most ``_STACK_ENTRIES`` entries; the
-    quantiles are taken one axis at a time (a copy of B x p numbers), so the
-    peak stays close to that one array. Pass a small k when p is large.
+    units at the end.
+
+    Memory: the percentile interval of an entry reads two of its B resampled
+    values at each end, the
+    :math:`\lfloor (B - 1)(1 - \text{level})/2 \rfloor + 2`-th smallest and
+    largest; only those are kept, merged stack by stack, so the intervals of the
+    axes hold about :math:`(1 - \text{level}) B k p` numbers (52 k p at the
+    defaults, 37 MB for k = p = 300) instead of B k p (720 MB), and equal
+    ``np.quantile`` of all B values to the last bit. Add a stack of resamples of
+    at most ``_STACK_ENTRIES`` entries and its eigendecompositions. With
+    ``keep_samples=True`` the B x k x p aligned axes are kept as well. Pass a
+    small k when p is large.
 
     Raises
     ------
@@ -234,10 +305,15 @@ def bootstrap_pca(
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    if not isinstance(keep_samples, (bool, np.bool_)):
+        raise TypeError(f"keep_samples must be True or False, got {keep_samples!r}")
     rng = _check_random_state(random_state)
     axes_ref = reference.components_.astype(np.float64)
+    tails = [(1 - level) / 2, (1 + level) / 2]
     eigenvalues = np.empty((n_resamples, k))
-    axes = np.empty((n_resamples, k, p))
+    axes = np.empty((n_resamples, k, p)) if keep_samples else None
+    axes_quantiles = _StreamingQuantiles(n_resamples, tails)
+    cosines = np.empty((n_resamples, k))
     permutations = np.empty((n_resamples, k), dtype=np.intp)
     signs = np.empty((n_resamples, k))
     per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
@@ -256,19 +332,24 @@ def bootstrap_pca(
         if standardize:
             R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
         eigenvalues[stack], resample_axes = _leading_eigenpairs(R, k, ddof)
-        axes[stack], permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
+        del R  # freed now, not after the next stack is drawn
+        aligned, permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
+        del resample_axes
+        cosines[stack] = np.einsum("bkp,kp->bk", aligned, axes_ref)
+        axes_quantiles.add(aligned)
+        if axes is not None:
+            axes[stack] = aligned
     eigenvalues = _rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
-    tails = [(1 - level) / 2, (1 + level) / 2]
-    # one axis at a time: np.quantile copies what it sorts (B x p numbers here)
-    axes_interval = np.stack([np.quantile(axes[:, j], tails, axis=0) for j in range(k)], axis=1)
+    axes_interval = axes_quantiles.result()
     return BootstrapResult(
         explained_variance=reference.explained_variance_,
         components=reference.components_,
         explained_variance_samples=eigenvalues.astype(dtype, copy=False),
-        components_samples=axes.astype(dtype, copy=False),
+        components_samples=None if axes is None else axes.astype(dtype, copy=False),
         permutations=permutations,
         signs=signs.astype(dtype, copy=False),
         level=float(level),
         explained_variance_interval=np.quantile(eigenvalues, tails, axis=0).astype(dtype, copy=False),
         components_interval=axes_interval.astype(dtype, copy=False),
+        _cosines=cosines,
     )

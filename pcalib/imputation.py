@@ -13,8 +13,10 @@ from .missing import (
     _check_positive_int,
     _check_rank,
     _check_tol,
+    _fit_ppca_in_units,
     _incomplete_matrix,
     _iterative_pca,
+    _unit_exponent,
     fill_missing,
 )
 from .ppca import PPCA
@@ -115,14 +117,27 @@ def impute_pca(
     max_iter = _check_positive_int(max_iter, "max_iter")
     arr, observed, dtype = _incomplete_matrix(X)
     k = _check_rank(k, *arr.shape)
+    # in units of 2**e (exact): no square overflows or underflows at any scale of X, and
+    # the iterations and their stopping tests do not depend on it
+    e = _unit_exponent(arr)
+    unit = np.ldexp(arr, -e)
     if method == "em":
         tol = _check_tol(1e-10 if tol is None else tol)
-        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state).fit(arr)
-        completed = np.asarray(fill_missing(arr, model.mean_, model.W_, model.sigma2_))
+        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state)
+        if observed.all():  # no hole: the complete-data fit, nothing to fill
+            model.fit(arr)
+            completed = arr
+        else:
+            model._remember_input(arr)  # what PPCA.fit records first
+            # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
+            # (below the float64 range at 1e-200) or inf, which would change the filled values
+            _, W, mean, sigma2 = _fit_ppca_in_units(model, arr)
+            completed = np.ldexp(np.asarray(fill_missing(unit, mean, W, sigma2)), e)
     else:
         tol = _check_tol(1e-8 if tol is None else tol)
         completed, _ = _iterative_pca(
-            arr, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
+            unit, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
         )
+        completed = np.ldexp(completed, e)
         model = PPCA(k).fit(completed)
     return completed.astype(dtype, copy=False), model

@@ -49,7 +49,7 @@ from ._validation import (
     check_n_components,
     output_dtype,
 )
-from .covariance_matrix import _checked_scale
+from .covariance_matrix import _checked_scale, _rescale
 
 if TYPE_CHECKING:
     from .estimator import PCA
@@ -119,6 +119,20 @@ def _incomplete_matrix(
             f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
         )
     return arr.astype(np.float64, copy=False), observed, dtype
+
+
+def _unit_exponent(arr: np.ndarray) -> int:
+    r"""The e with :math:`\max_{ij} |x_{ij}|\, 2^{-e} \in [1/2, 1)` over the non-NaN entries
+    (0 if they are all 0).
+
+    ``np.ldexp(arr, -e)`` is exact (a change of units by a power of two) and
+    puts every entry in (-1, 1), so sums of squares neither overflow (:math:`10^{160}`
+    squared) nor underflow (:math:`10^{-200}` squared is 0); every result in these units
+    is converted back exactly. The iterations and their stopping tests are the same
+    at every scale (to the last bit for scales that are powers of two).
+    """
+    largest = float(np.nanmax(np.abs(arr))) if arr.size else 0.0
+    return int(np.frexp(largest)[1]) if largest > 0 else 0
 
 
 def _check_positive_int(value: object, name: str) -> int:
@@ -359,6 +373,15 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
     Called by ``PPCA.fit`` when `X` holds NaN. Sets the fitted attributes as
     the complete-data fit does.
     """
+    _fit_ppca_in_units(model, X)
+    return model
+
+
+def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[int, np.ndarray, np.ndarray, float]:
+    r""":func:`fit_ppca`, returning the fit in the units of :func:`_unit_exponent` as well:
+    (e, W, mean, sigma^2) with ``W_ = W * 2**e`` and ``sigma2_ = sigma^2 * 4**e``. EM
+    runs in those units, so no square overflows or underflows at any scale of X;
+    ``sigma2_`` itself may leave the float64 range (a warning says so), these do not."""
     def converged(history: list[float]) -> bool:
         """The likelihood part of PPCA's EM test: the last gain and the gain still to
         come, extrapolated from the last two, at most ``tol * |L|``."""
@@ -370,14 +393,18 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
     arr, observed, _ = _incomplete_matrix(X)
     n, p = arr.shape
     k = model._check_params(n, p)
+    e = _unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
     W, mean, sigma2, history = _ppca_em(
-        arr, observed, k, max_iter=model.max_iter, converged=converged,
+        np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, converged=converged,
         random_state=model.random_state, check_sigma2=model._check_sigma2,
     )
-    model.W_, model.sigma2_, model.mean_ = _canonical_W(W), float(sigma2), mean
+    model.W_ = _rescale(_canonical_W(W), e, "W_")
+    model.sigma2_ = float(_rescale(np.asarray(sigma2), 2 * e, "sigma2_"))
+    model.mean_ = _rescale(mean, e, "mean_")
     model.n_iter_ = len(history) - 1
-    model.loglik_history_ = np.asarray(history)
-    return model
+    # the density of x = 2**e y is 2**(-e) per observed coordinate times that of y
+    model.loglik_history_ = np.asarray(history) - observed.sum() * e * np.log(2.0)
+    return e, _canonical_W(W), mean, float(sigma2)
 
 
 def fill_missing(
@@ -407,9 +434,13 @@ def fill_missing(
     scale = np.ones(W.shape[0]) if scale is None else np.asarray(scale, dtype=np.float64)
     rows = np.flatnonzero(~observed.all(axis=1))
     part, seen = arr[rows], observed[rows]
-    Y0 = np.where(seen, (part - mean) / scale, 0.0)
-    Z = _latent_means(Y0, seen.astype(np.float64), W, sigma2)
-    part[~seen] = ((Z @ W.T) * scale + mean)[~seen]
+    # z is unchanged when y, W (by 2**-e) and sigma^2 (by 4**-e) change units together:
+    # in units where W's largest entry is in [1/2, 1), W^T W neither overflows nor underflows
+    e = _unit_exponent(np.asarray(W, dtype=np.float64))
+    Y0 = np.ldexp(np.where(seen, (part - mean) / scale, 0.0), -e)
+    W_unit = np.ldexp(np.asarray(W, dtype=np.float64), -e)
+    Z = _latent_means(Y0, seen.astype(np.float64), W_unit, float(np.ldexp(sigma2, -2 * e)))
+    part[~seen] = (np.ldexp(Z @ W_unit.T, e) * scale + mean)[~seen]
     arr[rows] = part
     return arr.astype(dtype, copy=False)
 

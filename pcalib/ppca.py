@@ -193,6 +193,15 @@ class PPCA(EstimatorBase):
         From ``fit``, by both methods alike, if the noise variance is 0 to working
         precision (:math:`\sigma^2 \le (10^3\varepsilon)^2 \operatorname{tr}(S)/p`):
         the data have rank at most k after centering and the likelihood is unbounded.
+
+    Notes
+    -----
+    scikit-learn's ``check_estimator`` passes for ``n_components=1``, except
+    ``check_transformer_n_iter`` for the closed form (no EM iteration:
+    ``n_iter_ = 0``). With ``n_components >= 2``, six of its checks fit data
+    with 2 features, on which PPCA refuses :math:`k \ge p` (there is no
+    discarded direction to estimate :math:`\sigma^2` from); pass them in
+    ``expected_failed_checks`` as ``tests/test_sklearn_compat.py`` does.
     """
 
     _accepts_nan = True  # NaN entries are missing values (pcalib.missing.fit_ppca)
@@ -230,7 +239,7 @@ class PPCA(EstimatorBase):
         k = check_n_components(self.n_components, min(n, p), "n_components")
         if k >= p:
             raise ValueError(
-                f"n_components must be smaller than the number of features ({p}): "
+                f"n_components must be smaller than the number of features ({p}), got {k}: "
                 "sigma2 is estimated from the discarded directions"
             )
         return k
@@ -239,10 +248,12 @@ class PPCA(EstimatorBase):
         """Fit the model to `X` (n x p, not modified); returns self.
 
         NaN entries are missing values: then EM over the observed entries
-        (:func:`pcalib.missing.fit_ppca`) whatever `method` says. Otherwise both
-        methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib.covariance_matrix._Frame``), so no square overflows; W, sigma^2
-        and the log-likelihood are converted back to the data's units.
+        (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the data divided
+        by the power of two that brings their largest entry into [1/2, 1). Otherwise
+        both methods work on the centered data read in their frame (exact powers of
+        two, ``pcalib.covariance_matrix._Frame``). Either way no square overflows or
+        underflows; W, sigma^2 and the log-likelihood are converted back to the data's
+        units (a warning says if sigma^2 leaves the float64 range there).
         """
         X = self._remember_input(X)
         if _missing.has_missing(X):

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
 from ._validation import _check_random_state, _validated
-from .covariance_matrix import _centered
+from .covariance_matrix import _center_array, _centered, _rescale
 from .pca import pca_eig, pca_gram
 
 __all__ = [
@@ -100,10 +100,17 @@ def _check_flag(value: object, name: str) -> bool:
     return bool(value)
 
 
-def _centered_data(X: ArrayLike, standardize: bool) -> np.ndarray:
-    """Centered (and, if asked, standardized) float64 copy of validated `X`."""
-    Xc, _, _, _, _ = _centered(X, 1, scale=_check_flag(standardize, "standardize"))
-    return Xc
+def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
+    r"""Centered (and, if asked, standardized) float64 copy of validated `X`, in units of
+    :math:`2^e`: the centered data are ``Xc * 2**e`` (e = 0 when standardized).
+
+    The exact power-of-two change of units of :func:`pcalib.pca_eig` (the largest column
+    range in [1/2, 1)), so that no square overflows or underflows at any scale of X:
+    every rule for k is scale-free, and at 1e-200 the squares in the data's units (1e-400)
+    are 0, at 1e160 infinite."""
+    arr, _ = _validated(X, 1)
+    centered = _center_array(arr, 1, scale=_check_flag(standardize, "standardize"))
+    return centered.values, int(centered.exponent)
 
 
 def _spectrum(Xc: np.ndarray) -> np.ndarray:
@@ -327,7 +334,20 @@ def parallel_analysis(
         For invalid data (as :func:`pcalib.covariance`; a constant column when
         standardizing), zero total variance or invalid options.
     """
-    Xc = _centered_data(X, standardize)
+    k, observed, thresholds, e = _parallel_analysis(X, n_resamples, quantile, standardize, random_state)
+    return ParallelAnalysis(
+        n_components=k,
+        eigenvalues=_rescale(observed, 2 * e, "the eigenvalues"),
+        thresholds=_rescale(thresholds, 2 * e, "the thresholds"),
+    )
+
+
+def _parallel_analysis(
+    X: ArrayLike, n_resamples: int, quantile: float, standardize: bool, random_state: object
+) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """:func:`parallel_analysis` in units of 2**e: (k, eigenvalues, thresholds, e); k is
+    decided there, so it does not depend on the scale of X."""
+    Xc, e = _centered_data(X, standardize)
     n_resamples = _check_int(n_resamples, "n_resamples", 1)
     if isinstance(quantile, bool) or not isinstance(quantile, numbers.Real) or not 0 < quantile < 1:
         raise ValueError(f"quantile must be a number in (0, 1), got {quantile!r}")
@@ -338,7 +358,7 @@ def parallel_analysis(
     thresholds = np.quantile(null, quantile, axis=0)
     above = observed > thresholds
     k = int(np.argmin(above)) if not above.all() else above.size
-    return ParallelAnalysis(n_components=k, eigenvalues=observed, thresholds=thresholds)
+    return k, observed, thresholds, e
 
 
 def cv_press(
@@ -399,8 +419,22 @@ def cv_press(
         For invalid data or options, or a constant column in a training set
         when standardizing.
     """
+    press, e = _cv_press(X, max_k, n_folds, standardize, random_state)
+    return _rescale(press, 2 * e, "PRESS")
+
+
+def _cv_press(
+    X: ArrayLike, max_k: int | None, n_folds: int, standardize: bool, random_state: object
+) -> tuple[np.ndarray, int]:
+    r""":func:`cv_press` in units of :math:`2^e`: (PRESS / 4**e, e). The data are first
+    multiplied by the power of two :math:`2^{-e}` that brings their largest absolute
+    value into [1/2, 1) (exact), so no square overflows or underflows; e = 0 when
+    standardizing (PRESS is then in standard units)."""
     arr, _ = _validated(X, 1)
     n, p = arr.shape
+    largest_entry = float(np.max(np.abs(arr))) if arr.size else 0.0
+    e = int(np.frexp(largest_entry)[1]) if largest_entry > 0 else 0
+    arr = np.ldexp(arr, -e)
     n_folds = _check_int(n_folds, "n_folds", 2)
     if n_folds > n:
         raise ValueError(f"n_folds must be at most the number of samples ({n}), got {n_folds}")
@@ -437,7 +471,7 @@ def cv_press(
                 press[k] = np.inf
             else:
                 press[k] += np.sum((residual / slack) ** 2)
-    return press
+    return press, 0 if standardize else e
 
 
 def _leading_axes(X: np.ndarray, k: int) -> np.ndarray:
@@ -540,16 +574,26 @@ def choose_k(
             raise ValueError(f"method={method!r} resamples the data: pass X, not ratios")
         if n_samples is not None:
             raise ValueError("n_samples is taken from X; do not pass it with X")
+        # both in units of 2**e: no warning about values choose_k does not return
         if method == "parallel":
-            return parallel_analysis(X, standardize=standardize, random_state=random_state, **options).n_components
-        return int(np.argmin(cv_press(X, standardize=standardize, random_state=random_state, **options)))
+            unknown = set(options) - {"n_resamples", "quantile"}
+            if unknown:
+                raise TypeError(f"method='parallel' takes the options n_resamples and quantile, got {sorted(unknown)}")
+            return _parallel_analysis(
+                X, options.get("n_resamples", 100), options.get("quantile", 0.95), standardize, random_state
+            )[0]
+        unknown = set(options) - {"max_k", "n_folds"}
+        if unknown:
+            raise TypeError(f"method='cv' takes the options max_k and n_folds, got {sorted(unknown)}")
+        press, _ = _cv_press(X, options.get("max_k"), options.get("n_folds", 10), standardize, random_state)
+        return int(np.argmin(press))
     if options:
         raise TypeError(f"method={method!r} takes no options, got {sorted(options)}")
     if X is not None:
         if n_samples is not None:
             raise ValueError("n_samples is taken from X; do not pass it with X")
-        Xc = _centered_data(X, standardize)
-        lam = _spectrum(Xc)
+        Xc, _ = _centered_data(X, standardize)
+        lam = _spectrum(Xc)  # in units of 4**e: the ratios are all the rules read
         r, n_samples = lam / lam.sum(), Xc.shape[0]
     elif explained_variance_ratio is not None:
         r = _as_ratio_array(explained_variance_ratio)

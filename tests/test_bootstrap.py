@@ -70,7 +70,7 @@ def test_align_axes_picks_from_more_candidates_and_rejects_bad_shapes():
 
 def test_each_resample_is_the_pca_of_rows_drawn_with_replacement():
     X = pcalib.datasets.load_iris().data
-    result = bootstrap_pca(X, 3, n_resamples=5, random_state=42)
+    result = bootstrap_pca(X, 3, n_resamples=5, random_state=42, keep_samples=True)
     # the same stream: one (B, n) draw of row indices (a single stack at this size)
     indices = np.random.default_rng(42).integers(0, X.shape[0], size=(5, X.shape[0]))
     for b in range(5):
@@ -85,7 +85,7 @@ def test_each_resample_is_the_pca_of_rows_drawn_with_replacement():
 
 def test_reference_is_the_pca_of_the_data_and_intervals_are_percentiles():
     X = pcalib.datasets.load_iris().data
-    result = bootstrap_pca(X, 2, n_resamples=300, level=0.9, random_state=0)
+    result = bootstrap_pca(X, 2, n_resamples=300, level=0.9, random_state=0, keep_samples=True)
     full = PCA(2).fit(X)
     np.testing.assert_allclose(result.explained_variance, full.explained_variance_, rtol=1e-12)
     np.testing.assert_allclose(result.components, full.components_, atol=1e-12)
@@ -97,6 +97,26 @@ def test_reference_is_the_pca_of_the_data_and_intervals_are_percentiles():
     assert result.level == 0.9
     np.testing.assert_allclose(np.cos(result.angles),
                                np.einsum("bkp,kp->bk", result.components_samples, result.components))
+    # the axes' intervals are kept from the tails of the stream: np.quantile of all samples, bit for bit
+    np.testing.assert_array_equal(result.components_interval,
+                                  np.quantile(result.components_samples, [(1 - 0.9) / 2, (1 + 0.9) / 2], axis=0))
+
+
+@pytest.mark.parametrize("n_resamples", [1, 2, 3, 7, 40, 101])
+@pytest.mark.parametrize("level", [0.01, 0.5, 0.8, 0.95, 0.999])
+def test_intervals_from_the_kept_tails_are_numpys_quantiles(n_resamples, level):
+    """The streamed order statistics give np.quantile's interval exactly, for any B and
+    level (a tail of 1 value, the median's half, more than B values asked for); and the
+    default keeps no samples but the same intervals and angles."""
+    X = pcalib.datasets.load_iris().data
+    kept = bootstrap_pca(X, 3, n_resamples=n_resamples, level=level, random_state=5, keep_samples=True)
+    tails = [(1 - level) / 2, (1 + level) / 2]
+    np.testing.assert_array_equal(kept.components_interval, np.quantile(kept.components_samples, tails, axis=0))
+    lean = bootstrap_pca(X, 3, n_resamples=n_resamples, level=level, random_state=5)
+    assert lean.components_samples is None
+    np.testing.assert_array_equal(lean.components_interval, kept.components_interval)
+    np.testing.assert_array_equal(lean.angles, kept.angles)
+    np.testing.assert_array_equal(lean.explained_variance_interval, kept.explained_variance_interval)
 
 
 def test_standardized_bootstrap_resamples_the_correlation_matrix():
@@ -125,22 +145,45 @@ def test_standardized_bootstrap_at_extreme_scales(scale):
     np.testing.assert_allclose(scaled.explained_variance_samples[0], lam, rtol=1e-12)
 
 
-def test_peak_memory_is_about_the_kept_samples():
-    """Issue 22 item 14: the samples of the axes (B x k x p numbers) were held three
-    times (the array, its astype copy, np.quantile's sorted copy) besides stacks of
-    32 MB with temporaries five times that: peak 696 MB for 216 MB of samples at
-    300 x 300, B = 300 (2.3 GB at B = 1000). Now the peak is the samples plus a
-    stack, bounded here by the samples plus 64 MB (the old code: 3.2 times the
-    samples plus about 150 MB)."""
+def _peak_bytes(function, *args, **kwargs):
     import tracemalloc
 
-    X = np.random.default_rng(0).standard_normal((150, 150))
     tracemalloc.start()
     try:
-        result = bootstrap_pca(X, n_resamples=200, random_state=0)
-        peak = tracemalloc.get_traced_memory()[1]
+        result = function(*args, **kwargs)
+        return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def test_peak_memory_with_the_defaults_is_not_b_k_p(monkeypatch):
+    """Issue 22 item 14: with its defaults (all k = min(n, p) axes) the bootstrap kept
+    every resample's aligned axes, B k p numbers: 687 MiB of a 734 MiB peak at
+    300 x 300 and B = 1000, 8 GB at 1000 x 1000. The intervals read only the
+    floor((B - 1)(1 - level)/2) + 2 values at each end of each entry (11 + 11 of
+    B = 400 here): the peak is now those tails and one stack of resamples with its
+    eigendecompositions. With stacks of 2**16 entries (0.5 MiB) so that the tails
+    dominate, at 100 x 100 the old code peaked at 34 MiB (30.5 MiB of samples), the
+    new at 7 MiB; the bound is twice the tails plus 16 stacks plus 1 MiB (12.4 MiB)."""
+    import pcalib.bootstrap
+
+    stack = 2**16
+    monkeypatch.setattr(pcalib.bootstrap, "_STACK_ENTRIES", stack)
+    X = np.random.default_rng(0).standard_normal((100, 100))
+    result, peak = _peak_bytes(bootstrap_pca, X, n_resamples=400, random_state=0)
+    tails = 22 * 100 * 100 * 8
+    assert peak < 2 * tails + 16 * 8 * stack + 2**20, peak / 2**20
+    assert peak < 400 * 100 * 100 * 8 / 2, peak / 2**20  # below half the old samples alone
+    assert result.components_samples is None and result.components_interval.shape == (2, 100, 100)
+
+
+def test_peak_memory_is_about_the_kept_samples():
+    """With keep_samples=True the samples of the axes (B x k x p numbers) are held once,
+    besides the tails and a stack: the samples plus 64 MB at 150 x 150, B = 200 (the
+    code before issue 22 item 14 held them three times: 696 MB for 216 MB of samples at
+    300 x 300, B = 300)."""
+    X = np.random.default_rng(0).standard_normal((150, 150))
+    result, peak = _peak_bytes(bootstrap_pca, X, n_resamples=200, random_state=0, keep_samples=True)
     kept = result.components_samples.nbytes
     assert kept == 200 * 150 * 150 * 8
     assert peak < kept + 64 * 2**20, (peak / 2**20, kept / 2**20)
@@ -158,11 +201,11 @@ def test_wide_data_use_the_svd_of_the_resample():
 def test_deterministic_input_untouched_and_float32():
     X = pcalib.datasets.load_iris().data
     copy = X.copy()
-    a = bootstrap_pca(X, 2, n_resamples=40, random_state=3)
-    b = bootstrap_pca(X, 2, n_resamples=40, random_state=np.random.default_rng(3))
+    a = bootstrap_pca(X, 2, n_resamples=40, random_state=3, keep_samples=True)
+    b = bootstrap_pca(X, 2, n_resamples=40, random_state=np.random.default_rng(3), keep_samples=True)
     np.testing.assert_array_equal(a.components_samples, b.components_samples)
     np.testing.assert_array_equal(X, copy)
-    single = bootstrap_pca(X.astype(np.float32), 2, n_resamples=40, random_state=3)
+    single = bootstrap_pca(X.astype(np.float32), 2, n_resamples=40, random_state=3, keep_samples=True)
     assert single.explained_variance_interval.dtype == np.float32
     assert single.components_samples.dtype == np.float32
     np.testing.assert_allclose(single.explained_variance_interval, a.explained_variance_interval, rtol=1e-4)
@@ -175,6 +218,7 @@ def test_deterministic_input_untouched_and_float32():
         ({"level": 1.0}, ValueError, "level must be a number in"),
         ({"k": 5}, ValueError, "between 1 and"),
         ({"ddof": -1}, ValueError, "ddof must be non-negative"),
+        ({"keep_samples": "yes"}, TypeError, "keep_samples must be True or False"),
     ],
 )
 def test_bad_options_are_rejected(kwargs, error, match):

@@ -13,6 +13,7 @@ x 7 x 4 fits of 120 x 5 matrices, a few seconds in all.
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -168,3 +169,94 @@ def test_any_kind_scale_and_offset_match_the_exact_reference(
             "dask": lambda: da.from_array(X, chunks=(40, P)), "batches": lambda: X}[kind]
     est, scores = _fitted(kind, make, solver, standardize, kind == "batches")
     _check(est, scores, exponent, ref, standardize)
+
+
+# -- PPCA with missing values, impute_pca and choose_k at extreme scales (issue 22 item 11) --
+#
+# These routes worked in the data's units: at 1e-200 the squares (1e-400) were 0 and PPCA
+# with NaN said "X's observed entries all equal their column means", choose_k "X has zero
+# total variance"; at 1e153 the sums of squares overflowed (RuntimeWarning, then NaN or a
+# LinAlgError). Now each works in units of a power of two and converts back exactly.
+# Results at scale c must be those at scale 1 times c (variances times c**2) to 1e-10
+# relative: exactly so at the powers of two 2**-664 (1e-200), 2**299 (1e90) and 2**508
+# (8e152); to round-off at 1e-200, 1e90, 1e120 and 1e153, whose data are rounded once.
+EXTREME_SCALES = [2.0**-664, 1e-200, 1e90, 2.0**299, 1e120, 1e153, 2.0**508]
+SCALE_IDS = ["2**-664", "1e-200", "1e90", "2**299", "1e120", "1e153", "2**508"]
+_MISSING_ROUTES = ["PPCA", "PPCA em", "impute em", "impute regularized", "impute iterative"]
+
+
+def _low_rank_with_holes() -> np.ndarray:
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 2)) @ rng.standard_normal((2, 6)) * 3 + 0.5 * rng.standard_normal((60, 6)) + 1.0
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
+def _missing_route(route: str, X: np.ndarray) -> dict[str, tuple[np.ndarray, int]]:
+    """The route's results, each with the power of the scale it carries."""
+    from pcalib import PPCA, impute_pca
+
+    if route.startswith("PPCA"):
+        method = "em" if route.endswith("em") else "closed_form"
+        model = PPCA(2, method=method, random_state=0).fit(X)
+        return {"W_": (model.W_, 1), "mean_": (model.mean_, 1), "sigma2_": (np.array(model.sigma2_), 2)}
+    completed, model = impute_pca(X, 2, route.split()[1], random_state=0)
+    return {"completed": (completed, 1), "W_": (model.W_, 1), "sigma2_": (np.array(model.sigma2_), 2)}
+
+
+def _outside_normal_range(value: float) -> bool:
+    return not np.finfo(float).tiny <= abs(value) <= np.finfo(float).max
+
+
+@pytest.mark.parametrize("scale", EXTREME_SCALES, ids=SCALE_IDS)
+@pytest.mark.parametrize("route", _MISSING_ROUTES)
+def test_missing_value_routes_commute_with_the_scale(route, scale):
+    X = _low_rank_with_holes()
+    at_one = _missing_route(route, X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scaled = _missing_route(route, X * scale)
+    out_of_range = {name for name, (value, power) in at_one.items()
+                    if power == 2 and _outside_normal_range(float(value) * scale**2)}
+    said = [str(w.message) for w in caught]
+    # the only warning: sigma2_ below the float64 range at 1e-200 (its value 0 or subnormal)
+    assert all(msg.startswith("sigma2_: below the normal float64 range") for msg in said), said
+    assert bool(said) == bool(out_of_range), (said, out_of_range)
+    # EM stops on a log-likelihood gain relative to |L|, and L moves by the log of the scale
+    # left after the power of two (1e153 = 2**508 * 1.19): at 1e153 PPCA stops one
+    # iteration earlier, within EM's documented accuracy (about 1e-7 relative)
+    exact = math.frexp(scale)[0] == 0.5 or route.startswith("impute i") or route == "impute regularized"
+    for name, (value, power) in at_one.items():
+        if name in out_of_range:
+            continue
+        got = np.asarray(scaled[name][0], dtype=float) / scale**power
+        tol = (1e-10 if exact else 1e-7) * np.abs(value).max()
+        np.testing.assert_allclose(got, value, rtol=0, atol=tol, err_msg=name)
+        if math.frexp(scale)[0] == 0.5:  # a power of two: the same numbers
+            np.testing.assert_array_equal(got, value, err_msg=name)
+
+
+@pytest.mark.parametrize("scale", EXTREME_SCALES, ids=SCALE_IDS)
+def test_choose_k_and_its_rules_commute_with_the_scale(scale):
+    from pcalib import choose_k, cv_press, parallel_analysis
+
+    X = np.nan_to_num(_low_rank_with_holes(), nan=0.5)
+    for rule in ("threshold", "kaiser", "broken_stick", "minka", "parallel", "cv"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert choose_k(X=X * scale, method=rule, random_state=0) == choose_k(X=X, method=rule, random_state=0)
+    for standardize in (False, True):
+        power = 0 if standardize else 2
+        press = cv_press(X, random_state=0, standardize=standardize)
+        parallel = parallel_analysis(X, random_state=0, n_resamples=20, standardize=standardize)
+        values = {"PRESS": press, "eigenvalues": parallel.eigenvalues, "thresholds": parallel.thresholds}
+        in_range = all(not _outside_normal_range(float(v.max()) * scale**power) for v in values.values())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error" if in_range else "ignore")
+            scaled_parallel = parallel_analysis(X * scale, random_state=0, n_resamples=20, standardize=standardize)
+            scaled = {"PRESS": cv_press(X * scale, random_state=0, standardize=standardize),
+                      "eigenvalues": scaled_parallel.eigenvalues, "thresholds": scaled_parallel.thresholds}
+        assert scaled_parallel.n_components == parallel.n_components
+        if in_range:
+            for name, value in values.items():
+                np.testing.assert_allclose(scaled[name] / scale**power, value, rtol=1e-10, err_msg=name)

@@ -144,7 +144,7 @@ def test_unknown_method_rejected():
 
 
 def test_n_components_equal_to_features_rejected():
-    with pytest.raises(ValueError, match="n_components must be smaller than the number of features"):
+    with pytest.raises(ValueError, match=r"n_components must be smaller than the number of features \(6\), got 6"):
         PPCA(6).fit(ppca_data())
 
 

@@ -133,3 +133,12 @@ def test_constant_column_cannot_be_standardized():
     X[:, 2] = 1.0
     with pytest.raises(ValueError, match="column 2 has zero variance"):
         pcalib.SparsePCA(1, standardize=True).fit(X)
+
+
+def test_sparse_pca_iterations_per_axis():
+    """n_iter_ has one count per axis, each >= 1 (scikit-learn's check_transformer_n_iter
+    reads it as one number; tests/test_sklearn_compat.py lists that check for k >= 2)."""
+    X, _ = spiked(80, p=8, seed=6)
+    model = pcalib.SparsePCA(3, n_nonzero=3, n_init=2, random_state=0).fit(X)
+    assert model.n_iter_.shape == (3,) and model.n_iter_.dtype.kind == "i"
+    assert np.all(model.n_iter_ >= 1)
