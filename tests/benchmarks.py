@@ -32,7 +32,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import scipy.linalg
@@ -417,15 +417,15 @@ def old_auto(n: int, p: int, k: int) -> str:
 
 
 def bench_shapes(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str], repeats: int,
-                 old: bool) -> list[str]:
+                 old: bool) -> Iterator[str]:
     """pcalib's "auto" against scikit-learn's "auto" (its default), "randomized" and
     "arpack" solvers, same data, alternately, median of `repeats`; each side's
     accuracy is the largest entry difference of the sign-aligned axes against an exact
     LAPACK SVD of the centered data (``comp``) and the largest relative error of the
-    eigenvalues (``eig``). With `old`, also the route "auto" took before issue 24."""
+    eigenvalues (``eig``). With `old`, also the route "auto" took before issue 24.
+    Yields one line per fit, as soon as it is measured."""
     from sklearn.decomposition import PCA as SkPCA
 
-    lines = []
     for kind in kinds:
         for n, p in shapes:
             X = make_spectrum(n, p, seed=n + p, kind=kind)
@@ -451,12 +451,11 @@ def bench_shapes(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str],
 
                 t_ours = statistics.median(times["ours"])
                 label = f"{kind} {n}x{p} k={k}"
-                lines.append(f"{label:<30} ours {t_ours:7.3f}s [{ours.solver_}] {accuracy(ours)}")
+                yield f"{label:<30} ours {t_ours:7.3f}s [{ours.solver_}] {accuracy(ours)}"
                 for name, est in peers.items():
                     t_peer = statistics.median(times[name])
                     what = name if name == "pcalib before" else f"sklearn {name}"
-                    lines.append(f"{'':<4}{what:<26} {t_peer:7.3f}s ratio {t_ours / t_peer:5.2f}  {accuracy(est)}")
-    return lines
+                    yield f"{'':<4}{what:<26} {t_peer:7.3f}s ratio {t_ours / t_peer:5.2f}  {accuracy(est)}"
 
 
 def main(argv: list[str] | None = None) -> None:
