@@ -17,7 +17,7 @@ import numpy as np
 from ._eigen import krylov_block
 from .pca import _KEPT_MOMENTS_MAX_FEATURES
 
-__all__ = ["SOLVERS", "dense_route", "implicit_route", "krylov_budget", "sparse_route_costs"]
+__all__ = ["SOLVERS", "dense_route", "implicit_route", "krylov_budget", "lanczos_budget", "sparse_route_costs"]
 
 SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
 
@@ -33,16 +33,24 @@ _ASPECT = 4
 # The dense Krylov route of "auto" (rule 2 of PCA's docstring), costed in seconds on
 # 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
 # 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
-# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500); a Krylov block, the
+# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov block, the
 # two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
 # 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
 # slower per flop than the syrk). Krylov may spend up to _KRYLOV_SHARE of the exact
 # route's estimated time; it is tried only when that allows _KRYLOV_MIN_BLOCKS blocks.
 _SYRK_SECONDS = 1.1e-11
-_EIGENSOLVER_SECONDS = 3e-11
+_EIGENSOLVER_SECONDS = 4e-11
 _THIN_PRODUCT_SECONDS = 3.3e-11
-_KRYLOV_SHARE = 0.6
+_KRYLOV_SHARE = 0.5
 _KRYLOV_MIN_BLOCKS = 4
+# After block Krylov, the Lanczos method (one vector per product, two passes over X_c):
+# per vector, per entry of X (15 ms at 5000 x 5000, 21 ms at 2000 x 20000 on 2 cores,
+# memory-bound), with the same share of the exact route's time; tried when that allows
+# at least 90 vectors and 4 times ARPACK's 2k + 1 (measured to reach the residual test
+# at 5000 x 5000 and similar shapes: 47-81 vectors for k = 5 and 10 on a decaying
+# spectrum, 117-164 on a flat one; 514-556 for k = 50, decaying).
+_LANCZOS_VECTOR_ENTRY_SECONDS = 6e-10
+_LANCZOS_MIN_VECTORS = 90
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
@@ -104,8 +112,9 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
     seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
     flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
-    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 0.6` (``_KRYLOV_SHARE``): a Krylov run
-    that fails within its budget costs at most 60 % more than the exact route alone.
+    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 0.5` (``_KRYLOV_SHARE``): a block
+    Krylov run that fails within its budget costs at most half the exact route's
+    time, and so does the Lanczos stage after it (:func:`lanczos_budget`).
     0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
     matrix for a later ``partial_fit``, and costs little."""
     m = min(n, p)
@@ -114,6 +123,21 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
     block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
     return int(_KRYLOV_SHARE * exact / block)
+
+
+def lanczos_budget(n: int, p: int, k: int) -> int:
+    r"""Largest number of vectors the Lanczos stage of the dense "krylov" route of "auto"
+    may multiply, :math:`\lfloor s\, t_\text{exact} / (L\, n p) \rfloor` with
+    :math:`L = 6 \cdot 10^{-10}` s per entry of X and per vector
+    (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` and s as in
+    :func:`krylov_budget`; 0 below :math:`\max(90, 4(2k + 1))` vectors (ARPACK keeps
+    :math:`\max(2k + 1, 30)`), and up to 1024 features."""
+    m = min(n, p)
+    if p <= _KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
+        return 0
+    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
+    vectors = int(_KRYLOV_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
+    return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 4 * (2 * k + 1)) else 0
 
 
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> str:
@@ -128,7 +152,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> s
         return "svd"
     if every_component or k == m:
         return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
-    if krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
+    if krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k):
         return "krylov"
     return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
 

@@ -19,7 +19,14 @@ from ._center import Center
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
-from ._solver_policy import _SCATTER_MAX_FEATURES, SOLVERS, dense_route, implicit_route, krylov_budget
+from ._solver_policy import (
+    _SCATTER_MAX_FEATURES,
+    SOLVERS,
+    dense_route,
+    implicit_route,
+    krylov_budget,
+    lanczos_budget,
+)
 from ._streaming import StreamingFit
 from ._validation import (
     NotFittedError,
@@ -99,24 +106,28 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         3. k < m components (an integer `n_components`): only
            :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
            below checks, whatever the shape. Above 1024 features, "krylov" when a
-           cost model leaves it room for at least 4 blocks: it may spend up to 0.6
-           times the estimated time of the exact route,
-           :math:`t_\text{exact} = a\, n p m + e\, m^3` against
+           cost model leaves it room: block Krylov may spend up to 0.5 times the
+           estimated time of the exact route,
+           :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
            :math:`t_\text{block} = 4 c\, n p b` per block of
-           :math:`b = \max(2k, k + 10)` columns (:math:`a = 1.1 \cdot 10^{-11}` s
-           per multiplication of the ``syrk``, :math:`e = 3 \cdot 10^{-11}` s per
-           :math:`m^3` of the eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop
-           of the thin products, measured on 2 cores); if its residual test is not
-           met within that budget, or the decay of the residual predicts it will
-           not be (a flat spectrum near :math:`\lambda_k`), the k leading
+           :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
+           blocks (:math:`a = 1.1 \cdot 10^{-11}` s per multiplication of the
+           ``syrk``, :math:`e = 4 \cdot 10^{-11}` s per :math:`m^3` of the
+           eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop of the thin
+           products, measured on 2 cores). If its residual test is not met within
+           that budget, or the decay of the residual predicts it will not be (a
+           flat spectrum near :math:`\lambda_k`), the Lanczos method (ARPACK, one
+           vector per product, :math:`L = 6 \cdot 10^{-10}` s per vector and entry
+           of X) gets the same share, when that allows at least
+           :math:`\max(90, 4(2k + 1))` vectors; if it too stops, the k leading
            eigenpairs of the formed matrix take over (``solver_`` "eig" if
            n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024
            and p < 4n (the eig route keeps the scatter matrix for a later
            :meth:`partial_fit`); "gram" for wider data.
 
         The "krylov" route works on one centered copy of X; each block costs the
-        products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`. It
-        accepts the Ritz pairs when every residual :math:`\|M v_j - \theta_j
+        products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`, and so does
+        each Lanczos vector. Both accept the Ritz pairs when every residual :math:`\|M v_j - \theta_j
         v_j\| \le 10^{-10}\theta_1` (the a-posteriori test of the sparse and Dask
         routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
         within the square of that over its gap), each axis within an angle of
@@ -359,10 +370,11 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         """The decomposition by one route, truncated to the fraction of variance if asked."""
         rng = _check_random_state(self.random_state) if solver == "randomized" else None
         n, p = data.shape
-        max_blocks = krylov_budget(n, p, k) if self.solver == "auto" else None
+        budget = ({"max_blocks": krylov_budget(n, p, k), "max_vectors": lanczos_budget(n, p, k)}
+                  if self.solver == "auto" else {})
         found = _decompose_matrix(
             data, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
-            random_state=rng, max_blocks=max_blocks,
+            random_state=rng, **budget,
         )
         return self._truncated(found, fraction, data.shape[0])
 

@@ -385,8 +385,35 @@ def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.
     return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
 
 
+class _OverBudget(Exception):
+    """Raised by :func:`_lanczos_within`'s operator when its budget is spent."""
+
+
+def _lanczos_within(Xc: np.ndarray, k: int, max_vectors: int) -> tuple[np.ndarray, np.ndarray] | None:
+    r""":func:`pcalib._eigen.lanczos_top_operator` on :math:`X_c^\top X_c` (or
+    :math:`X_c X_c^\top` if n < p), never formed, stopped (None) once it has multiplied
+    `max_vectors` vectors. One vector per product, two passes over :math:`X_c` each:
+    where the spectrum is flat near :math:`\lambda_k`, the polynomial degree that
+    convergence needs grows one per pass here, one per block of b vectors in block
+    Krylov."""
+    n, p = Xc.shape
+    used = 0
+
+    def times(Q: np.ndarray) -> np.ndarray:
+        nonlocal used
+        used += Q.shape[1]
+        if used > max_vectors:
+            raise _OverBudget
+        return Xc.T @ (Xc @ Q) if n >= p else Xc @ (Xc.T @ Q)
+
+    try:
+        return lanczos_top_operator(times, min(n, p), k)
+    except _OverBudget:
+        return None
+
+
 def _krylov_axes(
-    Xc: np.ndarray, k: int, max_blocks: int | None = None
+    Xc: np.ndarray, k: int, max_blocks: int | None = None, max_vectors: int = 0
 ) -> tuple[np.ndarray, np.ndarray, str]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
@@ -404,7 +431,9 @@ def _krylov_axes(
     ``_IMPLICIT_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
     budget of "auto"), the method stops when the space would grow past that many
     blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
-    the k-th eigenvalue, where Krylov converges slowly), and the k leading eigenpairs
+    the k-th eigenvalue, where block Krylov converges slowly); then, if `max_vectors`
+    allows, the Lanczos method takes over (:func:`_lanczos_within`, the same residual
+    test), and if it too stops, the k leading eigenpairs
     of the same matrix, formed (one ``syrk``) and solved by
     :func:`pcalib._eigen.top_eigh`, take over: the result is then that of the eig
     route (n >= p) or the gram route (n < p), to round-off. Returns the singular
@@ -421,13 +450,16 @@ def _krylov_axes(
 
     block = krylov_block(k, m)
     budget = _IMPLICIT_MAX_BLOCKS if max_blocks is None else max_blocks
-    top = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
+    found = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
+    top = None if found is None else found[:2]
     if top is None and max_blocks is None:
         raise RuntimeError(
             f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
             f"{_IMPLICIT_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
+    if top is None and max_vectors:
+        top = _lanczos_within(Xc, k, max_vectors)
     if top is None:  # the formed matrix (a syrk), as the eig or gram route
         w, W = top_eigh(Xc.T @ Xc if n >= p else Xc @ Xc.T, k)
         route = "eig" if n >= p else "gram"
@@ -478,9 +510,10 @@ def _decompose_data(
     finite_checked: bool = True,
     name: str = "X",
     max_blocks: int | None = None,
+    max_vectors: int = 0,
 ) -> _Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route
-    (`max_blocks`: the "krylov" route's budget, see :func:`_krylov_axes`).
+    (`max_blocks`, `max_vectors`: the "krylov" route's budget, see :func:`_krylov_axes`).
 
     The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
     no centered copy of X); the others work on one centered float64 copy
@@ -507,7 +540,7 @@ def _decompose_data(
             return _Decomposition(*_svd_found(U, s_all, Vt, k, need_scores), centered.center,
                                   centered.scale, centered.exponent, route, moments)
         if route == "krylov":
-            s, V, route = _krylov_axes(centered.values, k, max_blocks)
+            s, V, route = _krylov_axes(centered.values, k, max_blocks, max_vectors)
             found = _found_from_axes(centered.values, s, V, need_scores)
         else:
             found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
@@ -752,7 +785,8 @@ def _decompose_matrix(
     """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state` and `max_blocks`). Sparse and
+    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
+    `max_vectors`). Sparse and
     Dask data: "eig" from the one-pass moments, "randomized" and "krylov" by the
     implicit Krylov routes,
     "svd" by TSQR (Dask) or QR factorizations of dense blocks (sparse), "gram" from

@@ -95,3 +95,13 @@ def test_code_cell_lines_fit_the_page(path):
         elif inside and len(line) > CODE_LINE_LIMIT:
             long_lines.append(f"{path.name}:{number}: {len(line)} characters")
     assert not long_lines, "code-cell lines longer than 88 characters:\n" + "\n".join(long_lines)
+
+
+@pytest.mark.parametrize("path", [p for p in CHAPTERS if p.exists()], ids=lambda p: p.name)
+def test_figures_keep_the_constrained_layout(path):
+    """book/matplotlibrc turns on matplotlib's constrained layout; a chapter that calls
+    ``tight_layout`` switches engines, and matplotlib prints a UserWarning ("The figure
+    layout has changed to tight") into the page, as six chapters once did."""
+    calls = [f"{path.name}:{number}" for number, line in enumerate(path.read_text().split("\n"), 1)
+             if "tight_layout(" in line]
+    assert not calls, "tight_layout() called (constrained layout is on): " + ", ".join(calls)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib._solver_policy import krylov_budget
+from pcalib._solver_policy import krylov_budget, lanczos_budget
 
 SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
@@ -126,13 +126,17 @@ def test_auto_solver_rule_at_its_thresholds():
     assert pca._choose_solver(3999, 1000, 10, False) == "eig"
     assert pca._choose_solver(1000, 1024, 10, False) == "eig"
     assert pca._choose_solver(500, 3999, 10, False) == "gram"
-    # Above 1024 features: Krylov when its budget holds at least 4 blocks.
-    assert krylov_budget(20000, 1024, 10) == 0
+    # Above 1024 features: Krylov when its budget holds at least 4 blocks, or the
+    # Lanczos stage at least max(90, 4(2k + 1)) vectors.
+    assert krylov_budget(20000, 1024, 10) == lanczos_budget(20000, 1024, 10) == 0
     assert krylov_budget(20000, 1025, 10) == 2 and pca._choose_solver(20000, 1025, 10, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 6 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
+    assert krylov_budget(20000, 2000, 10) == 5 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
     assert krylov_budget(6000, 2500, 10) == 13
-    assert krylov_budget(2000, 20000, 10) == 6
+    assert krylov_budget(2000, 20000, 10) == 5
     assert krylov_budget(20000, 2000, 50) == 1 and pca._choose_solver(20000, 2000, 50, False) == "eig"
+    assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try
+    assert lanczos_budget(5000, 5000, 10) == 212 and lanczos_budget(10000, 4000, 10) == 90
+    assert lanczos_budget(5000, 5000, 60) == 0  # fewer than 4 (2k + 1)
 
 
 def test_large_offset_is_exact():

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 import scipy.sparse
 
+import pcalib.pca as pca_module
 from pcalib import PCA
 from pcalib._signs import axis_signs
-from pcalib._solver_policy import krylov_budget
+from pcalib._solver_policy import krylov_budget, lanczos_budget
+from pcalib.pca import _lanczos_within
 
 
 def decaying(n, p, seed=0, offset=0.0, floor=1e-3):
@@ -104,3 +106,40 @@ def test_explicit_krylov_on_sparse_data_is_the_implicit_route():
 def test_krylov_needs_an_integer_n_components(n_components):
     with pytest.raises(ValueError, match="solver='krylov' needs an integer n_components"):
         PCA(n_components, solver="krylov").fit(decaying(50, 20))
+
+
+def test_lanczos_stage_within_its_budget():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((600, 400))
+    Xc = X - X.mean(axis=0)
+    w, V = np.linalg.eigh(Xc.T @ Xc)
+    found = _lanczos_within(Xc, 3, 10_000)
+    assert found is not None
+    np.testing.assert_allclose(found[0], w[::-1][:3], rtol=1e-10)
+    assert np.abs(np.sum(found[1] * V[:, ::-1][:, :3], axis=0)).min() > 1 - 1e-6
+    assert _lanczos_within(Xc, 3, 20) is None  # ARPACK needs more than 20 products
+
+
+def test_auto_takes_lanczos_when_block_krylov_gives_up(monkeypatch):
+    # benchmarks.make_data at 2200 x 2200: a 20-dimensional signal decaying as 0.8^j
+    # over unit noise; lambda_10 sits near the noise's edge, where block Krylov's
+    # residual decays too slowly for its budget and Lanczos converges within its own.
+    rng = np.random.default_rng(1)
+    n = p = 2200
+    signal = rng.standard_normal((n, 20)) * (10.0 * 0.8 ** np.arange(20))
+    X = signal @ rng.standard_normal((20, p)) / np.sqrt(p) + rng.standard_normal((n, p))
+    k = 10
+    assert lanczos_budget(n, p, k) >= 90
+    results = []
+
+    def spy(*args):
+        results.append(_lanczos_within(*args))
+        return results[-1]
+
+    monkeypatch.setattr(pca_module, "_lanczos_within", spy)
+    pca = PCA(k).fit(X)
+    assert len(results) == 1 and results[0] is not None  # block Krylov gave up, Lanczos did not
+    assert pca.solver_ == "krylov"
+    Xc = X - X.mean(axis=0)
+    lam = np.linalg.eigvalsh(Xc.T @ Xc)[::-1][:k] / (n - 1)
+    np.testing.assert_allclose(pca.explained_variance_, lam, rtol=1e-10)
