@@ -36,20 +36,24 @@ _ASPECT = 4
 # eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov block, the
 # two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
 # 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
-# slower per flop than the syrk). Krylov may spend up to _KRYLOV_SHARE of the exact
-# route's estimated time; it is tried only when that allows _KRYLOV_MIN_BLOCKS blocks.
+# slower per flop than the syrk). Block Krylov may spend up to _KRYLOV_SHARE of the exact
+# route's estimated time (20000 x 2000, k = 5, decaying: converged at 8 blocks, 0.75 s
+# with the copy, against 1.07 s for the eig route); it is tried only when that allows
+# _KRYLOV_MIN_BLOCKS blocks.
 _SYRK_SECONDS = 1.1e-11
 _EIGENSOLVER_SECONDS = 4e-11
 _THIN_PRODUCT_SECONDS = 3.3e-11
-_KRYLOV_SHARE = 0.5
+_KRYLOV_SHARE = 1.0
 _KRYLOV_MIN_BLOCKS = 4
 # After block Krylov, the Lanczos method (one vector per product, two passes over X_c):
 # per vector, per entry of X (15 ms at 5000 x 5000, 21 ms at 2000 x 20000 on 2 cores,
-# memory-bound), with the same share of the exact route's time; tried when that allows
+# memory-bound), within _LANCZOS_SHARE of the exact route's time (it has no early stop,
+# so a failure costs all of it); tried when that allows
 # at least 90 vectors and 4 times ARPACK's 2k + 1 (measured to reach the residual test
 # at 5000 x 5000 and similar shapes: 47-81 vectors for k = 5 and 10 on a decaying
 # spectrum, 117-164 on a flat one; 514-556 for k = 50, decaying).
 _LANCZOS_VECTOR_ENTRY_SECONDS = 6e-10
+_LANCZOS_SHARE = 0.5
 _LANCZOS_MIN_VECTORS = 90
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
@@ -112,9 +116,12 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
     seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
     flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
-    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 0.5` (``_KRYLOV_SHARE``): a block
-    Krylov run that fails within its budget costs at most half the exact route's
-    time, and so does the Lanczos stage after it (:func:`lanczos_budget`).
+    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``_KRYLOV_SHARE``): a block Krylov
+    run that converges at the end of its budget costs what the exact route would have
+    cost, and one that will not converge is stopped after three blocks when the decay
+    of its residual predicts it (:func:`pcalib._eigen.krylov_top_operator`); the
+    Lanczos stage after it, which has no such early stop, gets half
+    (:func:`lanczos_budget`).
     0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
     matrix for a later ``partial_fit``, and costs little."""
     m = min(n, p)
@@ -129,14 +136,14 @@ def lanczos_budget(n: int, p: int, k: int) -> int:
     r"""Largest number of vectors the Lanczos stage of the dense "krylov" route of "auto"
     may multiply, :math:`\lfloor s\, t_\text{exact} / (L\, n p) \rfloor` with
     :math:`L = 6 \cdot 10^{-10}` s per entry of X and per vector
-    (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` and s as in
-    :func:`krylov_budget`; 0 below :math:`\max(90, 4(2k + 1))` vectors (ARPACK keeps
+    (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` as in
+    :func:`krylov_budget` and :math:`s = 0.5` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 4(2k + 1))` vectors (ARPACK keeps
     :math:`\max(2k + 1, 30)`), and up to 1024 features."""
     m = min(n, p)
     if p <= _KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
-    vectors = int(_KRYLOV_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
+    vectors = int(_LANCZOS_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
     return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 4 * (2 * k + 1)) else 0
 
 

@@ -106,8 +106,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         3. k < m components (an integer `n_components`): only
            :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
            below checks, whatever the shape. Above 1024 features, "krylov" when a
-           cost model leaves it room: block Krylov may spend up to 0.5 times the
-           estimated time of the exact route,
+           cost model leaves it room: block Krylov may spend up to the estimated
+           time of the exact route (it stops after three blocks when the decay of
+           its residual predicts a failure),
            :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
            :math:`t_\text{block} = 4 c\, n p b` per block of
            :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
@@ -118,7 +119,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
            that budget, or the decay of the residual predicts it will not be (a
            flat spectrum near :math:`\lambda_k`), the Lanczos method (ARPACK, one
            vector per product, :math:`L = 6 \cdot 10^{-10}` s per vector and entry
-           of X) gets the same share, when that allows at least
+           of X) may spend half of it, when that allows at least
            :math:`\max(90, 4(2k + 1))` vectors; if it too stops, the k leading
            eigenpairs of the formed matrix take over (``solver_`` "eig" if
            n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024

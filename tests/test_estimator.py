@@ -129,11 +129,11 @@ def test_auto_solver_rule_at_its_thresholds():
     # Above 1024 features: Krylov when its budget holds at least 4 blocks, or the
     # Lanczos stage at least max(90, 4(2k + 1)) vectors.
     assert krylov_budget(20000, 1024, 10) == lanczos_budget(20000, 1024, 10) == 0
-    assert krylov_budget(20000, 1025, 10) == 2 and pca._choose_solver(20000, 1025, 10, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 5 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
-    assert krylov_budget(6000, 2500, 10) == 13
-    assert krylov_budget(2000, 20000, 10) == 5
-    assert krylov_budget(20000, 2000, 50) == 1 and pca._choose_solver(20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 1025, 10) == 5 and pca._choose_solver(20000, 1025, 10, False) == "krylov"
+    assert krylov_budget(20000, 2000, 50) == 2 and pca._choose_solver(20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 2000, 10) == 11 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
+    assert krylov_budget(6000, 2500, 10) == 26
+    assert krylov_budget(2000, 20000, 10) == 11
     assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try
     assert lanczos_budget(5000, 5000, 10) == 212 and lanczos_budget(10000, 4000, 10) == 90
     assert lanczos_budget(5000, 5000, 60) == 0  # fewer than 4 (2k + 1)
