@@ -159,7 +159,8 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> s
         return "svd"
     if every_component or k == m:
         return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
-    if krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k):
+    square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
+    if square_ish and (krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k)):
         return "krylov"
     return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
 

@@ -105,8 +105,11 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
            20000 x 2000).
         3. k < m components (an integer `n_components`): only
            :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
-           below checks, whatever the shape. Above 1024 features, "krylov" when a
-           cost model leaves it room: block Krylov may spend up to the estimated
+           below checks, whatever the shape. Above 1024 features with n and p
+           within a factor 4 of each other (tall and wide data keep the one
+           ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
+           a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
+           that converged saved 0.3 s), "krylov" when a cost model leaves it room: block Krylov may spend up to the estimated
            time of the exact route (it stops after three blocks when the decay of
            its residual predicts a failure),
            :math:`t_\text{exact} = a\, n p m + e\, m^3`, at

@@ -98,7 +98,7 @@ def test_auto_solver_rule():
     pca = PCA(10)
     assert pca._choose_solver(100, 5, 5, False) == "svd"
     assert pca._choose_solver(100000, 50, 10, False) == "eig"
-    assert pca._choose_solver(2000, 20000, 10, False) == "krylov"
+    assert pca._choose_solver(2000, 20000, 10, False) == "gram"  # wide: one syrk
     assert pca._choose_solver(200, 100000, 10, False) == "gram"  # a Krylov block costs more
     assert pca._choose_solver(20000, 20000, 10, False) == "krylov"
     assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "svd"  # square, every component
@@ -126,12 +126,13 @@ def test_auto_solver_rule_at_its_thresholds():
     assert pca._choose_solver(3999, 1000, 10, False) == "eig"
     assert pca._choose_solver(1000, 1024, 10, False) == "eig"
     assert pca._choose_solver(500, 3999, 10, False) == "gram"
-    # Above 1024 features: Krylov when its budget holds at least 4 blocks, or the
-    # Lanczos stage at least max(90, 4(2k + 1)) vectors.
+    # Above 1024 features, n and p within a factor 4: Krylov when its budget holds at
+    # least 4 blocks, or the Lanczos stage at least max(90, 4(2k + 1)) vectors.
     assert krylov_budget(20000, 1024, 10) == lanczos_budget(20000, 1024, 10) == 0
-    assert krylov_budget(20000, 1025, 10) == 5 and pca._choose_solver(20000, 1025, 10, False) == "krylov"
+    assert krylov_budget(4000, 1025, 10) == 8 and pca._choose_solver(4000, 1025, 10, False) == "krylov"
+    assert pca._choose_solver(20000, 1025, 10, False) == "eig"  # tall: one syrk
     assert krylov_budget(20000, 2000, 50) == 2 and pca._choose_solver(20000, 2000, 50, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 11 and pca._choose_solver(20000, 2000, 10, False) == "krylov"
+    assert krylov_budget(20000, 2000, 10) == 11 and pca._choose_solver(20000, 2000, 10, False) == "eig"
     assert krylov_budget(6000, 2500, 10) == 26
     assert krylov_budget(2000, 20000, 10) == 11
     assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try
