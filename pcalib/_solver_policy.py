@@ -48,12 +48,13 @@ _KRYLOV_MIN_BLOCKS = 4
 # After block Krylov, the Lanczos method (one vector per product, two passes over X_c):
 # per vector, per entry of X (15 ms at 5000 x 5000, 21 ms at 2000 x 20000 on 2 cores,
 # memory-bound), within _LANCZOS_SHARE of the exact route's time (it has no early stop,
-# so a failure costs all of it); tried when that allows
-# at least 90 vectors and 4 times ARPACK's 2k + 1 (measured to reach the residual test
+# so a failure costs all of it: at half, 10000 x 4000 on a flat spectrum, k = 10,
+# stopped at 90 of the 133 vectors it needed and took 7.3 s in all); tried when that allows
+# at least 90 vectors and 6 times ARPACK's 2k + 1 (measured to reach the residual test
 # at 5000 x 5000 and similar shapes: 47-81 vectors for k = 5 and 10 on a decaying
 # spectrum, 117-164 on a flat one; 514-556 for k = 50, decaying).
 _LANCZOS_VECTOR_ENTRY_SECONDS = 6e-10
-_LANCZOS_SHARE = 0.5
+_LANCZOS_SHARE = 1.0
 _LANCZOS_MIN_VECTORS = 90
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
@@ -120,8 +121,7 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     run that converges at the end of its budget costs what the exact route would have
     cost, and one that will not converge is stopped after three blocks when the decay
     of its residual predicts it (:func:`pcalib._eigen.krylov_top_operator`); the
-    Lanczos stage after it, which has no such early stop, gets half
-    (:func:`lanczos_budget`).
+    Lanczos stage after it gets as much (:func:`lanczos_budget`).
     0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
     matrix for a later ``partial_fit``, and costs little."""
     m = min(n, p)
@@ -137,14 +137,14 @@ def lanczos_budget(n: int, p: int, k: int) -> int:
     may multiply, :math:`\lfloor s\, t_\text{exact} / (L\, n p) \rfloor` with
     :math:`L = 6 \cdot 10^{-10}` s per entry of X and per vector
     (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` as in
-    :func:`krylov_budget` and :math:`s = 0.5` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 4(2k + 1))` vectors (ARPACK keeps
+    :func:`krylov_budget` and :math:`s = 1` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 6(2k + 1))` vectors (ARPACK keeps
     :math:`\max(2k + 1, 30)`), and up to 1024 features."""
     m = min(n, p)
     if p <= _KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
     vectors = int(_LANCZOS_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
-    return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 4 * (2 * k + 1)) else 0
+    return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 6 * (2 * k + 1)) else 0
 
 
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> str:

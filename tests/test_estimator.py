@@ -136,8 +136,8 @@ def test_auto_solver_rule_at_its_thresholds():
     assert krylov_budget(6000, 2500, 10) == 26
     assert krylov_budget(2000, 20000, 10) == 11
     assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try
-    assert lanczos_budget(5000, 5000, 10) == 212 and lanczos_budget(10000, 4000, 10) == 90
-    assert lanczos_budget(5000, 5000, 60) == 0  # fewer than 4 (2k + 1)
+    assert lanczos_budget(5000, 5000, 10) == 424 and lanczos_budget(10000, 4000, 10) == 180
+    assert lanczos_budget(5000, 5000, 50) == 0  # fewer than 6 (2k + 1)
 
 
 def test_large_offset_is_exact():
