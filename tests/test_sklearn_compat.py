@@ -69,6 +69,15 @@ _NEEDS_K_BELOW_P = {
 }
 
 #: Checks that fail by design, by estimator repr, with the reason.
+_CA_EMPTY_ROW = {
+    name: "the check's data have an empty row, which CA refuses (no profile)"
+    for name in (
+        "check_estimators_dtypes",
+        "check_estimator_sparse_tag",
+        "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix",
+    )
+}
 EXPECTED_FAILURES = {
     "PCA(solver='randomized')": {
         "check_fit_score_takes_y": (
@@ -83,15 +92,7 @@ EXPECTED_FAILURES = {
     # zeros (sparse data at 80% zeros, 7 empty rows of 40; integer data
     # (3 * uniform).astype(int), one row of zeros), so CA cannot fit them; CA on sparse
     # and integer tables without empty rows is tested in tests/test_correspondence.py.
-    "CA(n_components=1)": {
-        name: "the check's data have an empty row, which CA refuses (no profile)"
-        for name in (
-            "check_estimators_dtypes",
-            "check_estimator_sparse_tag",
-            "check_estimator_sparse_array",
-            "check_estimator_sparse_matrix",
-        )
-    },
+    "CA(n_components=1)": _CA_EMPTY_ROW,
     "PPCA(n_components=1)": {
         "check_transformer_n_iter": (
             "scikit-learn expects n_iter_ >= 1 from any estimator with a max_iter "
@@ -115,15 +116,7 @@ EXPECTED_FAILURES = {
     },
     "CA()": {
         **{name: "a table with 2 columns has rank at most 1: CA refuses 2 components" for name in TWO_FEATURE_CHECKS},
-        **{
-            name: "the check's data have an empty row, which CA refuses (no profile)"
-            for name in (
-                "check_estimators_dtypes",
-                "check_estimator_sparse_tag",
-                "check_estimator_sparse_array",
-                "check_estimator_sparse_matrix",
-            )
-        },
+        **_CA_EMPTY_ROW,
     },
     "MCA()": {
         name: (
