@@ -143,3 +143,27 @@ def test_auto_takes_lanczos_when_block_krylov_gives_up(monkeypatch):
     Xc = X - X.mean(axis=0)
     lam = np.linalg.eigvalsh(Xc.T @ Xc)[::-1][:k] / (n - 1)
     np.testing.assert_allclose(pca.explained_variance_, lam, rtol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["auto", "krylov"])
+def test_constant_columns_get_exactly_zero_loadings(solver):
+    # as on the eig route: the Krylov stages start from random vectors, which are not 0
+    # on a constant column (the loading was 3.4e-12 before they were cut to the rest)
+    X = decaying(1300, 1100)
+    X[:, 7] = 3.25
+    k = 5
+    pca = PCA(k, solver=solver).fit(X)
+    assert pca.solver_ == "krylov"
+    assert np.all(pca.components_[:, 7] == 0.0)
+    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(k), atol=1e-14)
+    s, Vt = reference(X, k)
+    np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+
+
+def test_krylov_with_no_more_varying_columns_than_k_solves_the_formed_matrix():
+    X = np.zeros((1300, 1100))
+    X[:, :3] = np.random.default_rng(7).standard_normal((1300, 3))
+    pca = PCA(5, solver="krylov").fit(X)
+    assert pca.solver_ == "eig"
+    assert np.all(pca.components_[:3, 3:] == 0.0) and np.all(pca.explained_variance_[3:] == 0.0)
