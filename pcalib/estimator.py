@@ -42,8 +42,6 @@ from .selection import choose_k
 __all__ = ["PCA", "NotFittedError"]
 
 
-
-
 class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     r"""Principal component analysis.
 
@@ -109,9 +107,10 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
            within a factor 4 of each other (tall and wide data keep the one
            ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
            a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
-           that converged saved 0.3 s), "krylov" when a cost model leaves it room: block Krylov may spend up to the estimated
-           time of the exact route (it stops after three blocks when the decay of
-           its residual predicts a failure),
+           that converged saved 0.3 s), "krylov" when a cost model leaves it room:
+           block Krylov may spend up to the estimated time of the exact route (it
+           stops after three blocks when the decay of its residual predicts a
+           failure),
            :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
            :math:`t_\text{block} = 4 c\, n p b` per block of
            :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
@@ -133,8 +132,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
         The "krylov" route works on one centered copy of X; each block costs the
         products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`, and so does
-        each Lanczos vector. Both accept the Ritz pairs when every residual :math:`\|M v_j - \theta_j
-        v_j\| \le 10^{-10}\theta_1` (the a-posteriori test of the sparse and Dask
+        each Lanczos vector. Both accept the Ritz pairs when every residual
+        :math:`\|M v_j - \theta_j v_j\| \le 10^{-10}\theta_1` (the a-posteriori
+        test of the sparse and Dask
         routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
         within the square of that over its gap), each axis within an angle of
         about :math:`10^{-10}\lambda_1/\delta_j` of its eigenvector,
@@ -165,8 +165,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         :math:`10^{-10}\lambda_1`, each axis within an angle of about
         :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
         and deterministic (the sparse one deflates the pairs found and probes for
-        missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is TSQR for Dask (the
-        accuracy guard of "auto" there) and, for sparse data, Householder QR of
+        missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is
+        TSQR for Dask (the accuracy guard of "auto" there) and, for sparse data, Householder QR of
         dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
         Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
         (sparse only) the n x n matrix :math:`Y_c Y_c^\top` from the sparse product
@@ -409,9 +409,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         if not data.implicit:
             solver = found.route  # "krylov" within its budget, else the eig or gram route
         # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
-        guarded = ("eig", "gram", "randomized", "krylov") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
+        guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
         if self.solver == "auto" and solver in guarded and found.lost_digits(n) and data.supports_svd:
-            if min(n, p) <= _SCATTER_MAX_FEATURES or solver not in ("randomized", "krylov"):
+            if min(n, p) <= _SCATTER_MAX_FEATURES or solver != "randomized":
                 solver = "svd"
                 found = self._decompose(data, k, fraction, solver, ddof, need_scores)
             else:
