@@ -178,6 +178,10 @@ const PROBES = {
       }
     });
 
+    // A warning or a log line printed by a cell (its stderr): not content for a reader.
+    const stderrOutputs = [...document.querySelectorAll("div.cell_output .output.stderr")]
+      .map((output) => short(output.textContent.trim().split("\n")[0], 100));
+
     const notebook = document.querySelector("a.notebook-download");
     const favicon = document.querySelector("link[rel~='icon']");
     return {
@@ -185,7 +189,7 @@ const PROBES = {
       formulas, images, boxes, proofMarks, duplicateIds,
       searchFields: searchFields.length,
       links: [...new Set([...document.querySelectorAll("a[href]")].map((a) => a.href))],
-      wideEquations, wideCode, wideOutputs,
+      wideEquations, wideCode, wideOutputs, stderrOutputs,
       pageWidth: document.documentElement.scrollWidth,
       viewport: document.documentElement.clientWidth,
       notebook: notebook ? notebook.href : null,

@@ -422,6 +422,12 @@ def test_nothing_wider_than_the_text_column_at_desktop_width(desktop, page):
 
 
 @page_parameters
+def test_no_warning_or_log_printed_in_the_page(desktop, page):
+    stderr = visited(desktop, page).data["stderrOutputs"]
+    assert not stderr, f"{page}: cells printed to stderr: {stderr}"
+
+
+@page_parameters
 def test_page_never_scrolls_sideways_on_a_phone(phone, page):
     measured = phone[page]
     assert "error" not in measured, f"{page}: {measured.get('error')}"
