@@ -3,8 +3,7 @@ r"""Streaming PCA: :meth:`pcalib.PCA.partial_fit`, exact over any sequence of ba
 The state is the count, mean and scatter matrix of the samples seen
 (:class:`pcalib._inputs.Moments`, merged batch by batch); the eigenproblem is solved
 once, when a fitted attribute is first read (:meth:`StreamingFit.__getattr__`).
-A mixin of :class:`pcalib.PCA`, which supplies ``_check_params``, ``_truncated`` and
-``_store``.
+A mixin of :class:`pcalib.PCA`, which supplies ``_store``.
 """
 
 from __future__ import annotations
@@ -17,16 +16,19 @@ from numpy.typing import ArrayLike
 
 from ._inputs import Moments, as_matrix
 from ._sklearn_compat import _AT_LEAST_ONE
-from ._validation import NotFittedError, _check_ddof, _fewest_samples
+from ._validation import NotFittedError, _check_ddof, _fewest_samples, check_flag
 from .pca import _decompose_moments, _Decomposition
+from .solvers import components_to_compute, cut_to_request
 
 
 class _Streamed(Protocol):
     """What :class:`StreamingFit` needs of the estimator it is mixed into."""
 
     n_components: Any
+    solver: Any
     ddof: Any
     standardize: Any
+    whiten: Any
     n_features_in_: int
     n_samples_: int
     solver_: str
@@ -34,8 +36,6 @@ class _Streamed(Protocol):
     _stream_dtype: np.dtype
     _unsolved: bool
 
-    def _check_params(self, n: int, p: int) -> tuple[int, bool]: ...
-    def _truncated(self, found: _Decomposition, fraction: bool, n: int) -> _Decomposition: ...
     def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None: ...
     def _remember_input(self, X: ArrayLike, smallest: Any = ...) -> Any: ...
     def _check_input(self, X: ArrayLike) -> Any: ...
@@ -126,7 +126,9 @@ class StreamingFit:
                 "dask.array.Array (dask.array.concatenate) and call fit, whose Dask route with "
                 "implicit centering keeps only O(p k) numbers"
             )
-        self._check_params(p, p)  # against p only: more samples may still come
+        check_flag(self.standardize, "standardize")
+        check_flag(self.whiten, "whiten")
+        components_to_compute(self.n_components, self.solver, p, p)  # more samples may come
         _check_ddof(self.ddof, None)
         batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
@@ -153,10 +155,10 @@ class StreamingFit:
                 f"the fit is not available yet: the batches seen by partial_fit hold {n} "
                 f"sample(s) and it needs {needed} ({why}); pass more batches"
             )
-        k, fraction = self._check_params(n, p)
-        found = self._truncated(
-            _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize)), fraction, n
-        )
+        k, fraction = components_to_compute(self.n_components, self.solver, n, p)
+        found = _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))
+        if fraction:
+            found = cut_to_request(found, self.n_components, n)
         self._store(found, n, p, ddof, self._stream_dtype, "eig")
         self._unsolved = False
 

@@ -177,6 +177,13 @@ def as_square_matrix(M: ArrayLike, name: str = "M") -> np.ndarray:
     return arr
 
 
+def check_flag(value: object, name: str) -> bool:
+    """`value` as a bool; ``TypeError`` naming `name` unless it is True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_n_components(k: object, upper: int, name: str = "k") -> int:
     """Check that `k` is an integer in ``[1, upper]`` and return it as ``int``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import _check_random_state, _validated, output_dtype
+from ._validation import _check_random_state, _validated, check_flag, output_dtype
 from .covariance_matrix import _center_array, _rescale
 from .estimator import PCA
 
@@ -305,8 +305,7 @@ def bootstrap_pca(
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
-    if not isinstance(keep_samples, (bool, np.bool_)):
-        raise TypeError(f"keep_samples must be True or False, got {keep_samples!r}")
+    check_flag(keep_samples, "keep_samples")
     rng = _check_random_state(random_state)
     axes_ref = reference.components_.astype(np.float64)
     tails = [(1 - level) / 2, (1 + level) / 2]

@@ -8,8 +8,7 @@ signature, validation happens in ``fit``, fitted attributes end with ``_``.
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,25 +18,16 @@ from ._center import Center
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
-from ._solver_policy import (
-    _SCATTER_MAX_FEATURES,
-    SOLVERS,
-    dense_route,
-    implicit_route,
-    krylov_budget,
-    lanczos_budget,
-)
 from ._streaming import StreamingFit
 from ._validation import (
     NotFittedError,
     _check_ddof,
     _check_random_state,
-    check_n_components,
-    warn_outside_pcalib,
+    check_flag,
 )
 from .covariance_matrix import _rescale
-from .pca import _decompose_matrix, _Decomposition
-from .selection import choose_k
+from .pca import _Decomposition
+from .solvers import components_to_compute, cut_to_request, fit_by_route
 
 __all__ = ["PCA", "NotFittedError"]
 
@@ -62,148 +52,23 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         same k as scikit-learn's ``PCA(n_components="mle")``; it needs
         n >= p >= 2; None: all ``min(n, p)``.
     solver : {"auto", "eig", "svd", "gram", "krylov", "randomized"}, default "auto"
-        "eig": eigendecomposition of the p x p covariance (partial, LAPACK
-        ``syevr``, for k < p); "gram": of the n x n Gram matrix
-        :math:`X_c X_c^\top`; "svd": LAPACK SVD of :math:`X_c`; "krylov": block
-        Krylov on :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never
-        formed, stopped by a residual test (below; an integer `n_components` only);
-        "randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a
-        fixed number of steps, no residual test). "auto" picks, with m = min(n, p),
-        always an exact route:
-
-        1. "svd" if :math:`n p m \le 10^6`: small problems, where the most
-           accurate route costs at most a few milliseconds.
-        2. Every component (`n_components` None, a fraction of variance, "mle" or
-           m): "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`, "svd"
-           otherwise. "eig" and "gram" form the smaller of :math:`X_c^\top X_c`
-           and :math:`X_c X_c^\top` with one BLAS call (``syrk``, half the flops
-           of a general product; "eig" by blocks of rows in one pass with the
-           column sums, without a centered copy of X: :math:`X^\top X - n \bar x
-           \bar x^\top` when every column's mean is at most its spread, checked
-           per column, shifted blocks otherwise) and solve for the eigenpairs
-           (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block Krylov
-           method with a residual test for order above 1200 and small k): 3 to 10
-           times faster than the SVD at every shape measured, and exact at any
-           offset (unlike scikit-learn's ``covariance_eigh``, which forms
-           :math:`X^\top X - n \bar x \bar x^\top` at every offset). The price
-           is the squared condition number: eigenvalues are accurate to about
-           :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is where
-           that price stays small for noise-like data: by the Marchenko-Pastur law,
-           the covariance of pure noise with :math:`c = p/n` has condition number
-           about :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
-           :math:`c \le 1/4` but unbounded as :math:`c \to 1`, and every component
-           includes the smallest. It is not small for every matrix of that shape: a
-           covariance can have any condition number at any n and p (chapter 7
-           builds data with :math:`n \ge 4p` and :math:`\kappa(S) = 10^{18}`), and
-           for those the accuracy guard below takes over. The SVD has no squared
-           condition number, at 3 to 10 times the time and more memory (LAPACK's SVD
-           holds all its factors: peak extra memory measured at 5.5 copies of X for
-           2000 x 1000, against 2.0 for "eig"; the eig and gram routes stay within
-           about one copy of X from n >= 4p or p >= 4n on, 0.25 copies at
-           20000 x 2000).
-        3. k < m components (an integer `n_components`): only
-           :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
-           below checks, whatever the shape. Above 1024 features with n and p
-           within a factor 4 of each other (tall and wide data keep the one
-           ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
-           a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
-           that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-           block Krylov may spend up to the estimated time of the exact route (it
-           stops after three blocks when the decay of its residual predicts a
-           failure),
-           :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
-           :math:`t_\text{block} = 4 c\, n p b` per block of
-           :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
-           blocks (:math:`a = 1.1 \cdot 10^{-11}` s per multiplication of the
-           ``syrk``, :math:`e = 4 \cdot 10^{-11}` s per :math:`m^3` of the
-           eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop of the thin
-           products, measured on 2 cores). If its residual test is not met within
-           that budget, or the decay of the residual predicts it will not be (a
-           flat spectrum near :math:`\lambda_k`), the Lanczos method (ARPACK, one
-           vector per product, :math:`L = 6 \cdot 10^{-10}` s per vector and entry
-           of X) may spend as much, when that allows at least
-           :math:`\max(90, 6(2k + 1))` vectors (a failure then costs up to three
-           times the exact route's time; measured: 10000 x 4000, flat spectrum,
-           k = 10, 133 vectors); if it too stops, the k leading
-           eigenpairs of the formed matrix take over (``solver_`` "eig" if
-           n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024
-           and p < 4n (the eig route keeps the scatter matrix for a later
-           :meth:`partial_fit`); "gram" for wider data.
-
-        The "krylov" route works on one centered copy of X; each block costs the
-        products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`, and so does
-        each Lanczos vector. Both accept the Ritz pairs when every residual
-        :math:`\|M v_j - \theta_j v_j\| \le 10^{-10}\theta_1` (the a-posteriori
-        test of the sparse and Dask
-        routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
-        within the square of that over its gap), each axis within an angle of
-        about :math:`10^{-10}\lambda_1/\delta_j` of its eigenvector,
-        :math:`\delta_j` its spectral gap. Passed explicitly, it refuses to run
-        past 40 blocks (RuntimeError).
-
-        The rules look only at the shape, so "auto" adds an accuracy guard:
-        when the eig, gram or krylov route finds
-        :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at
-        n - 1), the k-th eigenvalue has kept fewer than half its digits, and
-        the fit is recomputed by the "svd" route (accurate to about
-        :math:`\varepsilon \sigma_1` in each singular value). ``solver_``
-        records the route that finally ran. A solver passed explicitly is
-        never replaced.
-
-        Timings against scikit-learn: ``python -m tests.benchmarks``.
-
-        Sparse (``scipy.sparse``, never densified) and Dask input (chunked by rows,
-        out of core or distributed; Dask is imported only when such an array comes
-        in): "auto" and "eig" form the p x p covariance in one pass (each block or
-        chunk reduced to its count, mean and scatter, merged exactly by the update of
-        Chan, Golub and LeVeque) up to 4096 features, and beyond take the
-        "randomized" route: the k leading eigenpairs of :math:`X_c^\top X_c` with
-        implicit centering (:math:`X_c` never formed), by the Lanczos method
-        (ARPACK) for sparse data, whose products are cheap, and by block Krylov
-        for Dask (one pass per block); both stopped by a residual test of
-        :math:`10^{-10}\lambda_1` (each eigenvalue then within
-        :math:`10^{-10}\lambda_1`, each axis within an angle of about
-        :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
-        and deterministic (the sparse one deflates the pairs found and probes for
-        missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is
-        TSQR for Dask (the accuracy guard of "auto" there) and, for sparse data, Householder QR of
-        dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
-        Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
-        (sparse only) the n x n matrix :math:`Y_c Y_c^\top` from the sparse product
-        :math:`X X^\top`, with the axes :math:`Y_c^\top u_j / \sigma_j`. Both keep a
-        :math:`\min(n, p)^2` dense matrix and are refused beyond 4096. Dense
-        columns of sparse data whose mean exceeds their spread are shifted by it
-        first (stored in full), so no route cancels at large offsets.
-        "randomized" without an integer `n_components` (all components, or a
-        fraction of variance) takes the one-pass covariance route up to 4096
-        features (``solver_`` says "eig").
-
-        For sparse data "auto" takes the route of least estimated time, a cost
-        model that counts the stored entries :math:`r_i` of each row and
-        :math:`c_j` of each column (nnz in all):
-
-        .. math::
-
-            t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
-            t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3
-            + b\, \mathrm{nnz}\, k, \\
-            t_\text{Lanczos} &= (16 k + 20)\,\big(b\, \mathrm{nnz}
-            + v\, p \max(2k + 1, 30)\big),
-
-        with :math:`a = 1.5 \cdot 10^{-8}` s per multiplication of the sparse
-        product :math:`X^\top X` or :math:`X X^\top` (and per entry of its dense
-        result), :math:`e = 10^{-10}` s per :math:`m^3` of a dense eigensolve,
-        :math:`b = 1.2 \cdot 10^{-9}` s per stored entry of a Lanczos product and
-        :math:`v = 7 \cdot 10^{-10}` s per entry of ARPACK's Lanczos vectors
-        (measured on 2 cores); "eig" only up to 4096 features, "gram" up to 4096
-        samples, Lanczos (an integer k < p only) when estimated at least twice as
-        fast as the better exact route. For example, 1000 x 200,000 with 200,000
-        stored entries: "gram", 1.6 s at k = 100 and 3.7 s at k = 300, where
-        Lanczos took 45 s and 209 s. Its accuracy guard: when the eig, gram or
-        Lanczos route finds :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` and
-        :math:`\min(n, p) \le 4096`, the fit is recomputed by the QR route
-        ("svd"); beyond, a ``RuntimeWarning`` says that the smallest eigenvalues
-        are round-off.
+        "eig": eigendecomposition of the p x p covariance :math:`X_c^\top X_c`;
+        "gram": of the n x n Gram matrix :math:`X_c X_c^\top`; "svd": SVD of
+        :math:`X_c`; "krylov": block Krylov and Lanczos on the smaller of the two,
+        never formed, stopped by a residual test of :math:`10^{-10}\lambda_1` (an
+        integer `n_components` only); "randomized": :func:`pcalib.randomized_svd` of
+        :math:`X_c` (approximate: a fixed number of steps, no residual test) for NumPy
+        data, the Krylov route for sparse and Dask data. "auto" always picks an exact
+        route, from the shape, k and (sparse data) a cost model, and recomputes by the
+        "svd" route when the k-th eigenvalue kept fewer than half its digits
+        (:math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}`): the rules, their
+        measured constants and the accuracy of each route are in
+        :mod:`pcalib.solvers`. ``solver_`` records the route that ran; a solver
+        passed explicitly is never replaced. Sparse (``scipy.sparse``, never
+        densified) and Dask input (chunked by rows, out of core or distributed; Dask
+        is imported only when such an array comes in) take the one-pass covariance up
+        to 4096 features and the Krylov route beyond; "svd" is TSQR for Dask and QR of
+        dense blocks for sparse data, "gram" is for sparse data only.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -330,97 +195,21 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     # -- fitting ------------------------------------------------------------------
 
-    def _check_params(self, n: int, p: int) -> tuple[int, bool]:
-        """Validate the parameters against the data; returns (k to compute, is_fraction)."""
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        for name in ("standardize", "whiten"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        m = min(n, p)
-        nc = self.n_components
-        if nc is None:
-            return m, False
-        if isinstance(nc, str) and nc == "mle":
-            if not n >= p >= 2:
-                raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
-            if self.solver in ("randomized", "krylov"):
-                raise ValueError(f"solver={self.solver!r} needs an integer n_components, got 'mle'")
-            return m, True
-        if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
-            if not 0 < nc < 1:
-                raise ValueError(
-                    f"n_components as a float is the fraction of variance to keep and must be "
-                    f"in (0, 1), got {nc}"
-                )
-            if self.solver in ("randomized", "krylov"):
-                raise ValueError(
-                    f"solver={self.solver!r} needs an integer n_components (it computes only k "
-                    f"components), got the fraction {nc}"
-                )
-            return m, True
-        if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, numbers.Integral):
-            raise TypeError(
-                f"n_components must be an int, a float in (0, 1) or None, got {nc!r} of type {type(nc).__name__}"
-                " (or the string 'mle' for Minka's rule)"
-            )
-        return check_n_components(nc, m, "n_components"), False
-
-    def _choose_solver(self, n: int, p: int, k: int, fraction: bool) -> str:
-        """The dense route (:func:`pcalib._solver_policy.dense_route`)."""
-        return dense_route(self.solver, n, p, k, every_component=fraction or self.n_components is None)
-
-    def _decompose(
-        self, data: Any, k: int, fraction: bool, solver: str, ddof: int, need_scores: bool
-    ) -> _Decomposition:
-        """The decomposition by one route, truncated to the fraction of variance if asked."""
-        rng = _check_random_state(self.random_state) if solver == "randomized" else None
-        n, p = data.shape
-        budget = ({"max_blocks": krylov_budget(n, p, k), "max_vectors": lanczos_budget(n, p, k)}
-                  if self.solver == "auto" else {})
-        found = _decompose_matrix(
-            data, k, solver, ddof=ddof, standardize=bool(self.standardize), need_scores=need_scores,
-            random_state=rng, **budget,
-        )
-        return self._truncated(found, fraction, data.shape[0])
-
-    def _truncated(self, found: _Decomposition, fraction: bool, n: int) -> _Decomposition:
-        """`found` cut to the k that the fraction of variance or Minka's rule chooses."""
-        if fraction:
-            ratio = found.explained_variance_ratio()
-            k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(self.n_components, str)
-                 else choose_k(ratio, float(cast(float, self.n_components))))
-            found = found.truncated(k)
-        return found
-
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         if self.missing is not None:
             X = _missing.complete_for_pca(self, X)
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
         ddof = _check_ddof(self.ddof, n)
-        k, fraction = self._check_params(n, p)
+        check_flag(self.standardize, "standardize")
+        check_flag(self.whiten, "whiten")
+        k, fraction = components_to_compute(self.n_components, self.solver, n, p)
         _check_random_state(self.random_state, draw=False)  # whatever the solver
-        if data.implicit:
-            solver = implicit_route(self.solver, n, p, k, fraction or self.n_components is None, data)
-        else:
-            solver = self._choose_solver(n, p, k, fraction)
-        found = self._decompose(data, k, fraction, solver, ddof, need_scores)
-        if not data.implicit:
-            solver = found.route  # "krylov" within its budget, else the eig or gram route
-        # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
-        guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
-        if self.solver == "auto" and solver in guarded and found.lost_digits(n) and data.supports_svd:
-            if min(n, p) <= _SCATTER_MAX_FEATURES or solver != "randomized":
-                solver = "svd"
-                found = self._decompose(data, k, fraction, solver, ddof, need_scores)
-            else:
-                warn_outside_pcalib(
-                    f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the Lanczos route resolves "
-                    "eigenvalues to 1e-10 lambda_1 only, so the smallest of these are round-off "
-                    f"(min(n, p) = {min(n, p)} is too large for the exact route); ask for fewer "
-                    "components, or densify X"
-                )
+        found, solver = fit_by_route(
+            data, k, self.solver, every_component=fraction or self.n_components is None, ddof=ddof,
+            standardize=bool(self.standardize), need_scores=need_scores, random_state=self.random_state,
+            truncate=lambda found: cut_to_request(found, self.n_components, n) if fraction else found,
+        )
         for name in ("_moments", "_unsolved"):
             self.__dict__.pop(name, None)
         if found.moments is not None and self.missing is None:  # a later partial_fit continues
@@ -587,3 +376,4 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             return X
 
         return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
+

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ._validation import _check_random_state, _validated
+from ._validation import _check_random_state, _validated, check_flag
 from .covariance_matrix import _center_array, _centered, _rescale
 from .pca import pca_eig, pca_gram
 
@@ -94,12 +94,6 @@ def _check_int(value: object, name: str, lowest: int) -> int:
     return int(value)
 
 
-def _check_flag(value: object, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
     r"""Centered (and, if asked, standardized) float64 copy of validated `X`, in units of
     :math:`2^e`: the centered data are ``Xc * 2**e`` (e = 0 when standardized).
@@ -109,7 +103,7 @@ def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
     every rule for k is scale-free, and at 1e-200 the squares in the data's units (1e-400)
     are 0, at 1e160 infinite."""
     arr, _ = _validated(X, 1)
-    centered = _center_array(arr, 1, scale=_check_flag(standardize, "standardize"))
+    centered = _center_array(arr, 1, scale=check_flag(standardize, "standardize"))
     return centered.values, int(centered.exponent)
 
 
@@ -450,7 +444,7 @@ def _cv_press(
             f"max_k must be at most min(p - 1, n_train - 1) = {largest} for this data and "
             f"n_folds={n_folds}, got {max_k}"
         )
-    standardize = _check_flag(standardize, "standardize")
+    standardize = check_flag(standardize, "standardize")
     rng = _check_random_state(random_state)
     fold = np.empty(n, dtype=np.intp)
     fold[rng.permutation(n)] = np.arange(n) % n_folds

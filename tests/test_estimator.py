@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib._solver_policy import krylov_budget, lanczos_budget
+from pcalib.solvers import dense_route, krylov_budget, lanczos_budget
 
 SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
@@ -95,14 +95,13 @@ def test_round_trip_at_full_rank(n, p, seed, solver, standardize, whiten, offset
 
 
 def test_auto_solver_rule():
-    pca = PCA(10)
-    assert pca._choose_solver(100, 5, 5, False) == "svd"
-    assert pca._choose_solver(100000, 50, 10, False) == "eig"
-    assert pca._choose_solver(2000, 20000, 10, False) == "gram"  # wide: one syrk
-    assert pca._choose_solver(200, 100000, 10, False) == "gram"  # a Krylov block costs more
-    assert pca._choose_solver(20000, 20000, 10, False) == "krylov"
-    assert PCA(0.9)._choose_solver(20000, 20000, 20000, True) == "svd"  # square, every component
-    assert PCA(None)._choose_solver(20000, 20000, 20000, False) == "svd"
+    assert dense_route("auto", 100, 5, 5, False) == "svd"
+    assert dense_route("auto", 100000, 50, 10, False) == "eig"
+    assert dense_route("auto", 2000, 20000, 10, False) == "gram"  # wide: one syrk
+    assert dense_route("auto", 200, 100000, 10, False) == "gram"  # a Krylov block costs more
+    assert dense_route("auto", 20000, 20000, 10, False) == "krylov"
+    assert dense_route("auto", 20000, 20000, 20000, True) == "svd"  # square, every component
+    assert dense_route("auto", 20000, 20000, 20000, False) == "svd"  # k = m
     assert PCA(10).fit(data(3000, 100)).solver_ == "eig"
     assert PCA(10).fit(np.random.default_rng(0).standard_normal((100, 3000))).solver_ == "gram"
     assert PCA(10).fit(data(20, 10)).solver_ == "svd"
@@ -111,28 +110,27 @@ def test_auto_solver_rule():
 
 
 def test_auto_solver_rule_at_its_thresholds():
-    pca = PCA(10)
     # Small work n * p * min(n, p) <= 1e6: SVD whatever the shape.
-    assert pca._choose_solver(400, 50, 10, False) == "svd"  # exactly 1e6
-    assert pca._choose_solver(401, 50, 10, False) == "eig"
-    assert pca._choose_solver(50, 401, 10, False) == "gram"
+    assert dense_route("auto", 400, 50, 10, False) == "svd"  # exactly 1e6
+    assert dense_route("auto", 401, 50, 10, False) == "eig"
+    assert dense_route("auto", 50, 401, 10, False) == "gram"
     # Aspect ratio 4, for every component (k = min(n, p) or a fraction of variance).
-    assert PCA(None)._choose_solver(4000, 1000, 1000, False) == "eig"
-    assert PCA(None)._choose_solver(3999, 1000, 1000, False) == "svd"
-    assert PCA(0.5)._choose_solver(1000, 4000, 1000, True) == "gram"
-    assert PCA(1000)._choose_solver(1000, 3999, 1000, False) == "svd"
+    assert dense_route("auto", 4000, 1000, 1000, True) == "eig"
+    assert dense_route("auto", 3999, 1000, 1000, True) == "svd"
+    assert dense_route("auto", 1000, 4000, 1000, True) == "gram"
+    assert dense_route("auto", 1000, 3999, 1000, False) == "svd"
     # k < min(n, p): the covariance route up to 1024 features (it keeps the scatter
     # matrix for partial_fit), whatever the aspect; the Gram route for wider data.
-    assert pca._choose_solver(3999, 1000, 10, False) == "eig"
-    assert pca._choose_solver(1000, 1024, 10, False) == "eig"
-    assert pca._choose_solver(500, 3999, 10, False) == "gram"
+    assert dense_route("auto", 3999, 1000, 10, False) == "eig"
+    assert dense_route("auto", 1000, 1024, 10, False) == "eig"
+    assert dense_route("auto", 500, 3999, 10, False) == "gram"
     # Above 1024 features, n and p within a factor 4: Krylov when its budget holds at
     # least 4 blocks, or the Lanczos stage at least max(90, 4(2k + 1)) vectors.
     assert krylov_budget(20000, 1024, 10) == lanczos_budget(20000, 1024, 10) == 0
-    assert krylov_budget(4000, 1025, 10) == 8 and pca._choose_solver(4000, 1025, 10, False) == "krylov"
-    assert pca._choose_solver(20000, 1025, 10, False) == "eig"  # tall: one syrk
-    assert krylov_budget(20000, 2000, 50) == 2 and pca._choose_solver(20000, 2000, 50, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 11 and pca._choose_solver(20000, 2000, 10, False) == "eig"
+    assert krylov_budget(4000, 1025, 10) == 8 and dense_route("auto", 4000, 1025, 10, False) == "krylov"
+    assert dense_route("auto", 20000, 1025, 10, False) == "eig"  # tall: one syrk
+    assert krylov_budget(20000, 2000, 50) == 2 and dense_route("auto", 20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 2000, 10) == 11 and dense_route("auto", 20000, 2000, 10, False) == "eig"
     assert krylov_budget(6000, 2500, 10) == 26
     assert krylov_budget(2000, 20000, 10) == 11
     assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try

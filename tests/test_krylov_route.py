@@ -11,8 +11,8 @@ import scipy.sparse
 import pcalib.pca as pca_module
 from pcalib import PCA
 from pcalib._signs import axis_signs
-from pcalib._solver_policy import krylov_budget, lanczos_budget
 from pcalib.pca import _lanczos_within
+from pcalib.solvers import krylov_budget, lanczos_budget
 
 
 def decaying(n, p, seed=0, offset=0.0, floor=1e-3):

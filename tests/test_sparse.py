@@ -248,7 +248,7 @@ def test_auto_chooses_by_a_cost_model_that_includes_n():
     1.6 s and 3.7 s. A small copy of that shape takes the Gram route and gives NumPy's
     eigenpairs; the cost model prefers Gram for the issue's shape and Lanczos for the
     benchmark's (100,000 x 20,000, 0.1%, k = 10), where neither dense matrix fits."""
-    from pcalib._solver_policy import sparse_route_costs
+    from pcalib.solvers import sparse_route_costs
 
     def uniform(n, p, nnz, k):
         return sparse_route_costs(n, p, k, np.full(n, nnz / n), np.full(p, nnz / p))

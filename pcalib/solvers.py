@@ -1,0 +1,468 @@
+r"""Which route fits which data: the policy of ``PCA(solver="auto")``.
+
+:class:`pcalib.PCA` asks :func:`dense_route` (NumPy arrays) or :func:`implicit_route`
+(sparse and Dask data) which route to run, and :func:`fit_by_route` runs it with the
+accuracy guard of "auto". The functions that choose are pure functions of the shape,
+the number of components and (for sparse data) the stored entries per row and column;
+no data are read there. The routes themselves live in ``pcalib.pca``. Every
+constant is a measurement on the 2-core machine the book is built on (the comments
+in the source say which), so the policy can be re-measured with
+``python -m tests.benchmarks`` (timings against scikit-learn) without reading the
+estimator. To see which route "auto" takes for a shape::
+
+    >>> from pcalib.solvers import dense_route
+    >>> dense_route("auto", 100_000, 50, 5, every_component=False)
+    'eig'
+    >>> dense_route("auto", 6000, 2500, 10, every_component=False)
+    'krylov'
+
+**The routes.** "eig": eigendecomposition of the p x p covariance (partial, LAPACK
+``syevr``, for k < p); "gram": of the n x n Gram matrix
+:math:`X_c X_c^\top`; "svd": LAPACK SVD of :math:`X_c`; "krylov": block
+Krylov on :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never
+formed, stopped by a residual test (below; an integer `n_components` only);
+"randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a
+fixed number of steps, no residual test).
+
+**Dense data: the rules of "auto".** "auto" always takes an exact route. With m = min(n, p):
+
+1. "svd" if :math:`n p m \le 10^6`: small problems, where the most
+   accurate route costs at most a few milliseconds.
+2. Every component (`n_components` None, a fraction of variance, "mle" or
+   m): "eig" if :math:`n \ge 4p`, "gram" if :math:`p \ge 4n`, "svd"
+   otherwise. "eig" and "gram" form the smaller of :math:`X_c^\top X_c`
+   and :math:`X_c X_c^\top` with one BLAS call (``syrk``, half the flops
+   of a general product; "eig" by blocks of rows in one pass with the
+   column sums, without a centered copy of X: :math:`X^\top X - n \bar x
+   \bar x^\top` when every column's mean is at most its spread, checked
+   per column, shifted blocks otherwise) and solve for the eigenpairs
+   (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block Krylov
+   method with a residual test for order above 1200 and small k): 3 to 10
+   times faster than the SVD at every shape measured, and exact at any
+   offset (unlike scikit-learn's ``covariance_eigh``, which forms
+   :math:`X^\top X - n \bar x \bar x^\top` at every offset). The price
+   is the squared condition number: eigenvalues are accurate to about
+   :math:`\varepsilon \lambda_1` in absolute terms. The factor 4 is where
+   that price stays small for noise-like data: by the Marchenko-Pastur law,
+   the covariance of pure noise with :math:`c = p/n` has condition number
+   about :math:`\big((1+\sqrt c)/(1-\sqrt c)\big)^2`, at most 9 for
+   :math:`c \le 1/4` but unbounded as :math:`c \to 1`, and every component
+   includes the smallest. It is not small for every matrix of that shape: a
+   covariance can have any condition number at any n and p (chapter 7
+   builds data with :math:`n \ge 4p` and :math:`\kappa(S) = 10^{18}`), and
+   for those the accuracy guard below takes over. The SVD has no squared
+   condition number, at 3 to 10 times the time and more memory (LAPACK's SVD
+   holds all its factors: peak extra memory measured at 5.5 copies of X for
+   2000 x 1000, against 2.0 for "eig"; the eig and gram routes stay within
+   about one copy of X from n >= 4p or p >= 4n on, 0.25 copies at
+   20000 x 2000).
+3. k < m components (an integer `n_components`): only
+   :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
+   below checks, whatever the shape. Above 1024 features with n and p
+   within a factor 4 of each other (tall and wide data keep the one
+   ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
+   a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
+   that converged saved 0.3 s), "krylov" when a cost model leaves it room:
+   block Krylov may spend up to the estimated time of the exact route (it
+   stops after three blocks when the decay of its residual predicts a
+   failure),
+   :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
+   :math:`t_\text{block} = 4 c\, n p b` per block of
+   :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
+   blocks (:math:`a = 1.1 \cdot 10^{-11}` s per multiplication of the
+   ``syrk``, :math:`e = 4 \cdot 10^{-11}` s per :math:`m^3` of the
+   eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop of the thin
+   products, measured on 2 cores). If its residual test is not met within
+   that budget, or the decay of the residual predicts it will not be (a
+   flat spectrum near :math:`\lambda_k`), the Lanczos method (ARPACK, one
+   vector per product, :math:`L = 6 \cdot 10^{-10}` s per vector and entry
+   of X) may spend as much, when that allows at least
+   :math:`\max(90, 6(2k + 1))` vectors (a failure then costs up to three
+   times the exact route's time; measured: 10000 x 4000, flat spectrum,
+   k = 10, 133 vectors); if it too stops, the k leading
+   eigenpairs of the formed matrix take over (``solver_`` "eig" if
+   n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024
+   and p < 4n (the eig route keeps the scatter matrix for a later
+   :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
+
+**The Krylov route.** The "krylov" route works on one centered copy of X; each block costs the
+products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`, and so does
+each Lanczos vector. Both accept the Ritz pairs when every residual
+:math:`\|M v_j - \theta_j v_j\| \le 10^{-10}\theta_1` (the a-posteriori
+test of the sparse and Dask
+routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
+within the square of that over its gap), each axis within an angle of
+about :math:`10^{-10}\lambda_1/\delta_j` of its eigenvector,
+:math:`\delta_j` its spectral gap. Passed explicitly, it refuses to run
+past 40 blocks (RuntimeError).
+
+**The accuracy guard.** The rules look only at the shape, so "auto" adds an accuracy guard:
+when the eig, gram or krylov route finds
+:math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at
+n - 1), the k-th eigenvalue has kept fewer than half its digits, and
+the fit is recomputed by the "svd" route (accurate to about
+:math:`\varepsilon \sigma_1` in each singular value). ``solver_``
+records the route that finally ran. A solver passed explicitly is
+never replaced.
+
+**Sparse and Dask data.** Sparse (``scipy.sparse``, never densified) and Dask input (chunked by rows,
+out of core or distributed; Dask is imported only when such an array comes
+in): "auto" and "eig" form the p x p covariance in one pass (each block or
+chunk reduced to its count, mean and scatter, merged exactly by the update of
+Chan, Golub and LeVeque) up to 4096 features, and beyond take the
+"randomized" route: the k leading eigenpairs of :math:`X_c^\top X_c` with
+implicit centering (:math:`X_c` never formed), by the Lanczos method
+(ARPACK) for sparse data, whose products are cheap, and by block Krylov
+for Dask (one pass per block); both stopped by a residual test of
+:math:`10^{-10}\lambda_1` (each eigenvalue then within
+:math:`10^{-10}\lambda_1`, each axis within an angle of about
+:math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
+and deterministic (the sparse one deflates the pairs found and probes for
+missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is
+TSQR for Dask (the accuracy guard of "auto" there) and, for sparse data, Householder QR of
+dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
+Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
+(sparse only) the n x n matrix :math:`Y_c Y_c^\top` from the sparse product
+:math:`X X^\top`, with the axes :math:`Y_c^\top u_j / \sigma_j`. Both keep a
+:math:`\min(n, p)^2` dense matrix and are refused beyond 4096. Dense
+columns of sparse data whose mean exceeds their spread are shifted by it
+first (stored in full), so no route cancels at large offsets.
+"randomized" without an integer `n_components` (all components, or a
+fraction of variance) takes the one-pass covariance route up to 4096
+features (``solver_`` says "eig").
+
+For sparse data "auto" takes the route of least estimated time, a cost
+model that counts the stored entries :math:`r_i` of each row and
+:math:`c_j` of each column (nnz in all):
+
+.. math::
+
+    t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
+    t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3
+    + b\, \mathrm{nnz}\, k, \\
+    t_\text{Lanczos} &= (16 k + 20)\,\big(b\, \mathrm{nnz}
+    + v\, p \max(2k + 1, 30)\big),
+
+with :math:`a = 1.5 \cdot 10^{-8}` s per multiplication of the sparse
+product :math:`X^\top X` or :math:`X X^\top` (and per entry of its dense
+result), :math:`e = 10^{-10}` s per :math:`m^3` of a dense eigensolve,
+:math:`b = 1.2 \cdot 10^{-9}` s per stored entry of a Lanczos product and
+:math:`v = 7 \cdot 10^{-10}` s per entry of ARPACK's Lanczos vectors
+(measured on 2 cores); "eig" only up to 4096 features, "gram" up to 4096
+samples, Lanczos (an integer k < p only) when estimated at least twice as
+fast as the better exact route. For example, 1000 x 200,000 with 200,000
+stored entries: "gram", 1.6 s at k = 100 and 3.7 s at k = 300, where
+Lanczos took 45 s and 209 s. Its accuracy guard: when the eig, gram or
+Lanczos route finds :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` and
+:math:`\min(n, p) \le 4096`, the fit is recomputed by the QR route
+("svd"); beyond, a ``RuntimeWarning`` says that the smallest eigenvalues
+are round-off.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+
+from ._eigen import krylov_block
+from ._validation import _check_random_state, check_n_components, warn_outside_pcalib
+from .pca import _KEPT_MOMENTS_MAX_FEATURES, _decompose_matrix, _Decomposition
+from .selection import choose_k
+
+__all__ = [
+    "SOLVERS",
+    "components_to_compute",
+    "cut_to_request",
+    "dense_route",
+    "fit_by_route",
+    "implicit_route",
+    "krylov_budget",
+    "lanczos_budget",
+    "sparse_route_costs",
+]
+
+SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
+
+# Thresholds of the "auto" rule (the module docstring), measured on 2 cores with
+# tests/benchmarks.py data, k = 10:
+# - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
+#   (2000 x 100): 50 ms, against 3 ms for the covariance route;
+# - n >= 4p: Marchenko-Pastur bound on the conditioning of pure noise (docstring);
+# - 20000 x 3000: exact covariance route 2.5 s, randomized 2.5 s; 20000 x 5000:
+#   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
+_SMALL_WORK = 1e6
+_ASPECT = 4
+# The dense Krylov route of "auto" (rule 3 of the module docstring), costed in seconds on
+# 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
+# 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
+# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov block, the
+# two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
+# 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
+# slower per flop than the syrk). Block Krylov may spend up to _KRYLOV_SHARE of the exact
+# route's estimated time (20000 x 2000, k = 5, decaying: converged at 8 blocks, 0.75 s
+# with the copy, against 1.07 s for the eig route); it is tried only when that allows
+# _KRYLOV_MIN_BLOCKS blocks.
+_SYRK_SECONDS = 1.1e-11
+_EIGENSOLVER_SECONDS = 4e-11
+_THIN_PRODUCT_SECONDS = 3.3e-11
+_KRYLOV_SHARE = 1.0
+_KRYLOV_MIN_BLOCKS = 4
+# After block Krylov, the Lanczos method (one vector per product, two passes over X_c):
+# per vector, per entry of X (15 ms at 5000 x 5000, 21 ms at 2000 x 20000 on 2 cores,
+# memory-bound), within _LANCZOS_SHARE of the exact route's time (it has no early stop,
+# so a failure costs all of it: at half, 10000 x 4000 on a flat spectrum, k = 10,
+# stopped at 90 of the 133 vectors it needed and took 7.3 s in all); tried when that allows
+# at least 90 vectors and 6 times ARPACK's 2k + 1 (measured to reach the residual test
+# at 5000 x 5000 and similar shapes: 47-81 vectors for k = 5 and 10 on a decaying
+# spectrum, 117-164 on a flat one; 514-556 for k = 50, decaying).
+_LANCZOS_VECTOR_ENTRY_SECONDS = 6e-10
+_LANCZOS_SHARE = 1.0
+_LANCZOS_MIN_VECTORS = 90
+# Sparse and Dask data: the p x p covariance from one pass up to this many features
+# (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
+# (Lanczos for sparse data, block Krylov for Dask).
+_SCATTER_MAX_FEATURES = 4096
+# Sparse data, solver="auto": the cost model of the module docstring, in seconds on 2 cores
+# (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
+# X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
+# at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
+# m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
+# ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
+# with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
+# the vectors dominate). Lanczos is taken only if estimated at least
+# _SPARSE_EXACT_PREMIUM times faster than the best exact route.
+_SPARSE_PRODUCT_SECONDS = 1.5e-8
+_EIGH_SECONDS = 1e-10
+_LANCZOS_ENTRY_SECONDS = 1.2e-9
+_LANCZOS_VECTOR_SECONDS = 7e-10
+_SPARSE_EXACT_PREMIUM = 2.0
+
+
+def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
+    r"""Estimated seconds of each route for a sparse n x p matrix with ``rows[i]``
+    entries stored in row i and ``columns[j]`` in column j (nnz in all), k components:
+
+    .. math::
+
+        t_\text{eig} &= a \Big(\sum_i r_i^2 + p^2\Big) + e\, p^3, \qquad
+        t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3 + b\, \mathrm{nnz}\, k, \\
+        t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 30)\big)
+
+    (a per multiplication of the sparse product :math:`X^\top X` or :math:`X X^\top`
+    and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
+    stored entry of a Lanczos product, v per entry of ARPACK's Lanczos vectors, about
+    16 products per component as measured). "eig" only up to
+    ``_SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
+    matrices), Lanczos for k < p."""
+    costs = {}
+    nnz = float(rows.sum())
+    if p <= _SCATTER_MAX_FEATURES:
+        costs["eig"] = _SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + _EIGH_SECONDS * p**3
+    if n <= _SCATTER_MAX_FEATURES:
+        costs["gram"] = (_SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + _EIGH_SECONDS * n**3
+                         + _LANCZOS_ENTRY_SECONDS * nnz * k)
+    if k < p:
+        vectors = p * max(2 * k + 1, 30)
+        costs["randomized"] = (16 * k + 20) * (_LANCZOS_ENTRY_SECONDS * nnz + _LANCZOS_VECTOR_SECONDS * vectors)
+    return costs
+
+
+def krylov_budget(n: int, p: int, k: int) -> int:
+    r"""Largest number of Krylov blocks the dense "krylov" route of "auto" may spend on
+    an n x p matrix for k components: :math:`\lfloor s\, t_\text{exact} /
+    t_\text{block} \rfloor` with
+
+    .. math::
+
+        t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
+
+    m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
+    seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
+    flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
+    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``_KRYLOV_SHARE``): a block Krylov
+    run that converges at the end of its budget costs what the exact route would have
+    cost, and one that will not converge is stopped after three blocks when the decay
+    of its residual predicts it (``pcalib._eigen.krylov_top_operator``); the
+    Lanczos stage after it gets as much (:func:`lanczos_budget`).
+    0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
+    matrix for a later ``partial_fit``, and costs little."""
+    m = min(n, p)
+    if p <= _KEPT_MOMENTS_MAX_FEATURES:
+        return 0
+    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
+    block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
+    return int(_KRYLOV_SHARE * exact / block)
+
+
+def lanczos_budget(n: int, p: int, k: int) -> int:
+    r"""Largest number of vectors the Lanczos stage of the dense "krylov" route of "auto"
+    may multiply, :math:`\lfloor s\, t_\text{exact} / (L\, n p) \rfloor` with
+    :math:`L = 6 \cdot 10^{-10}` s per entry of X and per vector
+    (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` as in
+    :func:`krylov_budget` and :math:`s = 1` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 6(2k + 1))` vectors (ARPACK keeps
+    :math:`\max(2k + 1, 30)`), and up to 1024 features."""
+    m = min(n, p)
+    if p <= _KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
+        return 0
+    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
+    vectors = int(_LANCZOS_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
+    return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 6 * (2 * k + 1)) else 0
+
+
+def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> str:
+    """The route for a NumPy array of n samples and p features, k components
+    (`every_component`: all of them are wanted, or as many as a fraction of variance
+    needs): `solver` itself unless it is "auto", else rules 1 to 3 above."""
+    if solver != "auto":
+        return solver
+    m = min(n, p)
+    if n * p * m <= _SMALL_WORK:
+        return "svd"
+    if every_component or k == m:
+        return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
+    square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
+    if square_ish and (krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k)):
+        return "krylov"
+    return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
+
+
+def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, data: Any) -> str:
+    """The route for sparse or Dask data (`data`, ``pcalib._inputs``): the covariance
+    from the one-pass moments up to ``_SCATTER_MAX_FEATURES`` features, the implicit
+    Krylov route beyond (and for solver="randomized" or "krylov" with an integer k);
+    "auto" on sparse data takes the route of least estimated cost
+    (:func:`sparse_route_costs`).
+
+    Raises
+    ------
+    ValueError
+        For "gram" on Dask data, "gram" or "svd" on sparse data with min(n, p) above
+        ``_SCATTER_MAX_FEATURES``, and every component beyond that many features.
+    """
+    kind = type(data).__name__.replace("Matrix", "").lower()
+    if solver == "gram" and not data.in_memory:
+        raise ValueError(
+            f"solver='gram' needs the {kind} data in memory; use solver='auto', 'eig', "
+            "'randomized' or 'svd' (TSQR)"
+        )
+    if solver in ("gram", "svd") and data.in_memory and min(n, p) > _SCATTER_MAX_FEATURES:
+        raise ValueError(
+            f"solver={solver!r} on sparse data keeps a {min(n, p)} x {min(n, p)} dense "
+            f"matrix (at most {_SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
+            "'randomized' (Lanczos)"
+        )
+    route = solver
+    if solver == "auto" and data.in_memory:
+        costs = sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
+        exact = {name: cost for name, cost in costs.items() if name != "randomized"}
+        route = min(exact, key=lambda name: exact[name]) if exact else "randomized"
+        if not every_component and k < p and (not exact or _SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[route]):
+            route = "randomized"
+    elif solver in ("auto", "eig"):
+        route = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
+    if route in ("randomized", "krylov") and every_component:
+        # the Krylov route finds k leading components; all of them, or as many as a
+        # fraction of variance needs, come exactly from the one-pass covariance
+        if p <= _SCATTER_MAX_FEATURES:
+            return "eig"
+        raise ValueError(
+            f"the {kind} route for p = {p} > {_SCATTER_MAX_FEATURES} features computes only "
+            "the k leading components: pass an integer n_components"
+        )
+    return route
+
+
+def fit_by_route(
+    data: Any,
+    k: int,
+    solver: str,
+    *,
+    every_component: bool,
+    ddof: int,
+    standardize: bool,
+    need_scores: bool,
+    random_state: int | np.random.Generator | None,
+    truncate: Callable[[_Decomposition], _Decomposition],
+) -> tuple[_Decomposition, str]:
+    """The principal axes of `data` (``pcalib._inputs.as_matrix``) by the route that
+    `solver` names, or for "auto" by the one :func:`dense_route` or :func:`implicit_route`
+    chooses, then cut by `truncate` (a fraction of variance or Minka's rule), then, for
+    "auto", checked by the accuracy guard above and recomputed by the "svd" route when
+    it fails. Returns the decomposition and the route that computed it (for dense
+    "auto", "krylov" only when it converged within :func:`krylov_budget` and
+    :func:`lanczos_budget`, else the eig or gram route that finished)."""
+    n, p = data.shape
+    if data.implicit:
+        route = implicit_route(solver, n, p, k, every_component, data)
+    else:
+        route = dense_route(solver, n, p, k, every_component)
+    budget = ({"max_blocks": krylov_budget(n, p, k), "max_vectors": lanczos_budget(n, p, k)}
+              if solver == "auto" else {})
+
+    def run(route: str) -> _Decomposition:
+        rng = _check_random_state(random_state) if route == "randomized" else None
+        return truncate(_decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
+                                          need_scores=need_scores, random_state=rng, **budget))
+
+    found = run(route)
+    if not data.implicit:
+        route = found.route
+    # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
+    guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
+    if solver == "auto" and route in guarded and found.lost_digits(n) and data.supports_svd:
+        if min(n, p) <= _SCATTER_MAX_FEATURES or route != "randomized":
+            return run("svd"), "svd"
+        warn_outside_pcalib(
+            f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the Lanczos route resolves "
+            "eigenvalues to 1e-10 lambda_1 only, so the smallest of these are round-off "
+            f"(min(n, p) = {min(n, p)} is too large for the exact route); ask for fewer "
+            "components, or densify X"
+        )
+    return found, route
+
+
+def components_to_compute(n_components: object, solver: str, n: int, p: int) -> tuple[int, bool]:
+    """`n_components` and `solver` checked against n x p data: the number of components
+    to compute, and whether a fraction of variance or Minka's rule cuts them after."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    m = min(n, p)
+    nc = n_components
+    if nc is None:
+        return m, False
+    if isinstance(nc, str) and nc == "mle":
+        if not n >= p >= 2:
+            raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
+        if solver in ("randomized", "krylov"):
+            raise ValueError(f"solver={solver!r} needs an integer n_components, got 'mle'")
+        return m, True
+    if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
+        if not 0 < float(nc) < 1:
+            raise ValueError(
+                f"n_components as a float is the fraction of variance to keep and must be "
+                f"in (0, 1), got {nc}"
+            )
+        if solver in ("randomized", "krylov"):
+            raise ValueError(
+                f"solver={solver!r} needs an integer n_components (it computes only k "
+                f"components), got the fraction {nc}"
+            )
+        return m, True
+    if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, numbers.Integral):
+        raise TypeError(
+            f"n_components must be an int, a float in (0, 1) or None, got {nc!r} of type {type(nc).__name__}"
+            " (or the string 'mle' for Minka's rule)"
+        )
+    return check_n_components(nc, m, "n_components"), False
+
+
+def cut_to_request(found: _Decomposition, n_components: object, n: int) -> _Decomposition:
+    """`found` cut to the k that the fraction of variance `n_components` or Minka's rule
+    ("mle") chooses for n samples."""
+    ratio = found.explained_variance_ratio()
+    k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(n_components, str)
+         else choose_k(ratio, float(cast(float, n_components))))
+    return found.truncated(k)
