@@ -224,40 +224,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
         """Set the fitted attributes from a decomposition of n samples of p features."""
-        k, s = found.s.size, found.s
-        m = min(n, p)
-        # The mean discarded eigenvalue; below what the route resolves it is round-off
-        # (and the solvers would disagree on its value), so it is exactly 0.
-        resolved = k < m and not found.tail_is_round_off(n, p)
-        noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
-        resolved_variances = _above_round_off(s**2, n, p)
-        if self.whiten and not np.all(resolved_variances):
-            raise ValueError(
-                "whiten=True divides by the square root of each explained variance, but "
-                f"component {int(np.argmin(resolved_variances)) + 1} has variance 0 "
-                "(to round-off): choose fewer n_components"
-            )
-        ev = found.explained_variance(n - ddof)
-        if self.whiten and not np.all(np.isfinite(ev)):
-            raise ValueError(
-                "whiten=True divides by the square roots of the explained variances, which "
-                "exceed the float64 range at the scale of X: rescale X"
-            )
-        (
-            self.components_,
-            self.explained_variance_,
-            self.explained_variance_ratio_,
-            self.singular_values_,
-            self.mean_,
-            self.scale_,
-        ) = (
-            np.ascontiguousarray(a, dtype=dtype)
-            for a in (found.components, ev, found.explained_variance_ratio(), found.singular_values(),
-                      found.mean, found.scale)
-        )
+        for name, value in _fitted_attributes(found, n, p, ddof, dtype, bool(self.whiten)).items():
+            setattr(self, name, value)
         self._center = found.center  # mean_ as the exact pair that transform subtracts
-        self.n_components_ = int(k)
-        self.noise_variance_ = float(_rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
         self.n_samples_, self.n_features_in_ = n, p
         self.solver_ = solver
 
@@ -377,3 +346,42 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
         return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
 
+
+def _fitted_attributes(
+    found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
+) -> dict[str, Any]:
+    r"""The fitted attributes of :class:`PCA` that a decomposition of n samples of p
+    features gives, as arrays of `dtype`; ``noise_variance_`` is
+    :math:`\sigma^2 = \sum_{j > k} \sigma_j^2 / ((n - \mathrm{ddof})(m - k))`, m = min(n, p),
+    and exactly 0 when the route does not resolve the discarded tail (below round-off,
+    where the solvers would disagree on its value). With `whiten`, ``ValueError`` if a
+    kept variance is 0 to round-off or leaves the float64 range."""
+    k, s = found.s.size, found.s
+    m = min(n, p)
+    resolved = k < m and not found.tail_is_round_off(n, p)
+    noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
+    resolved_variances = _above_round_off(s**2, n, p)
+    if whiten and not np.all(resolved_variances):
+        raise ValueError(
+            "whiten=True divides by the square root of each explained variance, but "
+            f"component {int(np.argmin(resolved_variances)) + 1} has variance 0 "
+            "(to round-off): choose fewer n_components"
+        )
+    ev = found.explained_variance(n - ddof)
+    if whiten and not np.all(np.isfinite(ev)):
+        raise ValueError(
+            "whiten=True divides by the square roots of the explained variances, which "
+            "exceed the float64 range at the scale of X: rescale X"
+        )
+    arrays = {
+        "components_": found.components,
+        "explained_variance_": ev,
+        "explained_variance_ratio_": found.explained_variance_ratio(),
+        "singular_values_": found.singular_values(),
+        "mean_": found.mean,
+        "scale_": found.scale,
+    }
+    fitted: dict[str, Any] = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in arrays.items()}
+    fitted["n_components_"] = int(k)
+    fitted["noise_variance_"] = float(_rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
+    return fitted
