@@ -52,23 +52,15 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         same k as scikit-learn's ``PCA(n_components="mle")``; it needs
         n >= p >= 2; None: all ``min(n, p)``.
     solver : {"auto", "eig", "svd", "gram", "krylov", "randomized"}, default "auto"
-        "eig": eigendecomposition of the p x p covariance :math:`X_c^\top X_c`;
-        "gram": of the n x n Gram matrix :math:`X_c X_c^\top`; "svd": SVD of
-        :math:`X_c`; "krylov": block Krylov and Lanczos on the smaller of the two,
-        never formed, stopped by a residual test of :math:`10^{-10}\lambda_1` (an
-        integer `n_components` only); "randomized": :func:`pcalib.randomized_svd` of
-        :math:`X_c` (approximate: a fixed number of steps, no residual test) for NumPy
-        data, the Krylov route for sparse and Dask data. "auto" always picks an exact
-        route, from the shape, k and (sparse data) a cost model, and recomputes by the
-        "svd" route when the k-th eigenvalue kept fewer than half its digits
-        (:math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}`): the rules, their
-        measured constants and the accuracy of each route are in
-        :mod:`pcalib.solvers`. ``solver_`` records the route that ran; a solver
-        passed explicitly is never replaced. Sparse (``scipy.sparse``, never
-        densified) and Dask input (chunked by rows, out of core or distributed; Dask
-        is imported only when such an array comes in) take the one-pass covariance up
-        to 4096 features and the Krylov route beyond; "svd" is TSQR for Dask and QR of
-        dense blocks for sparse data, "gram" is for sparse data only.
+        "eig": eigendecomposition of :math:`X_c^\top X_c` (p x p); "gram": of
+        :math:`X_c X_c^\top` (n x n); "svd": SVD of :math:`X_c`; "krylov": block Krylov
+        and Lanczos on the smaller of the two, never formed, stopped by a residual test
+        (an integer `n_components` only); "randomized": :func:`pcalib.randomized_svd`
+        (approximate). "auto" picks an exact route from the shape and k, and falls back
+        to "svd" when :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}`; ``solver_``
+        records the route that ran. Sparse (never densified) and Dask input (chunked by
+        rows, out of core) have routes of their own. The rules, their measured constants
+        and each route's accuracy: :mod:`pcalib.solvers`.
     standardize : bool, default False
         Divide each centered column by its standard deviation (PCA of the
         correlation matrix). A constant column raises ``ValueError``.
@@ -96,9 +88,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
     missing_tol : float, default 1e-8
         With ``missing``: the iteration stops when the change of the filled entries,
         plus the change still to come if it shrinks geometrically, is at most ``tol``
-        times the norm of the centered completed matrix. Ignored otherwise. (Named for
-        ``missing`` so that no one mistakes them for the solver's: the PCA routes
-        are exact and do not iterate.)
+        times the norm of the centered completed matrix. Ignored otherwise.
 
     Attributes
     ----------
