@@ -30,7 +30,27 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
 from ._center import Center
-from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
+from ._decomposition import (
+    _EPS,
+    _KEPT_MOMENTS_MAX_FEATURES,
+    _axes_from_left,
+    _check_variance,
+    _data_moments,
+    _Decomposition,
+    _found_from_axes,
+    _signed,
+    _sqrt_eigenvalues,
+    _svd_found,
+)
+from ._eigen import (
+    KRYLOV_MAX_BLOCKS,
+    KRYLOV_RTOL,
+    _top_eigh_of_varying,
+    krylov_block,
+    krylov_top_operator,
+    lanczos_top_operator,
+    top_eigh,
+)
 from ._inputs import (
     DaskMatrix,
     DenseMatrix,
@@ -41,17 +61,11 @@ from ._inputs import (
     row_blocks,
     shifted_gram,
 )
-from ._signs import axis_signs
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
 from .covariance_matrix import _center_array, _checked_scale, _Frame, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
-
-_EPS = np.finfo(np.float64).eps
-# Largest Krylov space of the implicit route, in blocks (passes over the data).
-_IMPLICIT_MAX_BLOCKS = 40
-
 
 @dataclass(frozen=True, eq=False)
 class PCAResult:
@@ -237,98 +251,6 @@ def _scores_by_row_blocks(
     return scores
 
 
-def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
-    """Singular values from eigenvalues of X_c^T X_c or X_c X_c^T (in decreasing order).
-
-    These eigenvalues carry an absolute error of about eps * lambda_max: values
-    below the rank tolerance ``max(n, p) * eps * lambda_max`` (including those
-    that round-off makes slightly negative) are indistinguishable from 0, and
-    are set to exactly 0.
-    """
-    return np.where(w > max(n, p) * _EPS * w[0], np.sqrt(np.maximum(w, 0.0)), 0.0)
-
-
-@dataclass(frozen=True, eq=False)
-class _Decomposition:
-    r"""The k leading principal axes of some data, as one route found them.
-
-    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance_matrix._Frame`),
-    where nothing overflows: the centered (or standardized) data are
-    ``2**exponent`` times the matrix that was decomposed. The methods convert
-    to the data's units, with a warning if a number leaves the float64 range.
-    """
-
-    components: np.ndarray  #: (k, p), sign convention applied
-    s: np.ndarray  #: (k,) singular values, frame units
-    total_ss: float  #: ||Y_c||_F^2, frame units
-    tail_ss: float  #: sum of the discarded sigma_j^2 (j > k), frame units
-    scores: np.ndarray | None  #: (n, k) frame units, or None
-    center: Center  #: the column means, data units
-    scale: np.ndarray  #: (p,) data units
-    exponent: int
-    route: str
-    #: the count, mean and scatter matrix of the data, data units, when the route formed
-    #: them (the covariance routes, p <= _KEPT_MOMENTS_MAX_FEATURES): a later
-    #: ``PCA.partial_fit`` continues from them
-    moments: Moments | None = None
-
-    def truncated(self, k: int) -> _Decomposition:
-        """The first k axes; the others join the discarded tail."""
-        tail = self.tail_ss + float(self.s[k:] @ self.s[k:])
-        scores = self.scores[:, :k] if self.scores is not None else None
-        return replace(self, components=self.components[:k], s=self.s[:k], tail_ss=tail, scores=scores)
-
-    def lost_digits(self, n: int) -> bool:
-        r"""Whether :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at the
-        rank bound n - 1 of centered data): then the eig and gram routes, accurate to
-        about :math:`\varepsilon \lambda_1`, have kept fewer than half the digits of
-        :math:`\lambda_k`."""
-        k = min(self.s.size, n - 1)
-        return bool(self.s[k - 1] ** 2 < np.sqrt(_EPS) * self.s[0] ** 2)
-
-    def tail_is_round_off(self, n: int, p: int) -> bool:
-        r"""Whether the discarded variance is below what the route resolves: each
-        discarded :math:`\sigma_j` below :math:`\max(n, p)\,\varepsilon\,\sigma_1`
-        for the SVD (which finds every :math:`\sigma_j` to about
-        :math:`\varepsilon\sigma_1`), the whole tail below
-        :math:`\max(n, p)\,\varepsilon \|Y_c\|_F^2` for the other routes (which
-        find it as the difference of two sums)."""
-        m, k = min(n, p), self.s.size
-        if self.route == "svd":
-            return bool(self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2)
-        return bool(self.tail_ss <= max(n, p) * _EPS * self.total_ss)
-
-    @property
-    def mean(self) -> np.ndarray:
-        """(p,) the column means as one float64 vector, data units."""
-        return self.center.value
-
-    def singular_values(self) -> np.ndarray:
-        return _rescale(self.s, self.exponent, "singular values")
-
-    def explained_variance(self, divisor: int) -> np.ndarray:
-        return _rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
-
-    def explained_variance_ratio(self) -> np.ndarray:
-        return self.s**2 / self.total_ss
-
-    def data_scores(self) -> np.ndarray:
-        if self.scores is None:
-            raise ValueError("this route computed no scores (need_scores=False, or data not in memory)")
-        return _rescale(self.scores, self.exponent, "scores")
-
-
-def _svd_found(
-    U: np.ndarray, s_all: np.ndarray, Vt: np.ndarray, k: int, need_scores: bool
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """:func:`_decompose`'s result from the thin SVD ``U, s_all, Vt`` of the centered data."""
-    total_ss = float(s_all @ s_all)
-    s, components = s_all[:k], Vt[:k]
-    tail_ss = float(s_all[k:] @ s_all[k:])
-    scores = U[:, :k] * s if need_scores else None
-    return _signed(components, s, total_ss, tail_ss, scores)
-
-
 def _decompose(
     Xc: np.ndarray,
     k: int,
@@ -359,30 +281,6 @@ def _decompose(
         _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), rng)
         V = Vt.T
     return _found_from_axes(Xc, s, V, need_scores)
-
-
-def _found_from_axes(
-    Xc: np.ndarray, s: np.ndarray, V: np.ndarray, need_scores: bool
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """:func:`_decompose`'s result from the axes V (p, k) and singular values s of `Xc`:
-    the discarded sum of squares as the difference of two sums, scores :math:`X_c V`."""
-    flat = Xc.ravel()
-    total_ss = float(flat @ flat)
-    tail_ss = max(total_ss - float(s @ s), 0.0)
-    scores = Xc @ V if need_scores else None
-    return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
-
-
-def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
-    r"""Axes :math:`v_j = X_c^\top u_j / \sigma_j` (p, k) from left singular vectors U.
-
-    For :math:`\sigma_j = 0`, :math:`X_c^\top u_j / \sigma_j` would be noise divided
-    by noise: the completion gives unit vectors orthogonal to the other axes there
-    (deterministic, never NaN), and its QR factorization re-orthonormalizes the
-    recovered axes, whose orthogonality the squared condition number degrades for
-    small :math:`\sigma_j`."""
-    keep = s > 0
-    return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
 
 
 class _OverBudget(Exception):
@@ -430,7 +328,7 @@ def _krylov_axes(
     :math:`10^{-10}\theta_1 / \delta_j` of its eigenvector.
 
     Without `max_blocks` (``solver="krylov"``), the space may grow to
-    ``_IMPLICIT_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
+    ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
     budget of "auto"), the method stops when the space would grow past that many
     blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
     the k-th eigenvalue, where block Krylov converges slowly); then, if `max_vectors`
@@ -458,7 +356,7 @@ def _krylov_axes(
         return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q), trans_a=1)  # X_c (X_c^T Q)
 
     block = krylov_block(k, m)
-    budget = _IMPLICIT_MAX_BLOCKS if max_blocks is None else max_blocks
+    budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
     if n >= p and np.count_nonzero(~constant) <= k:
         budget = max_vectors = 0
     found = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
@@ -466,7 +364,7 @@ def _krylov_axes(
     if top is None and max_blocks is None and budget:
         raise RuntimeError(
             f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
-            f"{_IMPLICIT_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
+            f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
     if top is None and max_vectors:
@@ -486,35 +384,6 @@ def _krylov_axes(
             W = blas.dtrsm(1.0, R, W, side=1, lower=0)  # W R^{-1}
     s = _sqrt_eigenvalues(w, n, p)
     return s, (W if n >= p else _axes_from_left(Xc, W, s, k)), route
-
-
-def _signed(
-    components: np.ndarray, s: np.ndarray, total_ss: float, tail_ss: float, scores: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """Apply the sign convention to the components, and to the scores with them."""
-    signs = axis_signs(components)
-    components = components * signs[:, None]
-    if scores is not None:
-        scores = scores * signs
-    return components, s, total_ss, tail_ss, scores
-
-
-def _top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pcalib._eigen.top_eigh` of a scatter matrix C whose rows and columns of
-    `constant` columns are 0: solved on the varying columns only, so the loadings of
-    the constant ones are exactly 0 (the eigensolver would mix them in to
-    round-off). Beyond the number of varying columns, the axes are the unit vectors
-    of the constant columns, with eigenvalue 0. `C` may be overwritten."""
-    if not constant.any():
-        return top_eigh(C, k)
-    varying = np.flatnonzero(~constant)
-    w_varying, V_varying = top_eigh(np.asfortranarray(C[np.ix_(varying, varying)]), min(k, varying.size))
-    w = np.concatenate([w_varying, np.zeros(k - w_varying.size)])
-    V = np.zeros((C.shape[0], k), order="F")
-    V[varying, : w_varying.size] = V_varying
-    V[np.flatnonzero(constant)[: k - w_varying.size], np.arange(w_varying.size, k)] = 1.0
-    order = np.argsort(-w, kind="stable")  # round-off negatives of the varying part last
-    return w[order], V[:, order]
 
 
 def _decompose_data(
@@ -577,28 +446,6 @@ def _decompose_data(
     exponent = 0 if standardize else int(frame.exponent)
     scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
     return _Decomposition(*found, data_center, scale, exponent, route, moments)
-
-
-# The covariance routes keep the p x p scatter matrix of the data for a later
-# PCA.partial_fit when p is at most this (8 MB).
-_KEPT_MOMENTS_MAX_FEATURES = 1024
-
-
-def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
-    r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
-    `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
-    :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
-    None if p exceeds ``_KEPT_MOMENTS_MAX_FEATURES``."""
-    p = C.shape[0]
-    if p > _KEPT_MOMENTS_MAX_FEATURES:
-        return None
-    mantissa, scale_exponent = np.frexp(scale)
-    exponent = np.broadcast_to(frame.exponent, (p,)) + scale_exponent
-    top = int(exponent.max())  # M in units of 4**top: nothing overflows
-    with np.errstate(under="ignore"):
-        M = np.ldexp(np.ldexp(C * mantissa[:, None] * mantissa, exponent[:, None] - top), exponent[None, :] - top)
-    value = np.where(frame.constant, center.value, np.nan)
-    return Moments(n, center.shift, center.offset, M, value, top)
 
 
 @dataclass(frozen=True)
@@ -687,7 +534,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     RuntimeError
         If the method stops before the residual test passes (a flat spectrum at
         the k-th eigenvalue): ARPACK after 1000 restarts, block Krylov when its
-        space reaches ``_IMPLICIT_MAX_BLOCKS`` blocks.
+        space reaches ``KRYLOV_MAX_BLOCKS`` blocks.
     """
     n, p = data.shape
     moments = data.moments(full=False)
@@ -708,11 +555,11 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
                 "fewer or more components, or densify X if it fits in memory"
             )
     else:
-        top = krylov_top_operator(times, p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * krylov_block(k, p)))
+        top = krylov_top_operator(times, p, k, max_dim=min(p, KRYLOV_MAX_BLOCKS * krylov_block(k, p)))
         if top is None:
             raise RuntimeError(
                 f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
-                f"{_IMPLICIT_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
+                f"{KRYLOV_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
                 "ask for fewer or more components, or densify X if it fits in memory"
             )
     w, V = top[:2]
@@ -821,17 +668,6 @@ def _decompose_matrix(
         sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr
         return sparse_route(data, k, ddof=ddof, standardize=standardize)
     return _decompose_tsqr(data, k, ddof=ddof, standardize=standardize)
-
-
-def _check_variance(constant: np.ndarray) -> None:
-    """Refuse data whose columns are all constant: then every direction has variance 0,
-    and the principal axes and explained-variance ratios are undefined. (Any column
-    whose entries are not all equal has a positive variance, whatever its scale.)"""
-    if np.all(constant):
-        raise ValueError(
-            "X has zero total variance: every column is constant (all samples are equal); "
-            "principal axes are undefined"
-        )
 
 
 def _pca(X: ArrayLike, k: int | None, ddof: int, route: str) -> PCAResult:
