@@ -15,10 +15,11 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._decomposition import _Decomposition
+from ._implicit_routes import _decompose_moments
 from ._inputs import Moments, as_matrix
 from ._sklearn_compat import _AT_LEAST_ONE
 from ._validation import NotFittedError, _check_ddof, _fewest_samples
-from .pca import _decompose_moments, _Decomposition
 
 
 class _Streamed(Protocol):
