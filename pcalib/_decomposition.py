@@ -31,7 +31,7 @@ import numpy as np
 from ._center import Center
 from ._inputs import Moments
 from ._signs import axis_signs
-from .covariance_matrix import _Frame, _rescale
+from .covariance_matrix import _Centered, _Frame, _rescale
 from .lowrank import _orthonormal_completion
 
 _EPS = np.finfo(np.float64).eps
@@ -90,6 +90,13 @@ class _Decomposition:
     #: them (the covariance routes, p <= _KEPT_MOMENTS_MAX_FEATURES): a later
     #: ``PCA.partial_fit`` continues from them
     moments: Moments | None = None
+
+    @classmethod
+    def of_centered(
+        cls, found: _Found, centered: _Centered, route: str, moments: Moments | None = None
+    ) -> _Decomposition:
+        """What a route found on the centered copy `centered` (:func:`pcalib.covariance_matrix._center_array`)."""
+        return cls(*found, centered.center, centered.scale, centered.exponent, route, moments)
 
     def truncated(self, k: int) -> _Decomposition:
         """The first k axes; the others join the discarded tail."""
@@ -152,6 +159,16 @@ def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, fram
         M = np.ldexp(np.ldexp(C * mantissa[:, None] * mantissa, exponent[:, None] - top), exponent[None, :] - top)
     value = np.where(frame.constant, center.value, np.nan)
     return Moments(n, center.shift, center.offset, M, value, top)
+
+
+def _svd_moments(centered: _Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
+    r""":func:`_data_moments` of the centered copy `centered` from its thin SVD, the scatter
+    matrix :math:`V \Sigma^2 V^\top` (None, and nothing formed, beyond
+    ``_KEPT_MOMENTS_MAX_FEATURES`` columns)."""
+    if Vt.shape[1] > _KEPT_MOMENTS_MAX_FEATURES:
+        return None
+    frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
+    return _data_moments(centered.values.shape[0], (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
 
 
 def _signed(

@@ -4,12 +4,12 @@ forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
 The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
 matrices; above about a thousand features forming it (one ``syrk``) and solving it
 (:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`_krylov_axes`
-runs three stages, each stopped by the a-posteriori residual test of
-:data:`pcalib._eigen.KRYLOV_RTOL`: block Krylov (:func:`pcalib._eigen.krylov_top_operator`),
-then the Lanczos method within a budget of vectors (:func:`_lanczos_within`), then the
-formed matrix, as the eig or gram route would solve it. The budgets are the solver
-policy's (:mod:`pcalib._solver_policy`); the route around it (centering, scores, signs)
-is :func:`pcalib.pca._decompose_data`'s.
+runs up to three stages: block Krylov (:func:`pcalib._eigen.krylov_top_operator`), then
+the Lanczos method within a budget of vectors (:func:`_lanczos_within`), both stopped by
+the a-posteriori residual test of ``pcalib._eigen.KRYLOV_RTOL``, then the formed
+matrix, as the eig or gram route would solve it. The budgets are the solver
+policy's (:mod:`pcalib._solver_policy`); the route's skeleton, which calls it as one
+step, is :func:`pcalib.pca._krylov_route`.
 """
 
 from __future__ import annotations

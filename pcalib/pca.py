@@ -1,5 +1,5 @@
-r"""PCA by its three routes (chapters *Maximum variance*, *SVD and PCA*,
-*Minimum reconstruction error*).
+r"""PCA by its three routes (chapters *Maximum variance*, *Minimum reconstruction error*,
+*SVD and PCA*).
 
 All three routes center first, :math:`X_c = X - \mathbf{1}\bar{x}^\top`, then:
 
@@ -16,28 +16,42 @@ They return the same numbers and signs (sign convention of
 The covariance and Gram routes square the condition number: eigenvalues are
 accurate to about :math:`\varepsilon \lambda_1` in absolute terms, the SVD to
 about :math:`\varepsilon \sigma_1` on the singular values.
+
+Each public route calls its skeleton here (:func:`_eig_route`, :func:`_svd_route`,
+:func:`_gram_route`): one named call a step (center, form the matrix, eigensolve or SVD,
+sign convention). :class:`pcalib.PCA` reaches them, and its "krylov" and "randomized"
+routes, through :func:`_decompose_matrix` and :func:`_decompose_data`. The engine below
+the steps is private, each module's docstring saying what it adds to the chapters'
+formulas: :mod:`pcalib._scatter` (the scatter matrix in one pass, no centered copy),
+:mod:`pcalib._eigen` (eigensolvers), :mod:`pcalib._dense_krylov` (axes without forming
+the matrix), :mod:`pcalib._decomposition` (the steps every route ends with) and
+:mod:`pcalib._implicit_routes` (sparse and Dask data, ``PCA.partial_fit``).
 """
 
 from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+# read from here by pcalib._solver_policy (as are _decompose_matrix and _Decomposition by
+# pcalib.estimator, _decompose by pcalib.ppca)
+from ._decomposition import _KEPT_MOMENTS_MAX_FEATURES as _KEPT_MOMENTS_MAX_FEATURES
 from ._decomposition import (
-    _KEPT_MOMENTS_MAX_FEATURES,
     _axes_from_left,
     _check_variance,
     _data_moments,
     _Decomposition,
+    _Found,
     _found_from_axes,
     _signed,
     _sqrt_eigenvalues,
     _svd_found,
+    _svd_moments,
 )
 from ._dense_krylov import _krylov_axes
 from ._eigen import _top_eigh_of_varying, top_eigh
@@ -45,10 +59,13 @@ from ._implicit_routes import _decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import _scatter, _scores_by_row_blocks
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
-from .covariance_matrix import _center_array, _Frame, _rescale
+from .covariance_matrix import _center_array, _Centered, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
+
+# Oversampling columns of the randomized route (Halko, Martinsson and Tropp's p = 10).
+_OVERSAMPLE = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,136 +96,6 @@ class PCAResult:
     singular_values: np.ndarray
     scores: np.ndarray
     mean: np.ndarray
-
-
-def _decompose(
-    Xc: np.ndarray,
-    k: int,
-    route: str,
-    *,
-    need_scores: bool = True,
-    random_state: np.random.Generator | None = None,
-    oversample: int = 10,
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """Principal axes of the centered float64 matrix `Xc` by the svd, gram or randomized route.
-
-    `Xc` may be overwritten. Returns ``(components (k, p), singular_values (k,),
-    total_ss, tail_ss, scores (n, k) or None)`` with the sign convention applied;
-    ``total_ss`` is :math:`\\|X_c\\|_F^2` and ``tail_ss`` the sum of the discarded
-    :math:`\\sigma_j^2` (exact from the SVD, the difference of the two sums otherwise).
-    Scores are :math:`X_c V_k`, what ``transform`` computes, for the gram and
-    randomized routes, and :math:`U_k \\Sigma_k` (the same to round-off) for the SVD.
-    """
-    n, p = Xc.shape
-    if route == "svd":
-        return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
-    if route == "gram":
-        w, U = top_eigh(Xc @ Xc.T, k)  # eigenpairs of X_c X_c^T (n x n, a syrk)
-        s = _sqrt_eigenvalues(w, n, p)
-        V = _axes_from_left(Xc, U, s, k)
-    else:  # "randomized"; "eig" is _decompose_data's, "krylov" _krylov_axes's
-        rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
-        _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), rng)
-        V = Vt.T
-    return _found_from_axes(Xc, s, V, need_scores)
-
-
-def _decompose_data(
-    arr: np.ndarray,
-    k: int,
-    route: str,
-    *,
-    ddof: int,
-    standardize: bool = False,
-    need_scores: bool = True,
-    random_state: np.random.Generator | None = None,
-    finite_checked: bool = True,
-    name: str = "X",
-    max_blocks: int | None = None,
-    max_vectors: int = 0,
-) -> _Decomposition:
-    r"""Principal axes of validated data `arr` (not modified) by one route
-    (`max_blocks`, `max_vectors`: the "krylov" route's budget, see :func:`_krylov_axes`).
-
-    The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
-    no centered copy of X); the others work on one centered float64 copy
-    (:func:`pcalib.covariance_matrix._center_array`). Both read X in its frame, where
-    nothing overflows or underflows. Unless `finite_checked`, `arr` is first
-    checked for NaN and infinity, except where the eig route's one pass finds
-    its sums of squares finite (then so is every entry).
-
-    Raises
-    ------
-    ValueError
-        If `arr` holds NaN or infinity, or every column is constant (zero total variance).
-    """
-    n, p = arr.shape
-    if route != "eig":
-        if not finite_checked:
-            checked_finite(arr, name)
-        centered = _center_array(arr, ddof, scale=standardize)
-        _check_variance(centered.constant)
-        if route == "svd" and p <= _KEPT_MOMENTS_MAX_FEATURES:  # the scatter from the SVD too
-            U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
-            frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
-            moments = _data_moments(n, (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
-            return _Decomposition(*_svd_found(U, s_all, Vt, k, need_scores), centered.center,
-                                  centered.scale, centered.exponent, route, moments)
-        if route == "krylov":
-            s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
-            found = _found_from_axes(centered.values, s, V, need_scores)
-        else:
-            found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
-        return _Decomposition(*found, centered.center, centered.scale, centered.exponent, route)
-    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
-    total_ss = float(np.trace(C))
-    data_center = frame.data_center(center)
-    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
-    w, V = _top_eigh_of_varying(C, k, frame.constant)
-    s = _sqrt_eigenvalues(w, n, p)
-    V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
-    tail_ss = max(total_ss - float(s @ s), 0.0)
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
-    exponent = 0 if standardize else int(frame.exponent)
-    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, data_center, scale, exponent, route, moments)
-
-
-def _decompose_matrix(
-    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
-    **in_memory: Any,
-) -> _Decomposition:
-    """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
-
-    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
-    `max_vectors`). Sparse and Dask data: "eig" from the one-pass moments,
-    "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR (Dask) or
-    QR factorizations of dense blocks (sparse), "gram" from the sparse
-    :math:`X X^\top` (sparse only); they have no scores (``transform`` gives them).
-    """
-    if isinstance(data, DenseMatrix):
-        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
-                               finite_checked=data.finite_checked, name=data.name, **in_memory)
-    return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
-
-
-def _pca(X: ArrayLike, k: int | None, ddof: int, route: str) -> PCAResult:
-    arr, ddof = _validated(X, ddof)
-    n, p = arr.shape
-    dtype = output_dtype(arr)
-    k = min(n, p) if k is None else check_n_components(k, min(n, p), "k")
-    found = _decompose_data(arr, k, route, ddof=ddof)
-    arrays = (
-        found.components,
-        found.explained_variance(n - ddof),
-        found.explained_variance_ratio(),
-        found.singular_values(),
-        found.data_scores(),
-        found.mean,
-    )
-    return PCAResult(*(np.ascontiguousarray(a, dtype=dtype) for a in arrays))
 
 
 _ROUTE_DOC = r"""
@@ -254,7 +141,8 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     :math:`\max(n, p)\,\varepsilon\,\lambda_{\max}` (round-off, including
     slightly negative ones) are set to 0.
     """
-    return _pca(X, k, ddof, "eig")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_eig_route(arr, k, ddof=ddof), arr, ddof)
 
 
 def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -268,7 +156,8 @@ def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     The most accurate route (no squared condition number); costs
     :math:`O(np \min(n, p))`.
     """
-    return _pca(X, k, ddof, "svd")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_svd_route(_centered_copy(arr, ddof), k), arr, ddof)
 
 
 def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -286,7 +175,8 @@ def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     basis (by a QR factorization of the recovered axes, which also restores
     their orthogonality). Such axes are one valid choice among many.
     """
-    return _pca(X, k, ddof, "gram")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_gram_route(_centered_copy(arr, ddof), k), arr, ddof)
 
 
 for _f in (pca_eig, pca_svd, pca_gram):
@@ -339,3 +229,218 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     s = scipy.linalg.svdvals(centered.values, overwrite_a=True, check_finite=False)
     tail = s[k:]
     return float(_rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
+
+
+def _eig_route(
+    arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
+    finite_checked: bool = True, name: str = "X",
+) -> _Decomposition:
+    r"""The covariance route (chapter *Maximum variance*): center and scatter, eigensolve, signs.
+
+    .. math::
+
+        C = Y_c^\top Y_c = V \Lambda V^\top, \qquad \sigma_j = \sqrt{\lambda_j},
+        \qquad \text{scores} = Y_c V_k
+
+    Y is X read in its frame (X times an exact power of two, minus the column minima
+    for integer data), standardized with `standardize`. The steps, and the engine below
+    each:
+
+    1. center and scatter: :func:`pcalib._scatter._scatter`, C and the exact column
+       means in one pass by blocks of rows, with no centered copy (each block shifted
+       by a mean of the first rows, so a large mean costs no digits; rows and columns
+       of constant columns exactly 0); :func:`pcalib._decomposition._data_moments`
+       keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
+    2. eigensolve: :func:`pcalib._eigen._top_eigh_of_varying`, the k leading
+       eigenpairs of C solved on its varying columns, so constant columns get
+       loadings of exactly 0 (LAPACK, or block Krylov for large p:
+       :func:`pcalib._eigen.top_eigh`); :math:`\sigma_j` by
+       :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the rank tolerance;
+    3. scores: :func:`pcalib._scatter._scores_by_row_blocks`, :math:`Y_c V_k` block
+       by block (with `need_scores`);
+    4. signs: :func:`pcalib._decomposition._signed`, each axis's largest loading
+       positive, its scores flipped with it.
+
+    The discarded sum of squares is :math:`\operatorname{tr} C - \sum_{j \le k} \sigma_j^2`;
+    sizes stay in the frame's units until read. Unless `finite_checked`, `arr` is checked
+    for NaN and infinity, except where the one pass finds its sums of squares finite.
+    """
+    n, p = arr.shape
+    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
+    total_ss = float(np.trace(C))
+    data_center = frame.data_center(center)
+    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
+    w, V = _top_eigh_of_varying(C, k, frame.constant)
+    s = _sqrt_eigenvalues(w, n, p)
+    V = np.asfortranarray(V)
+    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
+    found = _signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
+    exponent = 0 if standardize else int(frame.exponent)
+    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
+    return _Decomposition(*found, data_center, scale, exponent, "eig", moments)
+
+
+def _centered_copy(
+    arr: np.ndarray, ddof: int, standardize: bool = False, finite_checked: bool = True, name: str = "X"
+) -> _Centered:
+    r"""The first step of the other routes: :math:`Y_c`, one centered float64 copy of
+    `arr` (:func:`pcalib.covariance_matrix._center_array`: read in its frame, centered
+    twice so that a large mean leaves no rounding error, constant columns exactly 0,
+    standardized with `standardize`). ValueError if `arr` holds NaN or infinity (checked
+    unless `finite_checked`) or every column is constant (zero total variance)."""
+    if not finite_checked:
+        checked_finite(arr, name)
+    centered = _center_array(arr, ddof, scale=standardize)
+    _check_variance(centered.constant)
+    return centered
+
+
+def _svd_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+    r"""The SVD route (chapter *SVD and PCA*) on the centered copy: SVD, signs.
+
+    .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
+
+    1. SVD: :func:`pcalib.lowrank._exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
+       if it fails), the condition number never squared: every :math:`\sigma_j` to about
+       :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition._svd_moments` keeps
+       the scatter :math:`V \Sigma^2 V^\top` for a later ``PCA.partial_fit`` (p <= 1024);
+    2. signs: :func:`pcalib._decomposition._svd_found`, the k leading triplets, the
+       discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
+       sign convention.
+    """
+    U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
+    moments = _svd_moments(centered, s_all, Vt)
+    return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
+
+
+def _gram_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+    r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
+    eigensolve, axes, signs.
+
+    .. math::
+
+        G = Y_c Y_c^\top = U \Sigma^2 U^\top, \qquad v_j = \frac{Y_c^\top u_j}{\sigma_j},
+        \qquad \text{scores} = Y_c V_k
+
+    1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``);
+    2. eigensolve: :func:`pcalib._eigen.top_eigh`, its k leading eigenpairs;
+       :math:`\sigma_j` by :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the
+       rank tolerance;
+    3. axes: :func:`pcalib._decomposition._axes_from_left`, :math:`Y_c^\top u_j /
+       \sigma_j` re-orthonormalized, completed to an orthonormal basis where
+       :math:`\sigma_j = 0`;
+    4. signs: :func:`pcalib._decomposition._found_from_axes`, scores :math:`Y_c V_k`,
+       the discarded sum of squares as a difference of two sums, the sign convention.
+    """
+    Yc = centered.values
+    w, U = top_eigh(Yc @ Yc.T, k)
+    s = _sqrt_eigenvalues(w, *Yc.shape)
+    V = _axes_from_left(Yc, U, s, k)
+    return _Decomposition.of_centered(_found_from_axes(Yc, s, V, need_scores), centered, "gram")
+
+
+def _krylov_route(
+    centered: _Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
+) -> _Decomposition:
+    r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
+    eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
+    formed, then signs.
+
+    1. axes: :func:`pcalib._dense_krylov._krylov_axes`, block Krylov within
+       `max_blocks` blocks, then Lanczos within `max_vectors` vectors, each stopped by
+       the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
+       the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
+       (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
+    2. signs: :func:`pcalib._decomposition._found_from_axes`, as for the Gram route.
+    """
+    s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
+    return _Decomposition.of_centered(_found_from_axes(centered.values, s, V, need_scores), centered, route)
+
+
+def _randomized_route(
+    centered: _Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
+) -> _Decomposition:
+    r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
+    :func:`pcalib.lowrank._randomized_svd_f64` (block Krylov from a Gaussian test matrix
+    of k + 10 columns, the passes of :func:`pcalib.lowrank._auto_n_iter`, a fixed seed
+    without `random_state`), then signs (:func:`pcalib._decomposition._found_from_axes`)."""
+    Yc = centered.values
+    rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
+    _, s, Vt = _randomized_svd_f64(Yc, k, _OVERSAMPLE, _auto_n_iter(k, Yc.shape), rng)
+    return _Decomposition.of_centered(_found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
+
+
+def _decompose_data(
+    arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
+    random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
+    max_blocks: int | None = None, max_vectors: int = 0,
+) -> _Decomposition:
+    r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
+    :func:`_eig_route`, or the centered copy (:func:`_centered_copy`) and
+    :func:`_svd_route`, :func:`_gram_route`, :func:`_krylov_route` (`max_blocks` and
+    `max_vectors`: its budget) or :func:`_randomized_route` (`random_state`).
+
+    Raises
+    ------
+    ValueError
+        If `arr` holds NaN or infinity (checked unless `finite_checked`), or every
+        column is constant (zero total variance).
+    """
+    if route == "eig":
+        return _eig_route(arr, k, ddof=ddof, standardize=standardize, need_scores=need_scores,
+                          finite_checked=finite_checked, name=name)
+    centered = _centered_copy(arr, ddof, standardize, finite_checked, name)
+    if route == "svd":
+        return _svd_route(centered, k, need_scores)
+    if route == "gram":
+        return _gram_route(centered, k, need_scores)
+    if route == "krylov":
+        return _krylov_route(centered, k, need_scores, max_blocks, max_vectors)
+    return _randomized_route(centered, k, need_scores, random_state)
+
+
+def _decompose_matrix(
+    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    **in_memory: Any,
+) -> _Decomposition:
+    r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
+
+    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
+    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
+    `max_vectors`); sparse and Dask data to
+    :func:`pcalib._implicit_routes._decompose_sparse_or_dask`, with no scores
+    (``transform`` gives them).
+    """
+    if isinstance(data, DenseMatrix):
+        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
+                               finite_checked=data.finite_checked, name=data.name, **in_memory)
+    return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
+
+
+def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> _Found:
+    r"""The SVD route's steps on data the caller centered, `Xc` (float64, overwritten):
+    :math:`X_c = U \Sigma V^\top` (:func:`pcalib.lowrank._exact_svd`), then the k
+    leading triplets with signs (:func:`pcalib._decomposition._svd_found`). For PPCA's
+    closed form (:mod:`pcalib.ppca`), whose `route` is "svd"."""
+    return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
+
+
+def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:
+    """A public route's validated data, number of components (None: all min(n, p)) and ddof."""
+    arr, ddof = _validated(X, ddof)
+    m = min(arr.shape)
+    return arr, (m if k is None else check_n_components(k, m, "k")), ddof
+
+
+def _result(found: _Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
+    """A public route's result from its skeleton's, in the data's units and output dtype."""
+    arrays = (
+        found.components,
+        found.explained_variance(arr.shape[0] - ddof),
+        found.explained_variance_ratio(),
+        found.singular_values(),
+        found.data_scores(),
+        found.mean,
+    )
+    dtype = output_dtype(arr)
+    return PCAResult(*(np.ascontiguousarray(a, dtype=dtype) for a in arrays))
