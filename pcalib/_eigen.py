@@ -13,6 +13,9 @@ Three solvers:
   LAPACK (``?syevr`` with an index range, or ``?syevd``) otherwise or when the
   Krylov method does not converge.
 
+:func:`_top_eigh_of_varying` gives a PCA scatter matrix's constant columns loadings of
+exactly 0, by solving on the other columns only.
+
 Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
 is measured 15-20 % faster from the lower triangle than from the upper one at
 orders 2000-3000). The routes form their matrices with NumPy's BLAS
@@ -36,6 +39,9 @@ __all__ = ["krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_ope
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
+# Largest Krylov space of the PCA routes that never form their matrix (sparse and Dask
+# data; dense data with solver='krylov'), in blocks: passes over the data.
+KRYLOV_MAX_BLOCKS = 40
 # A new direction of the Krylov space is kept when its norm, after orthogonalization
 # against the space, exceeds this times the largest Ritz value: far enough below the
 # residual test (1e-10) that a direction it needs is never dropped (at 1e-8, a
@@ -326,3 +332,21 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     else:
         w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
     return w[::-1], V[:, ::-1]
+
+
+def _top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_eigh` of a scatter matrix C whose rows and columns of
+    `constant` columns are 0: solved on the varying columns only, so the loadings of
+    the constant ones are exactly 0 (the eigensolver would mix them in to
+    round-off). Beyond the number of varying columns, the axes are the unit vectors
+    of the constant columns, with eigenvalue 0. `C` may be overwritten."""
+    if not constant.any():
+        return top_eigh(C, k)
+    varying = np.flatnonzero(~constant)
+    w_varying, V_varying = top_eigh(np.asfortranarray(C[np.ix_(varying, varying)]), min(k, varying.size))
+    w = np.concatenate([w_varying, np.zeros(k - w_varying.size)])
+    V = np.zeros((C.shape[0], k), order="F")
+    V[varying, : w_varying.size] = V_varying
+    V[np.flatnonzero(constant)[: k - w_varying.size], np.arange(w_varying.size, k)] = 1.0
+    order = np.argsort(-w, kind="stable")  # round-off negatives of the varying part last
+    return w[order], V[:, order]

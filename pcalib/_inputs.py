@@ -51,11 +51,11 @@ __all__ = [
 
 # Moments.of_rows keeps the centered sums of squares of varying columns in this range
 # (else it reads the data again scaled by a power of two): none overflows, and none that
-# matters underflows (as pcalib.pca._ONE_PASS_SQUARES_RANGE).
+# matters underflows (as pcalib._scatter._ONE_PASS_SQUARES_RANGE).
 _SQUARES_RANGE = (2.0**-600, 2.0**500)
 
 # SparseMatrix.moments reads 2**-e X when the largest stored entry is outside this range
-# (as pcalib.pca._ONE_PASS_PEAK_RANGE: no square overflows, none that matters underflows).
+# (as pcalib._scatter._ONE_PASS_PEAK_RANGE: no square overflows, none that matters underflows).
 _SPARSE_PEAK_RANGE = (2.0**-250, 2.0**200)
 
 # Rows from which Moments.of_rows chooses its shift: enough for a mean within a thirtieth

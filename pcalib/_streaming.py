@@ -14,10 +14,11 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._decomposition import _Decomposition
+from ._implicit_routes import _decompose_moments
 from ._inputs import Moments, as_matrix
 from ._sklearn_compat import _AT_LEAST_ONE
 from ._validation import NotFittedError, _check_ddof, _fewest_samples, check_flag
-from .pca import _decompose_moments, _Decomposition
 from .solvers import components_to_compute, cut_to_request
 
 

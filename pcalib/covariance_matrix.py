@@ -64,7 +64,7 @@ class _Frame:
 
     This and :meth:`read` are the only places where the data are touched before
     centering: every route reads its blocks through them, except the covariance
-    route's one pass (:func:`pcalib.pca._one_pass_scatter`), which reads the data in
+    route's one pass (:func:`pcalib._scatter._one_pass_scatter`), which reads the data in
     their own units (the frame of exponent 0), as they are or shifted by the mean
     of their first rows, when their squares are safely in range.
     """

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._center import Center
+from ._decomposition import _Decomposition
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
@@ -26,7 +27,6 @@ from ._validation import (
     check_flag,
 )
 from .covariance_matrix import _rescale
-from .pca import _Decomposition
 from .solvers import components_to_compute, cut_to_request, fit_by_route
 
 __all__ = ["PCA", "NotFittedError"]

@@ -1,5 +1,5 @@
-r"""PCA by its three routes (chapters *Maximum variance*, *SVD and PCA*,
-*Minimum reconstruction error*).
+r"""PCA by its three routes (chapters *Maximum variance*, *Minimum reconstruction error*,
+*SVD and PCA*).
 
 All three routes center first, :math:`X_c = X - \mathbf{1}\bar{x}^\top`, then:
 
@@ -16,41 +16,53 @@ They return the same numbers and signs (sign convention of
 The covariance and Gram routes square the condition number: eigenvalues are
 accurate to about :math:`\varepsilon \lambda_1` in absolute terms, the SVD to
 about :math:`\varepsilon \sigma_1` on the singular values.
+
+Each public route calls its skeleton here (:func:`_eig_route`, :func:`_svd_route`,
+:func:`_gram_route`): one named call a step (center, form the matrix, eigensolve or SVD,
+sign convention). :class:`pcalib.PCA` reaches them, and its "krylov" and "randomized"
+routes, through :func:`_decompose_matrix` and :func:`_decompose_data`. The engine below
+the steps is private, each module's docstring saying what it adds to the chapters'
+formulas: :mod:`pcalib._scatter` (the scatter matrix in one pass, no centered copy),
+:mod:`pcalib._eigen` (eigensolvers), :mod:`pcalib._dense_krylov` (axes without forming
+the matrix), :mod:`pcalib._decomposition` (the steps every route ends with) and
+:mod:`pcalib._implicit_routes` (sparse and Dask data, ``PCA.partial_fit``).
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
-from scipy.linalg import blas
 
-from ._center import Center
-from ._eigen import KRYLOV_RTOL, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
-from ._inputs import (
-    DaskMatrix,
-    DenseMatrix,
-    Moments,
-    SparseMatrix,
-    gram_and_sums,
-    limited_blas,
-    row_blocks,
-    shifted_gram,
+from ._decomposition import (
+    _axes_from_left,
+    _check_variance,
+    _data_moments,
+    _Decomposition,
+    _Found,
+    _found_from_axes,
+    _signed,
+    _sqrt_eigenvalues,
+    _svd_found,
+    _svd_moments,
 )
-from ._signs import axis_signs
+from ._dense_krylov import _krylov_axes
+from ._eigen import _top_eigh_of_varying, top_eigh
+from ._implicit_routes import _decompose_sparse_or_dask
+from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
+from ._scatter import _scatter, _scores_by_row_blocks
 from ._validation import _validated, check_n_components, checked_finite, output_dtype
-from .covariance_matrix import _center_array, _checked_scale, _Frame, _rescale
-from .lowrank import _auto_n_iter, _exact_svd, _orthonormal_completion, _randomized_svd_f64
+from .covariance_matrix import _center_array, _Centered, _rescale
+from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 
-_EPS = np.finfo(np.float64).eps
-# Largest Krylov space of the implicit route, in blocks (passes over the data).
-_IMPLICIT_MAX_BLOCKS = 40
+# Oversampling columns of the randomized route (Halko, Martinsson and Tropp's p = 10).
+_OVERSAMPLE = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,774 +93,6 @@ class PCAResult:
     singular_values: np.ndarray
     scores: np.ndarray
     mean: np.ndarray
-
-
-def _scatter(
-    arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
-) -> tuple[np.ndarray, Center, np.ndarray, _Frame]:
-    r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
-
-    Y is X read in a frame (:class:`pcalib.covariance_matrix._Frame`), where C neither
-    overflows nor underflows. Most data are read in their own units
-    (:func:`_one_pass_scatter`: one pass, at most one bit lost, no copy for
-    C-contiguous float64 data whose column means are at most their spread).
-    Others (squares out of range, uint64, data still drifting after three passes)
-    are read in the frame of their column extremes (exact powers of two and
-    integer offsets) and centered by the shifted-data algorithm (Chan, Golub and
-    LeVeque 1983): each block of rows is shifted by :math:`c`, the float64 mean of
-    the first block, into a reusable buffer, and :math:`\sum_B B^\top B` and
-    :math:`r = \sum_B B^\top \mathbf 1` formed in one pass
-    (:func:`pcalib._inputs.gram_and_sums`). Then :math:`\bar y = c + r/n` and
-
-    .. math:: Y_c^\top Y_c = \sum_i (y_i - c)(y_i - c)^\top - \frac{r r^\top}{n}
-
-    exactly. The subtraction cancels only as much as :math:`c` differs from
-    :math:`\bar y` relative to the spread of each column, a factor of at most
-    :math:`1 + n / n_1` (:math:`n_1` rows in the first block), where forming
-    :math:`X^\top X - n \bar x \bar x^\top` loses a factor
-    :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). Rows and
-    columns of constant columns are set to exactly 0. With `standardize`,
-    :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
-    the diagonal of C). Returns ``(C, center, scale, frame)``, the mean (the exact
-    pair of :class:`pcalib._center.Center`: the shift and the mean about it) and
-    scale in the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
-    infinity before the frame's pass; the one pass needs no check, since its
-    finite sums of squares show that every entry is finite.
-
-    Raises
-    ------
-    ValueError
-        If `arr` holds NaN or infinity, if every column is constant, or (with
-        `standardize`) if some column is.
-    """
-    n, p = arr.shape
-    blocks = row_blocks(n, p)
-    found = _one_pass_scatter(arr, blocks)
-    if found is not None:
-        C, center, constant = found
-        frame = _Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
-    else:
-        if not finite_checked:
-            checked_finite(arr, name)
-        frame = _Frame.of(arr, per_column=standardize)
-        C, center = _shifted_scatter(arr, frame, blocks)
-    _check_variance(frame.constant)
-    C[frame.constant] = 0.0
-    C[:, frame.constant] = 0.0
-    sd = np.ones(p)
-    if standardize:
-        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
-        C /= sd[:, None]
-        C /= sd
-    return C, center, sd, frame
-
-
-def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
-    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
-
-    Floating data whose frame exponent is within :math:`\pm 200` (no square can
-    overflow or underflow unscaled) are shifted in their own units, one subtraction
-    per block into a buffer, and C and the mean converted to the frame's units at the
-    end by exact powers of two (the same numbers: scaling by a power of two commutes
-    with rounding); other data are read through the frame, block by block.
-    """
-    n, p = arr.shape
-    if frame.offset is None and np.abs(frame.exponent).max() <= 200:
-        shift = arr[blocks[0]].mean(axis=0, dtype=np.float64)
-        C, r = shifted_gram(arr, shift)
-        unit = np.broadcast_to(np.ldexp(1.0, -frame.exponent), (p,))
-    else:
-        shift = frame.read(arr[blocks[0]]).mean(axis=0)
-        buf = np.empty((blocks[0].stop, p))
-        C, r = gram_and_sums((_read_shifted(arr[rows], frame, shift, buf) for rows in blocks), p)
-        unit = np.ones(p)
-    C -= np.outer(r, r / n)
-    C *= unit[:, None]
-    C *= unit
-    return C, Center(shift * unit, r / n * unit)
-
-
-def _read_shifted(block: np.ndarray, frame: _Frame, shift: np.ndarray, buf: np.ndarray) -> np.ndarray:
-    """`block` read in `frame` into the first rows of `buf`, minus `shift`."""
-    out = frame.read(block, out=buf[: block.shape[0]])
-    out -= shift
-    return out
-
-
-# The one-pass scatter's range: every varying column's centered sum of squares is
-# between these, so no square overflows and none that matters underflows (each product
-# lost to underflow is below 2**-1022, n of them far below eps times 2**-600).
-_ONE_PASS_SQUARES_RANGE = (2.0**-600, 2.0**500)
-# The entries of the first block must be within this range (0 apart) for the one pass to
-# be tried: far from both ends of _ONE_PASS_SQUARES_RANGE.
-_ONE_PASS_PEAK_RANGE = (2.0**-250, 2.0**200)
-
-
-def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, Center, np.ndarray] | None:
-    r"""The fast pass of :func:`_scatter`: :math:`X_c^\top X_c` by the shifted-data
-    algorithm of :meth:`pcalib._inputs.Moments.of_rows`, in X's own units. One
-    pass over X as it is (no copy) for C-contiguous float64 data whose column means
-    are at most their spread, where :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1`
-    give :math:`X_c^\top X_c = G - r r^\top / n`; otherwise one pass with each block
-    shifted by the mean of the first rows into a buffer, and again about the mean
-    found if a column lost more than one bit (data drifting along the rows).
-    Returns ``(C, center, constant)``.
-
-    The correction cancels by the factor :math:`1 + n \bar y_j^2 / (X_c^\top X_c)_{jj}`
-    (:math:`\bar y` the mean about the shift): at most 2, one bit, as checked on
-    every column after the pass. Constant columns (found by reading again a column
-    that fails the check or sums to 0) have exact means and rows and columns of
-    exactly 0. ``None`` (the caller reads X in the frame of its extremes) for uint64
-    data, for a first block with entries outside ``_ONE_PASS_PEAK_RANGE``, for
-    varying columns whose sums of squares leave ``_ONE_PASS_SQUARES_RANGE``, for a
-    column still losing more than a bit after three passes, or for a non-finite
-    result (overflow, or NaN or infinity in X: a sum of squares is finite only if
-    each of its terms is).
-    """
-    if arr.dtype == np.uint64:
-        return None  # not shifted exactly in int64
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # NaN, inf: the sums tell
-        peak = np.abs(arr[blocks[0]]).max(axis=0)
-        if peak.max() > _ONE_PASS_PEAK_RANGE[1] or np.any((peak > 0) & (peak < _ONE_PASS_PEAK_RANGE[0])):
-            return None
-        found = Moments.of_rows(arr, scaled=False)  # out of range: the frame of the extremes
-    if not found.finite:
-        return None
-    squares, low, high = found.squares, *_ONE_PASS_SQUARES_RANGE
-    if np.any(~found.constant & ((squares < low) | (squares > high) | (arr.shape[0] * found.mean**2 > squares))):
-        return None
-    return found.scatter, found.center(), found.constant
-
-
-def _scores_by_row_blocks(
-    arr: np.ndarray, frame: _Frame, center: Center, scale: np.ndarray, V: np.ndarray
-) -> np.ndarray:
-    r"""Scores :math:`((y - \bar y) / s) V`, one row block at a time (no centered copy).
-
-    `center` and `scale` are in the units of `frame`, like the rows `y` it reads."""
-    n, p = arr.shape
-    scores = np.empty((n, V.shape[1]))
-    standardized = bool(np.any(scale != 1.0))
-    for rows in row_blocks(n, p):
-        block = center.remove_from(frame.read(arr[rows]))
-        if standardized:
-            block /= scale
-        np.matmul(block, V, out=scores[rows])
-    return scores
-
-
-def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
-    """Singular values from eigenvalues of X_c^T X_c or X_c X_c^T (in decreasing order).
-
-    These eigenvalues carry an absolute error of about eps * lambda_max: values
-    below the rank tolerance ``max(n, p) * eps * lambda_max`` (including those
-    that round-off makes slightly negative) are indistinguishable from 0, and
-    are set to exactly 0.
-    """
-    return np.where(w > max(n, p) * _EPS * w[0], np.sqrt(np.maximum(w, 0.0)), 0.0)
-
-
-@dataclass(frozen=True, eq=False)
-class _Decomposition:
-    r"""The k leading principal axes of some data, as one route found them.
-
-    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance_matrix._Frame`),
-    where nothing overflows: the centered (or standardized) data are
-    ``2**exponent`` times the matrix that was decomposed. The methods convert
-    to the data's units, with a warning if a number leaves the float64 range.
-    """
-
-    components: np.ndarray  #: (k, p), sign convention applied
-    s: np.ndarray  #: (k,) singular values, frame units
-    total_ss: float  #: ||Y_c||_F^2, frame units
-    tail_ss: float  #: sum of the discarded sigma_j^2 (j > k), frame units
-    scores: np.ndarray | None  #: (n, k) frame units, or None
-    center: Center  #: the column means, data units
-    scale: np.ndarray  #: (p,) data units
-    exponent: int
-    route: str
-    #: the count, mean and scatter matrix of the data, data units, when the route formed
-    #: them (the covariance routes, p <= _KEPT_MOMENTS_MAX_FEATURES): a later
-    #: ``PCA.partial_fit`` continues from them
-    moments: Moments | None = None
-
-    def truncated(self, k: int) -> _Decomposition:
-        """The first k axes; the others join the discarded tail."""
-        tail = self.tail_ss + float(self.s[k:] @ self.s[k:])
-        scores = self.scores[:, :k] if self.scores is not None else None
-        return replace(self, components=self.components[:k], s=self.s[:k], tail_ss=tail, scores=scores)
-
-    def lost_digits(self, n: int) -> bool:
-        r"""Whether :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (k capped at the
-        rank bound n - 1 of centered data): then the eig and gram routes, accurate to
-        about :math:`\varepsilon \lambda_1`, have kept fewer than half the digits of
-        :math:`\lambda_k`."""
-        k = min(self.s.size, n - 1)
-        return bool(self.s[k - 1] ** 2 < np.sqrt(_EPS) * self.s[0] ** 2)
-
-    def tail_is_round_off(self, n: int, p: int) -> bool:
-        r"""Whether the discarded variance is below what the route resolves: each
-        discarded :math:`\sigma_j` below :math:`\max(n, p)\,\varepsilon\,\sigma_1`
-        for the SVD (which finds every :math:`\sigma_j` to about
-        :math:`\varepsilon\sigma_1`), the whole tail below
-        :math:`\max(n, p)\,\varepsilon \|Y_c\|_F^2` for the other routes (which
-        find it as the difference of two sums)."""
-        m, k = min(n, p), self.s.size
-        if self.route == "svd":
-            return bool(self.tail_ss <= (m - k) * (max(n, p) * _EPS * self.s[0]) ** 2)
-        return bool(self.tail_ss <= max(n, p) * _EPS * self.total_ss)
-
-    @property
-    def mean(self) -> np.ndarray:
-        """(p,) the column means as one float64 vector, data units."""
-        return self.center.value
-
-    def singular_values(self) -> np.ndarray:
-        return _rescale(self.s, self.exponent, "singular values")
-
-    def explained_variance(self, divisor: int) -> np.ndarray:
-        return _rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
-
-    def explained_variance_ratio(self) -> np.ndarray:
-        return self.s**2 / self.total_ss
-
-    def data_scores(self) -> np.ndarray:
-        if self.scores is None:
-            raise ValueError("this route computed no scores (need_scores=False, or data not in memory)")
-        return _rescale(self.scores, self.exponent, "scores")
-
-
-def _svd_found(
-    U: np.ndarray, s_all: np.ndarray, Vt: np.ndarray, k: int, need_scores: bool
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """:func:`_decompose`'s result from the thin SVD ``U, s_all, Vt`` of the centered data."""
-    total_ss = float(s_all @ s_all)
-    s, components = s_all[:k], Vt[:k]
-    tail_ss = float(s_all[k:] @ s_all[k:])
-    scores = U[:, :k] * s if need_scores else None
-    return _signed(components, s, total_ss, tail_ss, scores)
-
-
-def _decompose(
-    Xc: np.ndarray,
-    k: int,
-    route: str,
-    *,
-    need_scores: bool = True,
-    random_state: np.random.Generator | None = None,
-    oversample: int = 10,
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """Principal axes of the centered float64 matrix `Xc` by the svd, gram or randomized route.
-
-    `Xc` may be overwritten. Returns ``(components (k, p), singular_values (k,),
-    total_ss, tail_ss, scores (n, k) or None)`` with the sign convention applied;
-    ``total_ss`` is :math:`\\|X_c\\|_F^2` and ``tail_ss`` the sum of the discarded
-    :math:`\\sigma_j^2` (exact from the SVD, the difference of the two sums otherwise).
-    Scores are :math:`X_c V_k`, what ``transform`` computes, for the gram and
-    randomized routes, and :math:`U_k \\Sigma_k` (the same to round-off) for the SVD.
-    """
-    n, p = Xc.shape
-    if route == "svd":
-        return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
-    if route == "gram":
-        w, U = top_eigh(Xc @ Xc.T, k)  # eigenpairs of X_c X_c^T (n x n, a syrk)
-        s = _sqrt_eigenvalues(w, n, p)
-        V = _axes_from_left(Xc, U, s, k)
-    else:  # "randomized"; "eig" is _decompose_data's, "krylov" _krylov_axes's
-        rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
-        _, s, Vt = _randomized_svd_f64(Xc, k, oversample, _auto_n_iter(k, Xc.shape), rng)
-        V = Vt.T
-    return _found_from_axes(Xc, s, V, need_scores)
-
-
-def _found_from_axes(
-    Xc: np.ndarray, s: np.ndarray, V: np.ndarray, need_scores: bool
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """:func:`_decompose`'s result from the axes V (p, k) and singular values s of `Xc`:
-    the discarded sum of squares as the difference of two sums, scores :math:`X_c V`."""
-    flat = Xc.ravel()
-    total_ss = float(flat @ flat)
-    tail_ss = max(total_ss - float(s @ s), 0.0)
-    scores = Xc @ V if need_scores else None
-    return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
-
-
-def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
-    r"""Axes :math:`v_j = X_c^\top u_j / \sigma_j` (p, k) from left singular vectors U.
-
-    For :math:`\sigma_j = 0`, :math:`X_c^\top u_j / \sigma_j` would be noise divided
-    by noise: the completion gives unit vectors orthogonal to the other axes there
-    (deterministic, never NaN), and its QR factorization re-orthonormalizes the
-    recovered axes, whose orthogonality the squared condition number degrades for
-    small :math:`\sigma_j`."""
-    keep = s > 0
-    return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
-
-
-class _OverBudget(Exception):
-    """Raised by :func:`_lanczos_within`'s operator when its budget is spent."""
-
-
-def _lanczos_within(Xc: np.ndarray, k: int, max_vectors: int) -> tuple[np.ndarray, np.ndarray] | None:
-    r""":func:`pcalib._eigen.lanczos_top_operator` on :math:`X_c^\top X_c` (or
-    :math:`X_c X_c^\top` if n < p), never formed, stopped (None) once it has multiplied
-    `max_vectors` vectors. One vector per product, two passes over :math:`X_c` each:
-    where the spectrum is flat near :math:`\lambda_k`, the polynomial degree that
-    convergence needs grows one per pass here, one per block of b vectors in block
-    Krylov. The products go through NumPy's BLAS, as the kernel PCA's Lanczos products
-    do (15 ms per vector at 5000 x 5000, measured), where block Krylov's go through
-    SciPy's ``dgemm`` with the rest of its loop."""
-    n, p = Xc.shape
-    used = 0
-
-    def times(Q: np.ndarray) -> np.ndarray:
-        nonlocal used
-        used += Q.shape[1]
-        if used > max_vectors:
-            raise _OverBudget
-        return Xc.T @ (Xc @ Q) if n >= p else Xc @ (Xc.T @ Q)
-
-    try:
-        return lanczos_top_operator(times, min(n, p), k)
-    except _OverBudget:
-        return None
-
-
-def _krylov_axes(
-    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, max_vectors: int = 0
-) -> tuple[np.ndarray, np.ndarray, str]:
-    r"""The k leading singular values and right singular vectors (p, k) of the centered
-    matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
-    :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
-    :math:`b = \max(2k, k + 10)` columns costs the two products
-    :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
-    two passes over :math:`X_c` (:func:`pcalib._eigen.krylov_top_operator`). The Ritz
-    pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
-    10^{-10} \theta_1`, the a-posteriori test of the sparse and Dask routes: each
-    :math:`\theta_j` is then within :math:`10^{-10}\theta_1` of an eigenvalue (and
-    within the square of that over its gap), each axis within an angle of about
-    :math:`10^{-10}\theta_1 / \delta_j` of its eigenvector.
-
-    Without `max_blocks` (``solver="krylov"``), the space may grow to
-    ``_IMPLICIT_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
-    budget of "auto"), the method stops when the space would grow past that many
-    blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
-    the k-th eigenvalue, where block Krylov converges slowly); then, if `max_vectors`
-    allows, the Lanczos method takes over (:func:`_lanczos_within`, the same residual
-    test), and if it too stops, the k leading eigenpairs
-    of the same matrix, formed (one ``syrk``) and solved by
-    :func:`pcalib._eigen.top_eigh`, take over: the result is then that of the eig
-    route (n >= p) or the gram route (n < p), to round-off. Returns the singular
-    values, the axes and the route that found them ("krylov", "eig" or "gram").
-
-    The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
-    route: the Krylov stages start from random vectors that are not, so for n >= p
-    their Ritz vectors are cut to the varying columns and re-orthonormalized (a
-    Cholesky QR step, which keeps zero rows zero), and the formed matrix is solved on
-    the varying columns (:func:`_top_eigh_of_varying`); with no more varying columns
-    than k, only the formed matrix runs.
-    """
-    n, p = Xc.shape
-    m = min(n, p)
-    Xf = Xc.T  # F-ordered view of the C-ordered copy: BLAS reads it without a copy
-
-    def times(Q: np.ndarray) -> np.ndarray:
-        if n >= p:  # X_c^T (X_c Q)
-            return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q, trans_a=1))
-        return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q), trans_a=1)  # X_c (X_c^T Q)
-
-    block = krylov_block(k, m)
-    budget = _IMPLICIT_MAX_BLOCKS if max_blocks is None else max_blocks
-    if n >= p and np.count_nonzero(~constant) <= k:
-        budget = max_vectors = 0
-    found = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
-    top = None if found is None else found[:2]
-    if top is None and max_blocks is None and budget:
-        raise RuntimeError(
-            f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
-            f"{_IMPLICIT_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
-            "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
-        )
-    if top is None and max_vectors:
-        top = _lanczos_within(Xc, k, max_vectors)
-    if top is None and n >= p:  # the formed matrix (a syrk), as the eig route
-        w, W = _top_eigh_of_varying(Xc.T @ Xc, k, constant)
-        route = "eig"
-    elif top is None:  # as the gram route
-        w, W = top_eigh(Xc @ Xc.T, k)
-        route = "gram"
-    else:
-        w, W, route = top[0], top[1], "krylov"
-        if n >= p and constant.any():
-            W = np.asfortranarray(W)
-            W[constant] = 0.0
-            R = scipy.linalg.cholesky(blas.dsyrk(1.0, W, trans=1), lower=False, check_finite=False)
-            W = blas.dtrsm(1.0, R, W, side=1, lower=0)  # W R^{-1}
-    s = _sqrt_eigenvalues(w, n, p)
-    return s, (W if n >= p else _axes_from_left(Xc, W, s, k)), route
-
-
-def _signed(
-    components: np.ndarray, s: np.ndarray, total_ss: float, tail_ss: float, scores: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]:
-    """Apply the sign convention to the components, and to the scores with them."""
-    signs = axis_signs(components)
-    components = components * signs[:, None]
-    if scores is not None:
-        scores = scores * signs
-    return components, s, total_ss, tail_ss, scores
-
-
-def _top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pcalib._eigen.top_eigh` of a scatter matrix C whose rows and columns of
-    `constant` columns are 0: solved on the varying columns only, so the loadings of
-    the constant ones are exactly 0 (the eigensolver would mix them in to
-    round-off). Beyond the number of varying columns, the axes are the unit vectors
-    of the constant columns, with eigenvalue 0. `C` may be overwritten."""
-    if not constant.any():
-        return top_eigh(C, k)
-    varying = np.flatnonzero(~constant)
-    w_varying, V_varying = top_eigh(np.asfortranarray(C[np.ix_(varying, varying)]), min(k, varying.size))
-    w = np.concatenate([w_varying, np.zeros(k - w_varying.size)])
-    V = np.zeros((C.shape[0], k), order="F")
-    V[varying, : w_varying.size] = V_varying
-    V[np.flatnonzero(constant)[: k - w_varying.size], np.arange(w_varying.size, k)] = 1.0
-    order = np.argsort(-w, kind="stable")  # round-off negatives of the varying part last
-    return w[order], V[:, order]
-
-
-def _decompose_data(
-    arr: np.ndarray,
-    k: int,
-    route: str,
-    *,
-    ddof: int,
-    standardize: bool = False,
-    need_scores: bool = True,
-    random_state: np.random.Generator | None = None,
-    finite_checked: bool = True,
-    name: str = "X",
-    max_blocks: int | None = None,
-    max_vectors: int = 0,
-) -> _Decomposition:
-    r"""Principal axes of validated data `arr` (not modified) by one route
-    (`max_blocks`, `max_vectors`: the "krylov" route's budget, see :func:`_krylov_axes`).
-
-    The "eig" route forms :math:`Y_c^\top Y_c` by row blocks (:func:`_scatter`,
-    no centered copy of X); the others work on one centered float64 copy
-    (:func:`pcalib.covariance_matrix._center_array`). Both read X in its frame, where
-    nothing overflows or underflows. Unless `finite_checked`, `arr` is first
-    checked for NaN and infinity, except where the eig route's one pass finds
-    its sums of squares finite (then so is every entry).
-
-    Raises
-    ------
-    ValueError
-        If `arr` holds NaN or infinity, or every column is constant (zero total variance).
-    """
-    n, p = arr.shape
-    if route != "eig":
-        if not finite_checked:
-            checked_finite(arr, name)
-        centered = _center_array(arr, ddof, scale=standardize)
-        _check_variance(centered.constant)
-        if route == "svd" and p <= _KEPT_MOMENTS_MAX_FEATURES:  # the scatter from the SVD too
-            U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
-            frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
-            moments = _data_moments(n, (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
-            return _Decomposition(*_svd_found(U, s_all, Vt, k, need_scores), centered.center,
-                                  centered.scale, centered.exponent, route, moments)
-        if route == "krylov":
-            s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
-            found = _found_from_axes(centered.values, s, V, need_scores)
-        else:
-            found = _decompose(centered.values, k, route, need_scores=need_scores, random_state=random_state)
-        return _Decomposition(*found, centered.center, centered.scale, centered.exponent, route)
-    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
-    total_ss = float(np.trace(C))
-    data_center = frame.data_center(center)
-    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
-    w, V = _top_eigh_of_varying(C, k, frame.constant)
-    s = _sqrt_eigenvalues(w, n, p)
-    V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
-    tail_ss = max(total_ss - float(s @ s), 0.0)
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
-    exponent = 0 if standardize else int(frame.exponent)
-    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, data_center, scale, exponent, route, moments)
-
-
-# The covariance routes keep the p x p scatter matrix of the data for a later
-# PCA.partial_fit when p is at most this (8 MB).
-_KEPT_MOMENTS_MAX_FEATURES = 1024
-
-
-def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
-    r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
-    `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
-    :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
-    None if p exceeds ``_KEPT_MOMENTS_MAX_FEATURES``."""
-    p = C.shape[0]
-    if p > _KEPT_MOMENTS_MAX_FEATURES:
-        return None
-    mantissa, scale_exponent = np.frexp(scale)
-    exponent = np.broadcast_to(frame.exponent, (p,)) + scale_exponent
-    top = int(exponent.max())  # M in units of 4**top: nothing overflows
-    with np.errstate(under="ignore"):
-        M = np.ldexp(np.ldexp(C * mantissa[:, None] * mantissa, exponent[:, None] - top), exponent[None, :] - top)
-    value = np.where(frame.constant, center.value, np.nan)
-    return Moments(n, center.shift, center.offset, M, value, top)
-
-
-@dataclass(frozen=True)
-class _MomentUnits:
-    r"""How the moment routes read data of given :class:`pcalib._inputs.Moments`:
-    as :math:`Z = (X - \mathbf 1 \bar x^\top) D^{-1}`, D = diag(`divisor`) in the data's
-    units: the standard deviations with `standardize`, else :math:`2^e` (e the
-    moments' exponent: Z neither overflows nor underflows at any scale)."""
-
-    divisor: np.ndarray  #: (p,) data units
-    frame_divisor: np.ndarray  #: (p,) the same in units of 2**e (ones unless standardized)
-    scale: np.ndarray  #: (p,) the estimator's scale_: the standard deviations, or ones
-    exponent: int  #: the decomposition's sizes are 2**exponent times those of Z
-
-    @classmethod
-    def of(cls, moments: Moments, ddof: int, standardize: bool, name: str = "X") -> _MomentUnits:
-        """Refuses data whose columns are all constant, or constant columns to standardize."""
-        constant, e = moments.constant, moments.exponent
-        _check_variance(constant)
-        if not standardize:
-            ones = np.ones(constant.size)
-            return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
-        sd = _checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
-        data_sd = _rescale(sd, e, "the standard deviations")
-        return cls(data_sd, sd, data_sd, 0)
-
-    def total_ss(self, moments: Moments) -> float:
-        r""":math:`\|Z\|_F^2`."""
-        squares = np.where(moments.constant, 0.0, moments.squares)
-        return float(np.sum(squares / self.frame_divisor**2))
-
-
-def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The covariance route from the one-pass moments :math:`(n, \bar x, M)` of the
-    data (any kind: :meth:`pcalib._inputs.Moments.merge` of blocks, chunks or
-    batches): the k leading eigenpairs of :math:`D^{-1} M D^{-1}`
-    (:func:`pcalib._eigen.top_eigh`), with :math:`\sigma_j = \sqrt{\lambda_j(M)}`.
-    Rows and columns of constant columns are exactly 0. No scores."""
-    p = moments.mean.size
-    units = _MomentUnits.of(moments, ddof, standardize)
-    C = np.array(moments.scatter, order="F")
-    C[moments.constant] = 0.0
-    C[:, moments.constant] = 0.0
-    C /= units.frame_divisor[:, None]
-    C /= units.frame_divisor
-    total_ss = float(np.trace(C))
-    w, V = _top_eigh_of_varying(C, k, moments.constant)
-    s = _sqrt_eigenvalues(w, moments.n, p)
-    kept = moments if p <= _KEPT_MOMENTS_MAX_FEATURES else None
-    return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)
-
-
-def _decomposition_of_axes(
-    V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, units: _MomentUnits, route: str
-) -> _Decomposition:
-    """A _Decomposition from axes V (p, k) and singular values s of Z (see
-    :class:`_MomentUnits`), no scores."""
-    tail_ss = max(total_ss - float(s @ s), 0.0)
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return _Decomposition(*found, moments.center(), units.scale, units.exponent, route)
-
-
-def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The wide route for data that stay sparse or out of core: the k leading
-    eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
-    with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
-    formed). A sparse matrix in memory, whose products are cheap, goes to the
-    Lanczos method (:func:`pcalib._eigen.lanczos_top_operator`, one vector per
-    product), each product split between the cores
-    (:meth:`pcalib._inputs.SparseMatrix.parallel`) and BLAS limited to one thread
-    (ARPACK's steps are vector operations of order p: BLAS threads, left spinning
-    after each, took the cores from the products; measured at 100,000 x 20,000 with
-    2,000,000 stored entries, k = 10: 1.2 s without the limit, 0.74 s with it, 0.5 s
-    with the products split as well); a Dask array, where each product is a pass over
-    the chunks, to block Krylov (:func:`pcalib._eigen.krylov_top_operator`, one
-    pass per block of :math:`\max(2k, k + 10)` vectors: few passes). Both
-    accept the Ritz pairs when every residual
-    :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (the a-posteriori
-    error estimate: each Ritz value is then within :math:`10^{-10}\lambda_1` of an
-    eigenvalue, each axis within an angle of about :math:`10^{-10}\lambda_1/\delta_j`
-    of an eigenvector, :math:`\delta_j` its gap to the rest of the spectrum).
-    One more pass first, for the column means (and scales).
-
-    Raises
-    ------
-    RuntimeError
-        If the method stops before the residual test passes (a flat spectrum at
-        the k-th eigenvalue): ARPACK after 1000 restarts, block Krylov when its
-        space reaches ``_IMPLICIT_MAX_BLOCKS`` blocks.
-    """
-    n, p = data.shape
-    moments = data.moments(full=False)
-    units = _MomentUnits.of(moments, ddof, standardize)
-    center = moments.center()
-
-    def times(Q: np.ndarray) -> np.ndarray:
-        return data.gram_times(Q, center, units.divisor)
-
-    top: tuple[Any, ...] | None
-    if isinstance(data, SparseMatrix) and k < p:  # in memory: Lanczos
-        with limited_blas(), data.parallel():
-            top = lanczos_top_operator(times, p, k)
-        if top is None:
-            raise RuntimeError(
-                f"the Lanczos method (ARPACK) did not reach a residual of {KRYLOV_RTOL:g} "
-                f"within 1000 restarts (the spectrum is flat near component {k}); ask for "
-                "fewer or more components, or densify X if it fits in memory"
-            )
-    else:
-        top = krylov_top_operator(times, p, k, max_dim=min(p, _IMPLICIT_MAX_BLOCKS * krylov_block(k, p)))
-        if top is None:
-            raise RuntimeError(
-                f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
-                f"{_IMPLICIT_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
-                "ask for fewer or more components, or densify X if it fits in memory"
-            )
-    w, V = top[:2]
-    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
-
-
-def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
-    r"""Axes :math:`v_j = Z_c^\top u_j / \sigma_j` (p, k) from left singular vectors U
-    (n, k), re-orthonormalized (the squared condition number of the Gram route costs
-    :math:`v_j` about :math:`\varepsilon \sigma_1^2 / \sigma_j^2` of orthogonality).
-    With every :math:`\sigma_j > 0`, by one Cholesky QR step, :math:`V \leftarrow V R^{-1}`
-    with :math:`R^\top R = V^\top V` (``dsyrk`` and ``dtrsm``: 2 p k^2 flops, a quarter of
-    a Householder QR with its Q, and as accurate for columns this close to
-    orthonormal); otherwise (some :math:`\sigma_j` at most :math:`\max(n, p)\,
-    \varepsilon\,\sigma_1`, round-off whose :math:`u_j` is noise, or Cholesky failing)
-    by :func:`pcalib.lowrank._orthonormal_completion`, whose completion gives the axes
-    of those :math:`\sigma_j`."""
-    k = s.size
-    keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
-    V = data.transpose_times(U[:, keep] / s[keep], center, scale)
-    if keep.all():
-        Vt = np.asfortranarray(V.T)  # (k, p)
-        try:
-            R = scipy.linalg.cholesky(blas.dsyrk(1.0, Vt), lower=False, check_finite=False)
-            return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
-        except np.linalg.LinAlgError:  # columns too far from orthonormal: Householder
-            pass
-    return _orthonormal_completion(V, k)
-
-
-def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The Gram route for sparse data with few rows: the k leading eigenpairs
-    :math:`(\sigma_j^2, u_j)` of the n x n matrix :math:`Z_c Z_c^\top`
-    (:meth:`pcalib._inputs.SparseMatrix.centered_gram`, :func:`pcalib._eigen.top_eigh`),
-    and the axes :math:`v_j = Z_c^\top u_j / \sigma_j` (completed to an orthonormal
-    basis where :math:`\sigma_j = 0`, as :func:`pca_gram` does). Costs the sparse
-    product :math:`X X^\top` (:math:`\sum_j c_j^2` multiplications, :math:`c_j` the
-    entries stored in column j), :math:`O(n^3)` for the eigensolver and
-    :math:`O(\mathrm{nnz}\, k)` for the axes; memory :math:`n^2 + p k` numbers."""
-    n, p = data.shape
-    moments = data.moments(full=False)
-    units = _MomentUnits.of(moments, ddof, standardize)
-    center = moments.center()
-    w, U = top_eigh(np.asfortranarray(data.centered_gram(center, units.divisor)), k)
-    s = _sqrt_eigenvalues(w, n, p)
-    V = _recovered_axes(data, U, s, center, units.divisor)
-    return _decomposition_of_axes(V, s, units.total_ss(moments), moments, units, "gram")
-
-
-def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The SVD route for sparse data: the singular values of :math:`Z_c` from those of
-    the triangular factor R of its dense blocks (:meth:`pcalib._inputs.SparseMatrix.centered_r`,
-    to about :math:`\varepsilon \sigma_1`: the condition number is never squared),
-    the axes from R's right singular vectors (n >= p) or as :math:`Z_c^\top u_j / \sigma_j`
-    from its left ones (n < p). The accuracy guard of "auto" for sparse data: costs
-    :math:`O(n p \min(n, p))` and :math:`\min(n, p)^2` numbers."""
-    n, p = data.shape
-    moments = data.moments(full=False)
-    units = _MomentUnits.of(moments, ddof, standardize)
-    center = moments.center()
-    _, s_all, Wt = _exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
-    s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
-    if n >= p:
-        V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
-    else:
-        U = np.zeros((n, k))
-        U[:, : min(k, Wt.shape[0])] = Wt[:k].T
-        V = _recovered_axes(data, U, s, center, units.divisor)
-    return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, units, "svd")
-
-
-def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
-    r"""The SVD route for Dask data: TSQR of the centered (scaled) data,
-    :math:`Y_c = Q R` (``dask.array.linalg.tsqr``, one pass and the tree of small QR
-    factorizations; the rounding error of the mean corrected in R, see
-    :meth:`pcalib._inputs.DaskMatrix.tsqr_r`), then the SVD of the p x p matrix R:
-    the singular values of :math:`Y_c` to about :math:`\varepsilon \sigma_1`, the
-    condition number never squared. The accuracy guard of the covariance route."""
-    moments = data.moments(full=False)
-    units = _MomentUnits.of(moments, ddof, standardize)
-    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
-    return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, units, "svd")
-
-
-def _decompose_matrix(
-    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
-    **in_memory: Any,
-) -> _Decomposition:
-    """Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
-
-    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
-    `max_vectors`). Sparse and Dask data: "eig" from the one-pass moments,
-    "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR (Dask) or
-    QR factorizations of dense blocks (sparse), "gram" from the sparse
-    :math:`X X^\top` (sparse only); they have no scores (``transform`` gives them).
-    """
-    if isinstance(data, DenseMatrix):
-        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
-                               finite_checked=data.finite_checked, name=data.name, **in_memory)
-    if route == "eig":
-        return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
-    if route in ("randomized", "krylov"):
-        return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
-    if isinstance(data, SparseMatrix):
-        sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr
-        return sparse_route(data, k, ddof=ddof, standardize=standardize)
-    return _decompose_tsqr(data, k, ddof=ddof, standardize=standardize)
-
-
-def _check_variance(constant: np.ndarray) -> None:
-    """Refuse data whose columns are all constant: then every direction has variance 0,
-    and the principal axes and explained-variance ratios are undefined. (Any column
-    whose entries are not all equal has a positive variance, whatever its scale.)"""
-    if np.all(constant):
-        raise ValueError(
-            "X has zero total variance: every column is constant (all samples are equal); "
-            "principal axes are undefined"
-        )
-
-
-def _pca(X: ArrayLike, k: int | None, ddof: int, route: str) -> PCAResult:
-    arr, ddof = _validated(X, ddof)
-    n, p = arr.shape
-    dtype = output_dtype(arr)
-    k = min(n, p) if k is None else check_n_components(k, min(n, p), "k")
-    found = _decompose_data(arr, k, route, ddof=ddof)
-    arrays = (
-        found.components,
-        found.explained_variance(n - ddof),
-        found.explained_variance_ratio(),
-        found.singular_values(),
-        found.data_scores(),
-        found.mean,
-    )
-    return PCAResult(*(np.ascontiguousarray(a, dtype=dtype) for a in arrays))
 
 
 _ROUTE_DOC = r"""
@@ -894,7 +138,8 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     :math:`\max(n, p)\,\varepsilon\,\lambda_{\max}` (round-off, including
     slightly negative ones) are set to 0.
     """
-    return _pca(X, k, ddof, "eig")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_eig_route(arr, k, ddof=ddof), arr, ddof)
 
 
 def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -908,7 +153,8 @@ def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     The most accurate route (no squared condition number); costs
     :math:`O(np \min(n, p))`.
     """
-    return _pca(X, k, ddof, "svd")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_svd_route(_centered_copy(arr, ddof), k), arr, ddof)
 
 
 def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -926,7 +172,8 @@ def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     basis (by a QR factorization of the recovered axes, which also restores
     their orthogonality). Such axes are one valid choice among many.
     """
-    return _pca(X, k, ddof, "gram")
+    arr, k, ddof = _arguments(X, k, ddof)
+    return _result(_gram_route(_centered_copy(arr, ddof), k), arr, ddof)
 
 
 for _f in (pca_eig, pca_svd, pca_gram):
@@ -979,3 +226,218 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     s = scipy.linalg.svdvals(centered.values, overwrite_a=True, check_finite=False)
     tail = s[k:]
     return float(_rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
+
+
+def _eig_route(
+    arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
+    finite_checked: bool = True, name: str = "X",
+) -> _Decomposition:
+    r"""The covariance route (chapter *Maximum variance*): center and scatter, eigensolve, signs.
+
+    .. math::
+
+        C = Y_c^\top Y_c = V \Lambda V^\top, \qquad \sigma_j = \sqrt{\lambda_j},
+        \qquad \text{scores} = Y_c V_k
+
+    Y is X read in its frame (X times an exact power of two, minus the column minima
+    for integer data), standardized with `standardize`. The steps, and the engine below
+    each:
+
+    1. center and scatter: :func:`pcalib._scatter._scatter`, C and the exact column
+       means in one pass by blocks of rows, with no centered copy (each block shifted
+       by a mean of the first rows, so a large mean costs no digits; rows and columns
+       of constant columns exactly 0); :func:`pcalib._decomposition._data_moments`
+       keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
+    2. eigensolve: :func:`pcalib._eigen._top_eigh_of_varying`, the k leading
+       eigenpairs of C solved on its varying columns, so constant columns get
+       loadings of exactly 0 (LAPACK, or block Krylov for large p:
+       :func:`pcalib._eigen.top_eigh`); :math:`\sigma_j` by
+       :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the rank tolerance;
+    3. scores: :func:`pcalib._scatter._scores_by_row_blocks`, :math:`Y_c V_k` block
+       by block (with `need_scores`);
+    4. signs: :func:`pcalib._decomposition._signed`, each axis's largest loading
+       positive, its scores flipped with it.
+
+    The discarded sum of squares is :math:`\operatorname{tr} C - \sum_{j \le k} \sigma_j^2`;
+    sizes stay in the frame's units until read. Unless `finite_checked`, `arr` is checked
+    for NaN and infinity, except where the one pass finds its sums of squares finite.
+    """
+    n, p = arr.shape
+    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
+    total_ss = float(np.trace(C))
+    data_center = frame.data_center(center)
+    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
+    w, V = _top_eigh_of_varying(C, k, frame.constant)
+    s = _sqrt_eigenvalues(w, n, p)
+    V = np.asfortranarray(V)
+    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
+    found = _signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
+    exponent = 0 if standardize else int(frame.exponent)
+    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
+    return _Decomposition(*found, data_center, scale, exponent, "eig", moments)
+
+
+def _centered_copy(
+    arr: np.ndarray, ddof: int, standardize: bool = False, finite_checked: bool = True, name: str = "X"
+) -> _Centered:
+    r"""The first step of the other routes: :math:`Y_c`, one centered float64 copy of
+    `arr` (:func:`pcalib.covariance_matrix._center_array`: read in its frame, centered
+    twice so that a large mean leaves no rounding error, constant columns exactly 0,
+    standardized with `standardize`). ValueError if `arr` holds NaN or infinity (checked
+    unless `finite_checked`) or every column is constant (zero total variance)."""
+    if not finite_checked:
+        checked_finite(arr, name)
+    centered = _center_array(arr, ddof, scale=standardize)
+    _check_variance(centered.constant)
+    return centered
+
+
+def _svd_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+    r"""The SVD route (chapter *SVD and PCA*) on the centered copy: SVD, signs.
+
+    .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
+
+    1. SVD: :func:`pcalib.lowrank._exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
+       if it fails), the condition number never squared: every :math:`\sigma_j` to about
+       :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition._svd_moments` keeps
+       the scatter :math:`V \Sigma^2 V^\top` for a later ``PCA.partial_fit`` (p <= 1024);
+    2. signs: :func:`pcalib._decomposition._svd_found`, the k leading triplets, the
+       discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
+       sign convention.
+    """
+    U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
+    moments = _svd_moments(centered, s_all, Vt)
+    return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
+
+
+def _gram_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+    r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
+    eigensolve, axes, signs.
+
+    .. math::
+
+        G = Y_c Y_c^\top = U \Sigma^2 U^\top, \qquad v_j = \frac{Y_c^\top u_j}{\sigma_j},
+        \qquad \text{scores} = Y_c V_k
+
+    1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``);
+    2. eigensolve: :func:`pcalib._eigen.top_eigh`, its k leading eigenpairs;
+       :math:`\sigma_j` by :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the
+       rank tolerance;
+    3. axes: :func:`pcalib._decomposition._axes_from_left`, :math:`Y_c^\top u_j /
+       \sigma_j` re-orthonormalized, completed to an orthonormal basis where
+       :math:`\sigma_j = 0`;
+    4. signs: :func:`pcalib._decomposition._found_from_axes`, scores :math:`Y_c V_k`,
+       the discarded sum of squares as a difference of two sums, the sign convention.
+    """
+    Yc = centered.values
+    w, U = top_eigh(Yc @ Yc.T, k)
+    s = _sqrt_eigenvalues(w, *Yc.shape)
+    V = _axes_from_left(Yc, U, s, k)
+    return _Decomposition.of_centered(_found_from_axes(Yc, s, V, need_scores), centered, "gram")
+
+
+def _krylov_route(
+    centered: _Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
+) -> _Decomposition:
+    r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
+    eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
+    formed, then signs.
+
+    1. axes: :func:`pcalib._dense_krylov._krylov_axes`, block Krylov within
+       `max_blocks` blocks, then Lanczos within `max_vectors` vectors, each stopped by
+       the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
+       the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
+       (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
+    2. signs: :func:`pcalib._decomposition._found_from_axes`, as for the Gram route.
+    """
+    s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
+    return _Decomposition.of_centered(_found_from_axes(centered.values, s, V, need_scores), centered, route)
+
+
+def _randomized_route(
+    centered: _Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
+) -> _Decomposition:
+    r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
+    :func:`pcalib.lowrank._randomized_svd_f64` (block Krylov from a Gaussian test matrix
+    of k + 10 columns, the passes of :func:`pcalib.lowrank._auto_n_iter`, a fixed seed
+    without `random_state`), then signs (:func:`pcalib._decomposition._found_from_axes`)."""
+    Yc = centered.values
+    rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
+    _, s, Vt = _randomized_svd_f64(Yc, k, _OVERSAMPLE, _auto_n_iter(k, Yc.shape), rng)
+    return _Decomposition.of_centered(_found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
+
+
+def _decompose_data(
+    arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
+    random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
+    max_blocks: int | None = None, max_vectors: int = 0,
+) -> _Decomposition:
+    r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
+    :func:`_eig_route`, or the centered copy (:func:`_centered_copy`) and
+    :func:`_svd_route`, :func:`_gram_route`, :func:`_krylov_route` (`max_blocks` and
+    `max_vectors`: its budget) or :func:`_randomized_route` (`random_state`).
+
+    Raises
+    ------
+    ValueError
+        If `arr` holds NaN or infinity (checked unless `finite_checked`), or every
+        column is constant (zero total variance).
+    """
+    if route == "eig":
+        return _eig_route(arr, k, ddof=ddof, standardize=standardize, need_scores=need_scores,
+                          finite_checked=finite_checked, name=name)
+    centered = _centered_copy(arr, ddof, standardize, finite_checked, name)
+    if route == "svd":
+        return _svd_route(centered, k, need_scores)
+    if route == "gram":
+        return _gram_route(centered, k, need_scores)
+    if route == "krylov":
+        return _krylov_route(centered, k, need_scores, max_blocks, max_vectors)
+    return _randomized_route(centered, k, need_scores, random_state)
+
+
+def _decompose_matrix(
+    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    **in_memory: Any,
+) -> _Decomposition:
+    r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
+
+    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
+    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
+    `max_vectors`); sparse and Dask data to
+    :func:`pcalib._implicit_routes._decompose_sparse_or_dask`, with no scores
+    (``transform`` gives them).
+    """
+    if isinstance(data, DenseMatrix):
+        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
+                               finite_checked=data.finite_checked, name=data.name, **in_memory)
+    return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
+
+
+def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> _Found:
+    r"""The SVD route's steps on data the caller centered, `Xc` (float64, overwritten):
+    :math:`X_c = U \Sigma V^\top` (:func:`pcalib.lowrank._exact_svd`), then the k
+    leading triplets with signs (:func:`pcalib._decomposition._svd_found`). For PPCA's
+    closed form (:mod:`pcalib.ppca`), whose `route` is "svd"."""
+    return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
+
+
+def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:
+    """A public route's validated data, number of components (None: all min(n, p)) and ddof."""
+    arr, ddof = _validated(X, ddof)
+    m = min(arr.shape)
+    return arr, (m if k is None else check_n_components(k, m, "k")), ddof
+
+
+def _result(found: _Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
+    """A public route's result from its skeleton's, in the data's units and output dtype."""
+    arrays = (
+        found.components,
+        found.explained_variance(arr.shape[0] - ddof),
+        found.explained_variance_ratio(),
+        found.singular_values(),
+        found.data_scores(),
+        found.mean,
+    )
+    dtype = output_dtype(arr)
+    return PCAResult(*(np.ascontiguousarray(a, dtype=dtype) for a in arrays))

@@ -167,9 +167,10 @@ from typing import Any, cast
 
 import numpy as np
 
+from ._decomposition import _KEPT_MOMENTS_MAX_FEATURES, _Decomposition
 from ._eigen import krylov_block
 from ._validation import _check_random_state, check_n_components, warn_outside_pcalib
-from .pca import _KEPT_MOMENTS_MAX_FEATURES, _decompose_matrix, _Decomposition
+from .pca import _decompose_matrix
 from .selection import choose_k
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Tests of pcalib._eigen (shared partial eigensolver) and of the blocked covariance of the eig route.
+"""Tests of pcalib._eigen (shared partial eigensolver) and of the eig route's blocked scatter (pcalib._scatter).
 
 Every check compares with numpy.linalg.eigh / numpy.linalg.svd written out here.
 """
@@ -8,7 +8,7 @@ import pytest
 
 import pcalib
 import pcalib._eigen as eigen_module
-import pcalib.pca as pca_module
+import pcalib._scatter as scatter_module
 from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
 from pcalib._inputs import row_blocks
 from pcalib.covariance_matrix import _Frame as Frame
@@ -107,12 +107,12 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     assert len(blocks) > 1
     Xc = X - X.mean(axis=0)
     exact = Xc.T @ Xc
-    C, center, scale, frame = pca_module._scatter(X, 1, False)
+    C, center, scale, frame = scatter_module._scatter(X, 1, False)
     assert int(frame.exponent) == 0 and frame.offset is None
     frame = Frame.of(X)
     e = int(frame.exponent)
     assert 0.5 <= np.ptp(np.ldexp(X, -e), axis=0).max() < 1
-    in_frame, frame_center = pca_module._shifted_scatter(X, frame, blocks)
+    in_frame, frame_center = scatter_module._shifted_scatter(X, frame, blocks)
     pairs = ((C, center.value), (np.ldexp(in_frame, 2 * e), np.ldexp(frame_center.value, e)))
     for found, found_mean in pairs:
         np.testing.assert_allclose(np.tril(found), np.tril(exact), rtol=1e-6 if offset else 1e-12,

@@ -5,7 +5,8 @@ and ``from . import x``, at module level or inside a function; imports under
 ``if TYPE_CHECKING:`` are annotations only and do not count). It must have no cycle:
 a cycle means a lower layer reaching back up, and a module that cannot be read,
 tested or replaced without the one above it. Public functions must not shadow
-their modules (``import pcalib.pcoa`` once gave the function ``pcalib.pcoa``).
+their modules (``import pcalib.pcoa`` once gave the function ``pcalib.pcoa``). The
+chapter module of PCA's three routes stays a short skeleton over its engine.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+from functools import cache
 from pathlib import Path
 
 import pcalib
@@ -93,3 +95,75 @@ def test_no_public_name_shadows_a_module():
             assert getattr(pcalib, short) is importlib.import_module(f"pcalib.{short}"), (
                 f"pcalib.{short} is not the module pcalib/{short}.py"
             )
+
+
+@cache
+def _definitions(module: str) -> tuple[dict[str, ast.AST], dict[str, tuple[str, str]]]:
+    """The module-level functions of a pcalib module, and the names it imports from
+    other pcalib modules (local name -> (module, name there))."""
+    path = Path(importlib.util.find_spec(module).origin)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    imported = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level and node.module:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            imported.update({alias.asname or alias.name: (f"{base}.{node.module}", alias.name) for alias in node.names})
+    return functions, imported
+
+
+def _call_depths(module: str, function: str) -> dict[tuple[str, str], int]:
+    """How many calls below `function` each pcalib function it reaches is first called
+    (calls by plain name, followed through imports into other pcalib modules)."""
+
+    def resolved(module: str, name: str) -> tuple[str, str] | None:
+        functions, imported = _definitions(module)
+        if name in functions:
+            return module, name
+        return resolved(*imported[name]) if name in imported else None
+
+    depths = {(module, function): 0}
+    layer = [(module, function)]
+    while layer:
+        following = []
+        for where, name in layer:
+            for node in ast.walk(_definitions(where)[0][name]):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    called = resolved(where, node.func.id)
+                    if called is not None and called not in depths:
+                        depths[called] = depths[(where, name)] + 1
+                        following.append(called)
+        layer = following
+    return depths
+
+
+def test_the_pca_routes_read_as_skeletons():
+    """pcalib/pca.py is the module of chapters 4, 5 and 7 (issue 23): at most 450 lines
+    (981 before), and a reader of a route finds its steps within a few calls, each one
+    named call over the engine. Before, pca_eig reached the scatter matrix three calls
+    down and the eigensolver four (pca_eig -> _pca -> _decompose_data ->
+    _top_eigh_of_varying -> top_eigh), through the dispatcher of every route and every
+    kind of data; now its skeleton calls the scatter, the eigensolver and the sign
+    convention itself."""
+    assert len((PACKAGE / "pca.py").read_text(encoding="utf-8").splitlines()) <= 450
+    far = 99
+    eig = _call_depths("pcalib.pca", "pca_eig")
+    assert eig.get(("pcalib._scatter", "_scatter"), far) <= 2
+    assert eig.get(("pcalib._eigen", "top_eigh"), far) <= 3
+    assert eig.get(("pcalib._signs", "axis_signs"), far) <= 3
+    svd = _call_depths("pcalib.pca", "pca_svd")
+    assert svd.get(("pcalib.covariance_matrix", "_center_array"), far) <= 2
+    assert svd.get(("pcalib.lowrank", "_exact_svd"), far) <= 2
+    gram = _call_depths("pcalib.pca", "pca_gram")
+    assert gram.get(("pcalib._eigen", "top_eigh"), far) <= 2
+    assert gram.get(("pcalib._decomposition", "_axes_from_left"), far) <= 2
+
+
+def test_the_call_reader_follows_imports():
+    """The reader is not blind: pca_eig's walk reaches the engine's innermost steps
+    (the Gram matrices of shifted blocks, in pcalib._inputs), and the solver policy,
+    which pca_eig never consults, is not on it."""
+    eig = _call_depths("pcalib.pca", "pca_eig")
+    assert {("pcalib._inputs", "shifted_gram"), ("pcalib._inputs", "gram_and_sums")} <= eig.keys()
+    assert not any(module == "pcalib.solvers" for module, _ in eig)

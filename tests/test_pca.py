@@ -397,7 +397,7 @@ def test_one_pass_reads_small_means_in_place_and_shifts_large_ones(offset):
     0.9 standard deviations here) and shifted by the mean of the first rows otherwise;
     either way the axes match NumPy's SVD, also at an offset of 1e8."""
     from pcalib._inputs import Moments, row_blocks
-    from pcalib.pca import _one_pass_scatter
+    from pcalib._scatter import _one_pass_scatter
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((5000, 30)) * 0.8 ** np.arange(30) @ np.linalg.qr(rng.standard_normal((30, 30)))[0]
@@ -444,7 +444,7 @@ def test_one_pass_keeps_constant_columns_exact():
     those of the varying columns (NumPy's SVD)."""
     from pcalib import PCA
     from pcalib._inputs import row_blocks
-    from pcalib.pca import _one_pass_scatter, _scatter
+    from pcalib._scatter import _one_pass_scatter, _scatter
 
     X = _tall()
     X[:, 2], X[:, 5], X[:, 9] = 0.0, 7.25, 1e9
@@ -474,7 +474,7 @@ def test_one_pass_repeats_for_drift_and_refuses_what_it_cannot_do_exactly():
     and uint64 data send the eig route to the shifted pass in the extremes' frame. The
     axes match NumPy's SVD either way."""
     from pcalib._inputs import row_blocks
-    from pcalib.pca import _one_pass_scatter
+    from pcalib._scatter import _one_pass_scatter
 
     base = _tall()
     drifting = base.copy()
