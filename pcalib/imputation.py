@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._ppca_em import _in_data_units
 from .missing import (
     METHODS,
     _check_positive_int,
@@ -131,8 +132,9 @@ def impute_pca(
             model._remember_input(arr)  # what PPCA.fit records first
             # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
             # (below the float64 range at 1e-200) or inf, which would change the filled values
-            _, W, mean, sigma2 = _fit_ppca_in_units(model, arr)
-            completed = np.ldexp(np.asarray(fill_missing(unit, mean, W, sigma2)), e)
+            fit, _, n_observed = _fit_ppca_in_units(model, arr)
+            model._set_fitted(_in_data_units(fit, e, n_observed))
+            completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
     else:
         tol = _check_tol(1e-8 if tol is None else tol)
         completed, _ = _iterative_pca(

@@ -65,13 +65,13 @@ def test_em_over_observed_entries_without_missing_equals_closed_form():
     W_ref, sigma2 = ppca_closed_form(X, k)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # converges: no warning to hide
-        model = fit_ppca(PPCA(k, tol=1e-16, max_iter=200, random_state=0), X)
+        fit = fit_ppca(PPCA(k, tol=1e-16, max_iter=200, random_state=0), X)
     ref = multivariate_normal(X.mean(axis=0), W_ref @ W_ref.T + sigma2 * np.eye(8)).logpdf(X).sum()
     # The likelihood is flat (quadratic) at its maximum: 1e-12 in L is ~1e-8 in W.
-    assert model.loglik_history_[-1] == pytest.approx(ref, rel=1e-12)
-    assert model.sigma2_ == pytest.approx(sigma2, rel=1e-8)
-    np.testing.assert_allclose(model.W_, W_ref, atol=1e-8 * np.abs(W_ref).max())
-    np.testing.assert_allclose(model.mean_, X.mean(axis=0), rtol=1e-12)
+    assert fit.loglik_history[-1] == pytest.approx(ref, rel=1e-12)
+    assert fit.sigma2 == pytest.approx(sigma2, rel=1e-8)
+    np.testing.assert_allclose(fit.W, W_ref, atol=1e-8 * np.abs(W_ref).max())
+    np.testing.assert_allclose(fit.mean, X.mean(axis=0), rtol=1e-12)
 
 
 def test_estimator_with_missing_option_and_no_nan_equals_plain_pca():
@@ -93,7 +93,7 @@ def test_observed_loglik_matches_scipy_per_row():
     mean, W, sigma2 = rng.normal(size=5), rng.normal(size=(5, 2)), 0.7
     observed = ~np.isnan(X)
     Y0 = np.where(observed, X - mean, 0.0)
-    _, _, loglik = _posterior(Y0, observed.astype(float), W, sigma2)
+    _, _, loglik, _ = _posterior(Y0, observed.astype(float), W, sigma2)
     assert loglik == pytest.approx(observed_loglik_scipy(X, mean, W, sigma2), rel=1e-12)
 
 
