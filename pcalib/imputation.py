@@ -72,8 +72,9 @@ def impute_pca(
     max_iter : int, default 1000
         Maximum number of iterations.
     tol : float, optional
-        "em": stop when the remaining gain of the log-likelihood is below
-        ``tol`` times its size (default 1e-10, as :class:`pcalib.PPCA`); the
+        "em": the ``tol`` of :class:`pcalib.PPCA` (default 1e-10): stop when the
+        log-likelihood still to be gained is below ``tol`` times its size and the
+        relative change of the parameters still to come below its square root; the
         iterative methods: when the change of the imputed values (plus the
         change still to come) is below ``tol`` times the Frobenius norm of the
         centered completed matrix (default 1e-8).

@@ -114,16 +114,18 @@ class PPCA(EstimatorBase):
     log-likelihood never decreases. The fitted W is finally rotated to the
     same canonical form as the closed form.
 
-    EM stops when two tests pass. On the log-likelihood: the gain still to
+    EM stops when two tests pass, with or without missing values (one rule,
+    ``pcalib._ppca_em._converged``). On the log-likelihood: the gain still to
     come, extrapolated from the last two gains (:math:`d_t = L_t - L_{t-1}`,
     :math:`r = d_t/d_{t-1}`, remaining gain :math:`d_t r/(1-r)`, Aitken), is at
     most ``tol * |L|``, or the last two gains are within the round-off of L. On
     the parameters: the relative change of :math:`\sigma^2`, of the
-    :math:`d_j^2` (W = A diag(d) B^T) and of the column space of W still to
-    come, extrapolated the same way, is at most :math:`\sqrt{\mathrm{tol}}`.
-    Gains or steps that do not shrink (a plateau, r >= 1) never pass. The
-    parameter test is needed because near the maximum a relative change
-    :math:`\delta` of the parameters moves L by only about
+    :math:`d_j^2` (W = A diag(d) B^T), of the column space of W and (with missing
+    values, where the mean is iterated too) of the mean, in units of each
+    feature's standard deviation, still to come, extrapolated the same way, is at
+    most :math:`\sqrt{\mathrm{tol}}`. Gains or steps that do not shrink (a plateau,
+    r >= 1) never pass. The parameter test is needed because near the maximum a
+    relative change :math:`\delta` of the parameters moves L by only about
     :math:`n p \delta^2 / 4`, below the round-off of L long before
     :math:`\delta` is small. With the default tolerance W and :math:`\sigma^2`
     reach the closed form to about :math:`10^{-7}` relative, or to their own
