@@ -1,7 +1,7 @@
 r"""The PPCA model's closed forms, shared by :mod:`pcalib.ppca` (the estimator),
-:mod:`pcalib.missing` (its EM with missing values) and the PPCA scores of
-:class:`pcalib.PCA`: the log-density in spectral form, the canonical W, and the
-extrapolated remaining change of a converging sequence (the EM stopping rule).
+:mod:`pcalib._ppca_em` and :mod:`pcalib.missing` (its EM, with and without missing
+values) and the PPCA scores of :class:`pcalib.PCA`: the log-density in spectral form,
+the canonical W, and the check that the noise variance is not 0.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import numpy as np
 
 from ._signs import axis_signs
 
+_EPS = np.finfo(np.float64).eps
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
@@ -75,74 +76,13 @@ def _canonical_W(W: np.ndarray) -> np.ndarray:
     return Wc * axis_signs(Wc.T)
 
 
-def _remaining(steps: list[float]) -> float:
-    r"""What a linearly converging sequence still has to move, from its last two steps.
-
-    With :math:`d_{t} \approx r\, d_{t-1}`, the steps still to come sum to
-    :math:`d_t\, r / (1 - r)` (Aitken), which can be far larger than the last
-    step when r is close to 1. Steps that do not shrink (:math:`r \ge 1`: a
-    plateau) or are negative give infinity; a zero step gives 0.
-    """
-    d_prev, d = steps[-2], steps[-1]
-    if d == 0:
-        return 0.0
-    if not 0 < d < d_prev:
-        return np.inf
-    r = d / d_prev
-    return d * r / (1.0 - r)
-
-
-# EM that needs more iterations than this warns that it converged slowly, and why. With
-# well-separated eigenvalues PX-EM converges in a few dozen iterations (measured: 19 on
-# 500 x 30 data with k = 10 and a gap of 4.5 to 1; 108 for eigenvalues (9, 4, 3.8, 1, 1,
-# 1) and k = 2, where lambda_3/lambda_2 = 0.95); on 500 x 30 pure noise with k = 10
-# (lambda_11/lambda_10 = 0.98) it needs 829.
-_SLOW_ITERATIONS = 200
-
-
-def _em_rate(history: list[float] | np.ndarray) -> float | None:
-    r"""The factor by which EM's error shrinks per iteration near the end of a run.
-
-    Near a maximum the distance of the parameters shrinks like :math:`r^t`, and the
-    log-likelihood gains :math:`L_t - L_{t-1}` like :math:`r^{2t}`: `r` is the square
-    root of the gains' geometric rate, fitted by least squares to the logarithms of
-    the last 60 gains that stand above the round-off of L (the first quarter of the
-    run, EM's transient, left out). None when fewer than 5 such gains are left.
-    """
-    values = np.asarray(history, dtype=np.float64)
-    gains = np.diff(values)
-    above = gains > 1e3 * np.finfo(np.float64).eps * max(abs(float(values[-1])), 1.0)
-    t = np.flatnonzero(above)
-    t = t[t >= gains.size // 4][-60:]
-    if t.size < 5:
-        return None
-    slope = np.polyfit(t, np.log(gains[t]), 1)[0]
-    return float(min(np.exp(slope / 2.0), 1.0))
-
-
-def _slow_em_reason(history: list[float] | np.ndarray, k: int, missing: bool) -> str:
-    """The part of a warning that says how slowly EM converged and why (see
-    _SLOW_ITERATIONS)."""
-    rate = _em_rate(history)
-    measured = (
-        f"near the end each iteration shrank the error only by a factor {rate:.3f}. "
-        if rate is not None else ""
-    )
-    if missing:
-        return (
-            f"{measured}With complete data EM turns the fitted subspace like a power "
-            f"iteration of the covariance, at a rate of about lambda_{k + 1}/lambda_{k} "
-            "per iteration, and missing entries slow it further (the more information "
-            f"they hold, the closer to 1). A rate near 1 means that eigenvalues {k} and "
-            f"{k + 1} are nearly equal, so component {k} is poorly determined by the "
-            "data, or that the holes hold much of the information; choose a number of "
-            "components at a gap in the spectrum"
+def _check_noise_variance(sigma2: float, average_variance: float) -> None:
+    r"""Raise ``ValueError`` if the noise variance is 0 to working precision,
+    :math:`\sigma^2 \le (10^3\varepsilon)^2 \bar v` with :math:`\bar v` the average
+    variance of the data: they have rank at most k after centering, and the
+    likelihood is unbounded (closed form and EM alike)."""
+    if not sigma2 > (1e3 * _EPS) ** 2 * average_variance:
+        raise ValueError(
+            "the noise variance estimate is 0: X has rank <= n_components, so the "
+            "likelihood is unbounded; choose fewer components"
         )
-    return (
-        f"{measured}EM turns the fitted subspace like a power iteration of the "
-        f"covariance, at a rate of about lambda_{k + 1}/lambda_{k} per iteration: a "
-        f"rate near 1 means that eigenvalues {k} and {k + 1} are nearly equal, so "
-        f"component {k} is poorly determined by the data. Choose a number of components "
-        "at a gap in the spectrum, or method='closed_form', which gives the same maximum "
-        "without iterating"
-    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._ppca_em import _in_data_units
 from .missing import (
     METHODS,
     _check_positive_int,
@@ -71,8 +72,9 @@ def impute_pca(
     max_iter : int, default 1000
         Maximum number of iterations.
     tol : float, optional
-        "em": stop when the remaining gain of the log-likelihood is below
-        ``tol`` times its size (default 1e-10, as :class:`pcalib.PPCA`); the
+        "em": the ``tol`` of :class:`pcalib.PPCA` (default 1e-10): stop when the
+        log-likelihood still to be gained is below ``tol`` times its size and the
+        relative change of the parameters still to come below its square root; the
         iterative methods: when the change of the imputed values (plus the
         change still to come) is below ``tol`` times the Frobenius norm of the
         centered completed matrix (default 1e-8).
@@ -131,8 +133,9 @@ def impute_pca(
             model._remember_input(arr)  # what PPCA.fit records first
             # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
             # (below the float64 range at 1e-200) or inf, which would change the filled values
-            _, W, mean, sigma2 = _fit_ppca_in_units(model, arr)
-            completed = np.ldexp(np.asarray(fill_missing(unit, mean, W, sigma2)), e)
+            fit, _, n_observed = _fit_ppca_in_units(model, arr)
+            model._set_fitted(_in_data_units(fit, e, n_observed))
+            completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
     else:
         tol = _check_tol(1e-8 if tol is None else tol)
         completed, _ = _iterative_pca(

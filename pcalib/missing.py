@@ -16,7 +16,8 @@ log-likelihood of the observed entries is
 with :math:`p_i = |o_i|`, :math:`y_i = x_{i,o_i} - \mu_{o_i}`,
 :math:`M_i = W_{o_i}^\top W_{o_i} + \sigma^2 I_k` and the posterior mean
 :math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. EM with a parameter-expanded M step
-(PX-EM, Liu, Rubin and Wu 1998, see :func:`_ppca_em`) never decreases it.
+(PX-EM, Liu, Rubin and Wu 1998, see :class:`_ObservedStep`, run by
+:func:`pcalib._ppca_em.run_em`) never decreases it.
 
 Iterative PCA (the "EM" method of the R package missMDA) and regularized
 iterative PCA (Josse and Husson 2012), see :func:`_iterative_pca`: fill the
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -41,15 +41,15 @@ from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
 from ._frames import check_numeric_columns
-from ._ppca_model import _SLOW_ITERATIONS, _canonical_W, _remaining, _slow_em_reason
+from ._ppca_em import Moments, Params, PPCAFit, _in_data_units, run_em
+from ._ppca_model import _check_noise_variance
 from ._validation import (
     _as_numeric_array,
-    _check_random_state,
     as_data_matrix,
     check_n_components,
     output_dtype,
 )
-from .covariance_matrix import _checked_scale, _rescale
+from .covariance_matrix import _checked_scale
 
 if TYPE_CHECKING:
     from .estimator import PCA
@@ -176,16 +176,17 @@ def _latent_means(Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
 
 def _posterior(
     Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray, float, float]:
     r"""E step: posterior means (n, k), posterior covariances :math:`\sigma^2 M_i^{-1}`
-    (n, k, k) and the observed-data log-likelihood of the parameters."""
-    Z, M_inv, row_logliks = _observed_posterior(Y0, mask, W, sigma2)
-    return Z, sigma2 * M_inv, float(np.sum(row_logliks))
+    (n, k, k), the observed-data log-likelihood of the parameters, and the sum of the
+    sizes of its terms (for its round-off, see :func:`_observed_posterior`)."""
+    Z, M_inv, row_logliks, sizes = _observed_posterior(Y0, mask, W, sigma2)
+    return Z, sigma2 * M_inv, float(np.sum(row_logliks)), float(np.sum(sizes))
 
 
 def _observed_posterior(
     Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     r"""For each row, with :math:`o` its observed features and :math:`y_o` its centered
     observed entries (`Y0`, zero elsewhere): the posterior mean
     :math:`\hat z = M_o^{-1} W_o^\top y_o`, :math:`M_o = W_o^\top W_o + \sigma^2 I`, the
@@ -197,6 +198,12 @@ def _observed_posterior(
 
         \log p(y_o) = -\tfrac12\Big(|o| \log 2\pi + (|o| - k)\log\sigma^2 + \log|M_o|
         + \frac{\|y_o - W_o \hat z\|^2 + \sigma^2 \|\hat z\|^2}{\sigma^2}\Big).
+
+    Last, for round-off estimates, a bound on the size of the terms summed for each
+    row, as :func:`pcalib._ppca_model._spectral_log_likelihood` gives it: the sum of
+    their absolute values (the log-eigenvalues of :math:`M_o` one by one) plus
+    :math:`2\|y_o\|\sqrt{q/\sigma^2}`, q the quadratic term, the effect of the rounding
+    error of :math:`y_o` (about :math:`\varepsilon\|y_o\|`) on q.
     """
     k = W.shape[1]
     M = _row_gram(mask, W)
@@ -207,8 +214,11 @@ def _observed_posterior(
     residual = (Y0 - Z @ W.T) * mask
     p_obs = mask.sum(axis=1)
     quad = (np.einsum("ij,ij->i", residual, residual) + sigma2 * np.einsum("ij,ij->i", Z, Z)) / sigma2
-    logdet_M = 2.0 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-    return Z, M_inv, -0.5 * (p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad)
+    log_diagonal = np.log(np.diagonal(L, axis1=1, axis2=2))
+    logdet_M = 2.0 * log_diagonal.sum(axis=1)
+    sizes = (p_obs * _LOG_2PI + (p_obs - k) * abs(np.log(sigma2)) + 2.0 * np.abs(log_diagonal).sum(axis=1)
+             + quad + 2.0 * np.linalg.norm(Y0, axis=1) * np.sqrt(quad / sigma2))
+    return Z, M_inv, -0.5 * (p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad), sizes
 
 
 def observed_log_likelihood(X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
@@ -280,17 +290,8 @@ def _check_bounded(noise: list[float], observed: np.ndarray, k: int) -> None:
         )
 
 
-def _ppca_em(
-    arr: np.ndarray,
-    observed: np.ndarray,
-    k: int,
-    *,
-    max_iter: int,
-    converged: Callable[[list[float]], bool],
-    random_state: object,
-    check_sigma2: Callable[[float, float], None],
-) -> tuple[np.ndarray, np.ndarray, float, list[float]]:
-    r"""Maximum-likelihood PPCA of the observed entries by PX-EM.
+class _ObservedStep:
+    r"""PX-EM over the observed entries of data with NaN, for :func:`pcalib._ppca_em.run_em`.
 
     Each iteration is the E step of :func:`_posterior`, the M step of
     :func:`_m_step`, and the parameter-expansion step: with
@@ -305,106 +306,99 @@ def _ppca_em(
     :math:`z \sim \mathcal N(\nu, \Psi)`, whose observed-data likelihood is the same
     function (its extra parameters are not identified); the map above collapses it
     back to :math:`z \sim \mathcal N(0, I)` without changing the likelihood, so
-    the log-likelihood never decreases. Returns W, the mean, sigma^2 and the
-    log-likelihood of every iterate; the parameters returned are those of the
-    last entry (also when ``max_iter`` stops the iteration).
+    the log-likelihood never decreases. After each M step the noise variance is
+    checked (:func:`pcalib._ppca_model._check_noise_variance` and
+    :func:`_check_bounded`). `X0` holds the observed entries less their column
+    means, 0 at the missing ones; the means of the iterates are relative to those.
     """
-    n, p = arr.shape
+
+    with_missing_values = True
+
+    def __init__(self, X0: np.ndarray, observed: np.ndarray, k: int) -> None:
+        self.X0, self.observed, self.k = X0, observed, k
+        self.mask = observed.astype(np.float64)
+        self.n_features = X0.shape[1]
+        self.n_observed = float(self.mask.sum())
+        self.average_variance = float(np.sum(X0**2)) / self.n_observed
+        self.noise: list[float] = []  # sigma^2 of each iterate over the average variance
+
+    def expect(self, params: Params) -> tuple[float, float, Moments]:
+        W, mu, sigma2 = params
+        Z, Sigma, loglik, size = _posterior(self.X0 - mu * self.mask, self.mask, W, sigma2)
+        return loglik, size, (Z, Sigma)
+
+    def maximize(self, params: Params, moments: Moments) -> Params:
+        Z, Sigma = moments
+        W, mu, sigma2 = _m_step(self.X0, self.mask, Z, Sigma, self.n_observed)
+        _check_noise_variance(sigma2, self.average_variance)
+        self.noise.append(sigma2 / self.average_variance)
+        _check_bounded(self.noise, self.observed, self.k)
+        nu = Z.mean(axis=0)
+        Psi = (Z.T @ Z + Sigma.sum(axis=0)) / Z.shape[0] - np.outer(nu, nu)
+        return Params(W @ np.linalg.cholesky(Psi), mu + W @ nu, sigma2)
+
+
+def _observed_em(
+    arr: np.ndarray, observed: np.ndarray, k: int, *, max_iter: int, tol: float, random_state: object
+) -> PPCAFit:
+    """Maximum-likelihood PPCA of the observed entries of `arr` by PX-EM
+    (:class:`_ObservedStep`, run by :func:`pcalib._ppca_em.run_em`), in the units of `arr`.
+
+    Raises ``ValueError`` when every column is constant, when the likelihood is
+    unbounded (:func:`_check_bounded`), and when a posterior or the M step's systems
+    become singular (numpy's ``LinAlgError``, said in words).
+    """
+    n = arr.shape[0]
     shift = np.nanmean(np.where(observed, arr, np.nan), axis=0)  # observed column means
-    mask = observed.astype(np.float64)
-    X0 = np.where(observed, arr - shift, 0.0)
-    n_observed = float(mask.sum())
-    average_variance = float(np.sum(X0**2)) / n_observed
-    if not average_variance > 0:
+    step = _ObservedStep(np.where(observed, arr - shift, 0.0), observed, k)
+    if not step.average_variance > 0:
         raise ValueError(
             "X's observed entries all equal their column means (every column constant): "
             "there is no variance for PPCA to model"
         )
-    rng = _check_random_state(random_state)
-    W = rng.standard_normal((p, k)) * np.sqrt(average_variance)
-    mu, sigma2 = np.zeros(p), average_variance
-    history: list[float] = []
-    noise: list[float] = []
-    for _ in range(max_iter):
-        try:
-            Z, Sigma, loglik = _posterior(X0 - mu * mask, mask, W, sigma2)
-            history.append(loglik)
-            if converged(history):
-                break
-            W, mu, sigma2 = _m_step(X0, mask, Z, Sigma, n_observed)
-            check_sigma2(sigma2, average_variance)
-            noise.append(sigma2 / average_variance)
-            _check_bounded(noise, observed, k)
-            nu = Z.mean(axis=0)
-            Psi = (Z.T @ Z + Sigma.sum(axis=0)) / n - np.outer(nu, nu)
-            mu = mu + W @ nu
-            W = W @ np.linalg.cholesky(Psi)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                f"PPCA EM with missing values broke down: the observed entries of X ({n} "
-                f"rows) do not determine a rank-{k} model (its covariance or the latent "
-                "posterior became singular, the likelihood is degenerate); choose fewer "
-                "components or observe more entries per feature"
-            ) from None
-    else:
-        # The last M step moved the parameters past the last log-likelihood: record
-        # theirs, so that the history ends with the log-likelihood of what is returned.
-        history.append(_posterior(X0 - mu * mask, mask, W, sigma2)[2])
-        slow = max_iter >= _SLOW_ITERATIONS
-        warnings.warn(
-            f"PPCA EM with missing values did not converge in max_iter={max_iter} iterations; "
-            "increase max_iter" + (f"; {_slow_em_reason(history, k, missing=True)}" if slow else ""),
-            UserWarning,
-            stacklevel=4,
-        )
-    if len(history) - 1 >= _SLOW_ITERATIONS and len(history) - 1 < max_iter:  # converged
-        warnings.warn(
-            f"PPCA EM with missing values converged slowly, in {len(history) - 1} "
-            f"iterations: {_slow_em_reason(history, k, missing=True)}",
-            UserWarning,
-            stacklevel=4,
-        )
-    return W, mu + shift, sigma2, history
+    try:
+        fit = run_em(step, k, max_iter=max_iter, tol=tol, random_state=random_state)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f"PPCA EM with missing values broke down: the observed entries of X ({n} "
+            f"rows) do not determine a rank-{k} model (its covariance or the latent "
+            "posterior became singular, the likelihood is degenerate); choose fewer "
+            "components or observe more entries per feature"
+        ) from None
+    return fit._replace(mean=fit.mean + shift)
 
 
-def fit_ppca(model: PPCA, X: ArrayLike) -> PPCA:
-    """Fit `model` (a :class:`pcalib.PPCA`) to `X` with NaN entries by PX-EM; returns it.
+def fit_ppca(model: PPCA, X: ArrayLike) -> PPCAFit:
+    r"""Maximum-likelihood PPCA of the observed entries of `X` (NaN missing) by PX-EM.
 
-    Called by ``PPCA.fit`` when `X` holds NaN. Sets the fitted attributes as
-    the complete-data fit does.
+    What ``PPCA.fit`` runs when `X` holds NaN, with the settings of `model` (a
+    :class:`pcalib.PPCA`: its ``n_components``, ``max_iter``, ``tol`` and
+    ``random_state``; `model` is not modified). On `X` without NaN it runs the same
+    EM over all the entries, which reaches the closed form.
+
+    Returns
+    -------
+    PPCAFit
+        A named tuple ``(W, mean, sigma2, loglik_history)`` in the data's units:
+        what ``PPCA.fit`` stores as ``W_``, ``mean_``, ``sigma2_`` and
+        ``loglik_history_`` (the observed-data log-likelihood of every EM iterate,
+        the last one that of the parameters returned).
     """
-    _fit_ppca_in_units(model, X)
-    return model
+    return _in_data_units(*_fit_ppca_in_units(model, X))
 
 
-def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[int, np.ndarray, np.ndarray, float]:
-    r""":func:`fit_ppca`, returning the fit in the units of :func:`_unit_exponent` as well:
-    (e, W, mean, sigma^2) with ``W_ = W * 2**e`` and ``sigma2_ = sigma^2 * 4**e``. EM
-    runs in those units, so no square overflows or underflows at any scale of X;
-    ``sigma2_`` itself may leave the float64 range (a warning says so), these do not."""
-    def converged(history: list[float]) -> bool:
-        """The likelihood part of PPCA's EM test: the last gain and the gain still to
-        come, extrapolated from the last two, at most ``tol * |L|``."""
-        gains = [float(g) for g in np.diff(history[-3:])]
-        if len(gains) < 2:
-            return False
-        return max(abs(gains[-1]), _remaining(gains)) <= model.tol * abs(history[-1])
-
+def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[PPCAFit, int, int]:
+    r""":func:`fit_ppca` in the units of :func:`_unit_exponent`: the fit of
+    :math:`y = 2^{-e} x`, e and the number of observed entries (for
+    :func:`pcalib._ppca_em._in_data_units`). EM runs in those units, so no square
+    overflows or underflows at any scale of X; ``sigma2_`` itself may leave the
+    float64 range (a warning says so), these values do not."""
     arr, observed, _ = _incomplete_matrix(X)
-    n, p = arr.shape
-    k = model._check_params(n, p)
+    k = model._check_params(*arr.shape)
     e = _unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
-    W, mean, sigma2, history = _ppca_em(
-        np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, converged=converged,
-        random_state=model.random_state, check_sigma2=model._check_sigma2,
-    )
-    model.W_ = _rescale(_canonical_W(W), e, "W_")
-    model.sigma2_ = float(_rescale(np.asarray(sigma2), 2 * e, "sigma2_"))
-    model.mean_ = _rescale(mean, e, "mean_")
-    model.n_iter_ = len(history) - 1
-    # the density of x = 2**e y is 2**(-e) per observed coordinate times that of y
-    model.loglik_history_ = np.asarray(history) - observed.sum() * e * np.log(2.0)
-    return e, _canonical_W(W), mean, float(sigma2)
+    fit = _observed_em(np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, tol=model.tol,
+                       random_state=model.random_state)
+    return fit, e, int(observed.sum())
 
 
 def fill_missing(

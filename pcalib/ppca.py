@@ -15,20 +15,14 @@ with :math:`M = W^\top W + \sigma^2 I_k`.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from ._ppca_model import (
-    _SLOW_ITERATIONS,
-    _canonical_W,
-    _remaining,
-    _slow_em_reason,
-    _spectral_log_likelihood,
-)
+from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likelihood, run_em
+from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
     NotFittedError,
@@ -37,14 +31,11 @@ from ._validation import (
     as_data_matrix,
     check_n_components,
 )
-from .covariance_matrix import _center_array, _rescale
+from .covariance_matrix import _center_array
 from .missing import _check_positive_int
 from .pca import _decompose
 
 __all__ = ["PPCA"]
-
-_EPS = np.finfo(np.float64).eps
-_TINY = np.finfo(np.float64).tiny
 
 
 def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
@@ -77,20 +68,6 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
     """
     A, d, _ = np.linalg.svd(W, full_matrices=False)
     return _spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
-
-
-def _parameter_change(
-    old: tuple[float, np.ndarray, np.ndarray], new: tuple[float, np.ndarray, np.ndarray]
-) -> float:
-    r"""Relative change between two PPCA iterates given as :math:`(\sigma^2, d, A)`,
-    W = A diag(d) B^T: the largest of the relative change of :math:`\sigma^2`, the
-    change of :math:`d_j^2` relative to :math:`d_1^2`, and the distance
-    :math:`\|A' - A A^\top A'\|_F` between the column spaces (rotations of W
-    within its column space, to which the likelihood is blind, do not count)."""
-    (s_old, d_old, A_old), (s_new, d_new, A_new) = old, new
-    subspace = np.linalg.norm(A_new - A_old @ (A_old.T @ A_new))
-    return max(abs(s_new - s_old) / s_new, float(np.max(np.abs(d_new**2 - d_old**2))) / max(d_new[0] ** 2, _TINY),
-               float(subspace))
 
 
 class PPCA(EstimatorBase):
@@ -137,16 +114,18 @@ class PPCA(EstimatorBase):
     log-likelihood never decreases. The fitted W is finally rotated to the
     same canonical form as the closed form.
 
-    EM stops when two tests pass. On the log-likelihood: the gain still to
+    EM stops when two tests pass, with or without missing values (one rule,
+    ``pcalib._ppca_em._converged``). On the log-likelihood: the gain still to
     come, extrapolated from the last two gains (:math:`d_t = L_t - L_{t-1}`,
     :math:`r = d_t/d_{t-1}`, remaining gain :math:`d_t r/(1-r)`, Aitken), is at
     most ``tol * |L|``, or the last two gains are within the round-off of L. On
     the parameters: the relative change of :math:`\sigma^2`, of the
-    :math:`d_j^2` (W = A diag(d) B^T) and of the column space of W still to
-    come, extrapolated the same way, is at most :math:`\sqrt{\mathrm{tol}}`.
-    Gains or steps that do not shrink (a plateau, r >= 1) never pass. The
-    parameter test is needed because near the maximum a relative change
-    :math:`\delta` of the parameters moves L by only about
+    :math:`d_j^2` (W = A diag(d) B^T), of the column space of W and (with missing
+    values, where the mean is iterated too) of the mean, in units of each
+    feature's standard deviation, still to come, extrapolated the same way, is at
+    most :math:`\sqrt{\mathrm{tol}}`. Gains or steps that do not shrink (a plateau,
+    r >= 1) never pass. The parameter test is needed because near the maximum a
+    relative change :math:`\delta` of the parameters moves L by only about
     :math:`n p \delta^2 / 4`, below the round-off of L long before
     :math:`\delta` is small. With the default tolerance W and :math:`\sigma^2`
     reach the closed form to about :math:`10^{-7}` relative, or to their own
@@ -257,7 +236,7 @@ class PPCA(EstimatorBase):
         """
         X = self._remember_input(X)
         if _missing.has_missing(X):
-            return _missing.fit_ppca(self, X)
+            return self._set_fitted(_missing.fit_ppca(self, X))
         arr, _ = _validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
@@ -267,100 +246,21 @@ class PPCA(EstimatorBase):
             components, s, _, _, _ = _decompose(Xc.copy(), min(n, p), "svd", need_scores=False)
             lam = s**2 / n  # the nonzero eigenvalues of S; the other p - min(n, p) are 0
             sigma2 = float(lam[k:].sum()) / (p - k)  # from the tail directly: no cancellation
-            self._check_sigma2(sigma2, float(lam.sum()) / p)
+            _check_noise_variance(sigma2, float(lam.sum()) / p)
             W = components[:k].T * np.sqrt(np.maximum(lam[:k] - sigma2, 0.0))
-            history = [self._loglik(Xc, W, sigma2)[0]]
+            fit = PPCAFit(W, np.zeros(p), sigma2, np.array([complete_log_likelihood(Xc, W, sigma2)[0]]))
         else:
-            W, sigma2, history = self._em(Xc, k)
-            W = _canonical_W(W)
-        e = centered.exponent  # back to the data's units: x = 2**e y
-        self.W_ = _rescale(W, e, "W_")
-        self.sigma2_ = float(_rescale(sigma2, 2 * e, "sigma2_"))
-        self.mean_ = centered.center.value
-        self.n_iter_ = len(history) - 1
-        self.loglik_history_ = np.asarray(history) - n * p * e * np.log(2.0)
+            fit = run_em(CompleteStep(Xc), k, max_iter=self.max_iter, tol=self.tol,
+                         random_state=self.random_state)
+        # back to the data's units: x = center + 2**e y
+        return self._set_fitted(_in_data_units(fit, centered.exponent, n * p, centered.center.value))
+
+    def _set_fitted(self, fit: PPCAFit) -> PPCA:
+        """Store `fit` (in the data's units) as the fitted attributes; returns self."""
+        self.W_, self.mean_, self.sigma2_ = fit.W, fit.mean, fit.sigma2
+        self.n_iter_ = len(fit.loglik_history) - 1
+        self.loglik_history_ = fit.loglik_history
         return self
-
-    @staticmethod
-    def _check_sigma2(sigma2: float, avg_var: float) -> None:
-        if not sigma2 > (1e3 * _EPS) ** 2 * avg_var:
-            raise ValueError(
-                "the noise variance estimate is 0: X has rank <= n_components, so the "
-                "likelihood is unbounded; choose fewer components"
-            )
-
-    @staticmethod
-    def _loglik(Xc: np.ndarray, W: np.ndarray, sigma2: float) -> tuple[float, float, np.ndarray, np.ndarray]:
-        """Total log-likelihood of the centered data, its round-off level, and the
-        canonical parameters of W (W = A diag(d) B^T, thin SVD)."""
-        A, d, _ = np.linalg.svd(W, full_matrices=False)
-        values, sizes = _spectral_log_likelihood(Xc, A, d**2 + sigma2, sigma2)
-        return float(values.sum()), 4 * _EPS * float(sizes.sum()), A, d
-
-    def _converged(self, gains: list[float], roundoff: float, loglik: float, steps: list[float]) -> bool:
-        r"""EM's convergence test, on the log-likelihood and on the parameters.
-
-        The log-likelihood test passes when the last two gains are within its
-        round-off, or when the gain still to come, extrapolated by :func:`_remaining`,
-        is at most ``tol * |L|``; the parameter test when the relative change of
-        the parameters still to come is at most :math:`\sqrt{\mathrm{tol}}`.
-        Gains or steps that do not shrink (a plateau) never pass.
-        """
-        if len(steps) < 2:
-            return False
-        at_roundoff = max(abs(gains[-1]), abs(gains[-2])) <= roundoff
-        likelihood = at_roundoff or _remaining(gains) <= self.tol * abs(loglik)
-        return likelihood and _remaining(steps) <= np.sqrt(self.tol)
-
-    def _em(self, Xc: np.ndarray, k: int) -> tuple[np.ndarray, float, list[float]]:
-        n, p = Xc.shape
-        tr_S = float(np.einsum("ij,ij->", Xc, Xc)) / n
-        rng = _check_random_state(self.random_state)
-        W = rng.standard_normal((p, k)) * np.sqrt(tr_S / p)
-        sigma2 = tr_S / p
-        self._check_sigma2(sigma2, sigma2)  # constant data
-        history: list[float] = []
-        gains: list[float] = []
-        steps: list[float] = []  # relative change of (sigma2, d^2, column space of W)
-        previous = None
-        for _ in range(self.max_iter):
-            value, roundoff, A, d = self._loglik(Xc, W, sigma2)
-            if previous is not None:
-                gains.append(value - history[-1])
-                steps.append(_parameter_change(previous, (sigma2, d, A)))
-            history.append(value)
-            if self._converged(gains, roundoff, value, steps):
-                break
-            previous = (sigma2, d, A)
-            M = W.T @ W + sigma2 * np.eye(k)
-            Minv = scipy.linalg.inv(M, check_finite=False)
-            Z = (Xc @ W) @ Minv  # posterior means, one row per sample
-            E = n * sigma2 * Minv + Z.T @ Z  # sum of the posterior second moments
-            W_star = scipy.linalg.solve(E, (Xc.T @ Z).T, assume_a="pos").T
-            residual = Xc - Z @ W_star.T
-            sigma2 = (float(np.einsum("ij,ij->", residual, residual))
-                      + n * sigma2 * float(np.einsum("ij,ji->", Minv, W_star.T @ W_star))) / (n * p)
-            self._check_sigma2(sigma2, tr_S / p)
-            W = W_star @ scipy.linalg.cholesky(E / n, lower=True)  # the parameter expansion
-        else:
-            history.append(self._loglik(Xc, W, sigma2)[0])  # the iterate returned
-            slow = self.max_iter >= _SLOW_ITERATIONS
-            warnings.warn(
-                f"PPCA EM did not converge in max_iter={self.max_iter} iterations "
-                f"(tol={self.tol}): the log-likelihood still changed by "
-                f"{history[-1] - history[-2]:.3g} in the last one; increase max_iter"
-                + (f"; {_slow_em_reason(history, k, missing=False)}" if slow else ""),
-                UserWarning,
-                stacklevel=3,
-            )
-        if len(history) - 1 >= _SLOW_ITERATIONS and len(history) - 1 < self.max_iter:  # converged
-            warnings.warn(
-                f"PPCA EM converged slowly, in {len(history) - 1} iterations: "
-                + _slow_em_reason(history, k, missing=False),
-                UserWarning,
-                stacklevel=3,
-            )
-        return W, sigma2, history
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "W_"):

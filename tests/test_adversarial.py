@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA as SklearnPCA
 
 import pcalib
 from pcalib import PCA, PPCA
-from pcalib.ppca import _remaining
+from pcalib._ppca_em import _converged, _remaining
 
 EPS = np.finfo(float).eps
 SOLVERS = ["auto", "svd", "eig", "gram", "krylov", "randomized"]
@@ -175,14 +175,14 @@ def test_em_convergence_test_cannot_pass_on_a_plateau():
     """The stopping rule, on synthetic histories: steady gains (a plateau, where plain EM
     crawled for 10,000 iterations 3 nats below the maximum) or growing ones never pass;
     geometrically shrinking gains pass once the extrapolated remainder is small."""
-    model = PPCA(2)  # tol = 1e-14
+    tol = PPCA(2).tol  # 1e-14
     plateau = [6.4e-6] * 5
-    assert not model._converged(plateau, 1e-10, 600.0, [1e-3, 1e-4])
+    assert not _converged(plateau, 1e-10, 600.0, [1e-3, 1e-4], tol)
     growing = [1e-8, 2e-8]
-    assert not model._converged(growing, 1e-10, 600.0, [1e-9, 1e-10])
+    assert not _converged(growing, 1e-10, 600.0, [1e-9, 1e-10], tol)
     shrinking = [1e-9, 1e-13]  # remaining gain 1e-13 * 1e-4 / (1 - 1e-4)
-    assert model._converged(shrinking, 1e-14, 600.0, [1e-6, 1e-10])
-    assert not model._converged(shrinking, 1e-14, 600.0, [1e-6, 1e-6])  # parameters still move
+    assert _converged(shrinking, 1e-14, 600.0, [1e-6, 1e-10], tol)
+    assert not _converged(shrinking, 1e-14, 600.0, [1e-6, 1e-6], tol)  # parameters still move
     # Aitken's remainder of a geometric sequence is its exact tail
     d = [0.5**t for t in range(1, 10)]
     np.testing.assert_allclose(_remaining(d), sum(0.5**t for t in range(10, 200)), rtol=1e-12)
