@@ -24,7 +24,7 @@ from .covariance_matrix import _rescale
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 
-Moments = tuple[np.ndarray, np.ndarray]  # the posterior moments that a step's M step takes
+PosteriorMoments = tuple[np.ndarray, np.ndarray]  # the posterior moments that a step's M step takes
 
 
 class Params(NamedTuple):
@@ -58,13 +58,13 @@ class EMStep(Protocol):
     average_variance: float
     with_missing_values: bool
 
-    def expect(self, params: Params) -> tuple[float, float, Moments]:
+    def expect(self, params: Params) -> tuple[float, float, PosteriorMoments]:
         """E step at `params`: the log-likelihood of the data, the sum of the sizes
         of the terms summed for it (its round-off is ``4 eps`` times that), and the
         posterior moments that :meth:`maximize` takes."""
         ...
 
-    def maximize(self, params: Params, moments: Moments) -> Params:
+    def maximize(self, params: Params, moments: PosteriorMoments) -> Params:
         """M step and parameter expansion from the posterior moments at `params`."""
         ...
 
@@ -313,13 +313,13 @@ class CompleteStep:
         n, self.n_features = Xc.shape
         self.average_variance = float(np.einsum("ij,ij->", Xc, Xc)) / n / self.n_features
 
-    def expect(self, params: Params) -> tuple[float, float, Moments]:
+    def expect(self, params: Params) -> tuple[float, float, PosteriorMoments]:
         W, _, sigma2 = params
         loglik, size = complete_log_likelihood(self.Xc, W, sigma2)
         Minv = scipy.linalg.inv(W.T @ W + sigma2 * np.eye(W.shape[1]), check_finite=False)
         return loglik, size, (Minv, (self.Xc @ W) @ Minv)  # posterior means, one row per sample
 
-    def maximize(self, params: Params, moments: Moments) -> Params:
+    def maximize(self, params: Params, moments: PosteriorMoments) -> Params:
         (n, p), (Minv, Z), sigma2 = self.Xc.shape, moments, params.sigma2
         E = n * sigma2 * Minv + Z.T @ Z  # sum of the posterior second moments
         W_star = scipy.linalg.solve(E, (self.Xc.T @ Z).T, assume_a="pos").T

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
 from ._frames import check_numeric_columns
-from ._ppca_em import Moments, Params, PPCAFit, _in_data_units, run_em
+from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
 from ._ppca_model import _check_noise_variance
 from ._validation import (
     _as_numeric_array,
@@ -322,12 +322,12 @@ class _ObservedStep:
         self.average_variance = float(np.sum(X0**2)) / self.n_observed
         self.noise: list[float] = []  # sigma^2 of each iterate over the average variance
 
-    def expect(self, params: Params) -> tuple[float, float, Moments]:
+    def expect(self, params: Params) -> tuple[float, float, PosteriorMoments]:
         W, mu, sigma2 = params
         Z, Sigma, loglik, size = _posterior(self.X0 - mu * self.mask, self.mask, W, sigma2)
         return loglik, size, (Z, Sigma)
 
-    def maximize(self, params: Params, moments: Moments) -> Params:
+    def maximize(self, params: Params, moments: PosteriorMoments) -> Params:
         Z, Sigma = moments
         W, mu, sigma2 = _m_step(self.X0, self.mask, Z, Sigma, self.n_observed)
         _check_noise_variance(sigma2, self.average_variance)
