@@ -326,6 +326,7 @@ def test_gram_pass_split_between_threads(offset, monkeypatch):
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
     split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
     import pcalib._inputs as inputs
+    import pcalib._threads as threads
 
     rng = np.random.default_rng(31)
     X = rng.standard_normal((20000, 210)) + offset
@@ -343,7 +344,7 @@ def test_gram_pass_split_between_threads(offset, monkeypatch):
     assert inputs.blas_threads() == before
     monkeypatch.setattr(inputs, "blas_threads", lambda: 1)
     single = inputs.shifted_gram(X, shift)
-    monkeypatch.setattr(inputs, "_blas", lambda: None)
+    monkeypatch.setattr(threads, "_blas", lambda: None)
     without = inputs.shifted_gram(X, shift)
     for found in (single, without):
         np.testing.assert_allclose(found[0], split[0], rtol=1e-12, atol=1e-12 * np.abs(split[0]).max())
@@ -382,27 +383,28 @@ def test_blas_limit_only_on_the_main_thread():
     import threading
 
     import pcalib._inputs as inputs
+    import pcalib._threads as threads
 
-    if inputs._blas() is None:
+    if threads._blas() is None:
         pytest.skip("threadpoolctl is not installed")
-    counts = [lib.num_threads for lib in inputs._blas().lib_controllers]
-    with inputs.limited_blas():
-        assert inputs.blas_threads() == 1
-    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    counts = [lib.num_threads for lib in threads._blas().lib_controllers]
+    with threads.limited_blas():
+        assert threads.blas_threads() == 1
+    assert [lib.num_threads for lib in threads._blas().lib_controllers] == counts
     X = np.random.default_rng(32).standard_normal((20000, 210))
     found = {}
 
     def on_a_thread() -> None:
-        found["threads"] = inputs.blas_threads()
-        with inputs.limited_blas():
-            found["inside"] = [lib.num_threads for lib in inputs._blas().lib_controllers]
+        found["threads"] = threads.blas_threads()
+        with threads.limited_blas():
+            found["inside"] = [lib.num_threads for lib in threads._blas().lib_controllers]
         found["gram"] = inputs.shifted_gram(X, np.zeros(210))
 
     worker = threading.Thread(target=on_a_thread)
     worker.start()
     worker.join()
     assert found["threads"] == 1 and found["inside"] == counts
-    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    assert [lib.num_threads for lib in threads._blas().lib_controllers] == counts
     main = inputs.shifted_gram(X, np.zeros(210))
     np.testing.assert_allclose(found["gram"][0], main[0], rtol=1e-12, atol=1e-12 * np.abs(main[0]).max())
 

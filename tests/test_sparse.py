@@ -419,27 +419,27 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
     """The Lanczos route limits BLAS to one thread (ARPACK's vector steps of order p
     would otherwise keep BLAS threads spinning on the cores the sparse products need)
     and runs the products on a pool of threads; both undone afterwards."""
-    from pcalib import _inputs
+    from pcalib import _inputs, _threads
 
     monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
     seen = []
     original = _inputs.SparseMatrix.gram_times
 
     def recording(self, Q, center, scale):
-        seen.append((_inputs.blas_threads(), self._pool is None))
+        seen.append((_threads.blas_threads(), self._pool is None))
         return original(self, Q, center, scale)
 
-    assert _inputs._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
+    assert _threads._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
     monkeypatch.setattr(_inputs.SparseMatrix, "gram_times", recording)
     rng = np.random.default_rng(9)
     X = sp.random(400, 5000, density=0.01, format="csr", random_state=rng)
     X = (X @ sp.diags(np.exp(-np.arange(5000) / 50) + 0.1)).tocsr()
-    before = _inputs.blas_threads()
+    before = _threads.blas_threads()
     pca = PCA(3, solver="randomized").fit(X)
     assert pca.solver_ == "randomized" and len(seen) > 10
     assert all(threads == 1 for threads, _ in seen)
-    assert all(serial is (_inputs.cores() == 1) for _, serial in seen)
-    assert _inputs.blas_threads() == before
+    assert all(serial is (_threads.cores() == 1) for _, serial in seen)
+    assert _threads.blas_threads() == before
     V, _ = exact_pca(X.toarray(), 3)
     np.testing.assert_allclose(pca.components_, V, atol=1e-8)
 
@@ -579,25 +579,25 @@ def test_cores_respect_a_container_cpu_quota(tmp_path, monkeypatch):
     """A container limited to 1.5 CPUs (cgroup v1 quota 150000 us per 100000 us, or v2
     cpu.max "150000 100000") on a host of 64 cores gets 2 threads, not 64; no quota
     ("-1" or "max") leaves the affinity's count."""
-    from pcalib import _inputs
+    from pcalib import _threads
 
     v1 = tmp_path / "v1"
     (v1 / "cpu,cpuacct").mkdir(parents=True)
     (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("150000\n")
     (v1 / "cpu,cpuacct" / "cpu.cfs_period_us").write_text("100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) == 2
+    assert _threads._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) == 2
     (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("-1\n")
-    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) is None
+    assert _threads._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) is None
     v2 = tmp_path / "v2"
     (v2 / "job" / "step").mkdir(parents=True)
     membership = tmp_path / "cgroup"
     membership.write_text("0::/job/step\n")
     (v2 / "job" / "step" / "cpu.max").write_text("150000 100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) == 2
+    assert _threads._cgroup_cpu_limit(str(v2), str(membership)) == 2
     (v2 / "job" / "step" / "cpu.max").write_text("max 100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) is None
-    monkeypatch.setattr(_inputs.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
-    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: 2)
-    assert _inputs.cores() == 2
-    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: None)
-    assert _inputs.cores() == 64
+    assert _threads._cgroup_cpu_limit(str(v2), str(membership)) is None
+    monkeypatch.setattr(_threads.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(_threads, "_cgroup_cpu_limit", lambda: 2)
+    assert _threads.cores() == 2
+    monkeypatch.setattr(_threads, "_cgroup_cpu_limit", lambda: None)
+    assert _threads.cores() == 64
