@@ -1,7 +1,7 @@
 r"""Streaming PCA: :meth:`pcalib.PCA.partial_fit`, exact over any sequence of batches.
 
 The state is the count, mean and scatter matrix of the samples seen
-(:class:`pcalib._inputs.Moments`, merged batch by batch); the eigenproblem is solved
+(:class:`pcalib._moments.Moments`, merged batch by batch); the eigenproblem is solved
 once, when a fitted attribute is first read (:meth:`StreamingFit.__getattr__`).
 A mixin of :class:`pcalib.PCA`, which supplies ``_check_params``, ``_truncated`` and
 ``_store``.
@@ -15,7 +15,8 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._inputs import Moments, as_matrix
+from ._inputs import as_matrix
+from ._moments import Moments
 from ._sklearn_compat import _AT_LEAST_ONE
 from ._validation import NotFittedError, _check_ddof, _fewest_samples
 from .pca import _decompose_moments, _Decomposition
@@ -62,7 +63,7 @@ class StreamingFit:
 
         The state is the count, mean and scatter matrix :math:`(n, \bar x, M)` of all
         the samples seen, updated by the pairwise formula of Chan, Golub and LeVeque
-        (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
+        (``pcalib._moments.Moments.merge``), so after any sequence of batches the
         fitted attributes are those of ``solver="eig"`` on all of them at once, to
         round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
         to k components at every batch). A call only merges its batch into the

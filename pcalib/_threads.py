@@ -4,7 +4,7 @@ r"""How many threads pcalib's passes may use: the process's cores and BLAS's thr
 quota (OpenBLAS counts the cores it may run on, not a container's quota).
 :func:`limited_blas` limits the BLAS libraries (NumPy's and SciPy's) to one thread
 while pcalib runs its own threads, each with one BLAS thread: the passes of
-:func:`pcalib._inputs.shifted_gram`, the sparse products of
+:func:`pcalib._moments.shifted_gram`, the sparse products of
 :meth:`pcalib._inputs.SparseMatrix.parallel` and Dask's threads scheduler.
 Without threadpoolctl (an optional extra) BLAS cannot be limited and keeps its
 own threads.
