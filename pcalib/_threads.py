@@ -5,7 +5,7 @@ quota (OpenBLAS counts the cores it may run on, not a container's quota).
 :func:`limited_blas` limits the BLAS libraries (NumPy's and SciPy's) to one thread
 while pcalib runs its own threads, each with one BLAS thread: the passes of
 :func:`pcalib._moments.shifted_gram`, the sparse products of
-:meth:`pcalib._inputs.SparseMatrix.parallel` and Dask's threads scheduler.
+:meth:`pcalib._sparse_input.SparseMatrix.parallel` and Dask's threads scheduler.
 Without threadpoolctl (an optional extra) BLAS cannot be limited and keeps its
 own threads.
 """
