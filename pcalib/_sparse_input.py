@@ -4,6 +4,12 @@ data never densified.
 Products with the centered data are formed as :math:`X_c B = X B - \mathbf 1 (\bar x^\top B)`
 and :math:`X_c^\top C = X^\top C - \bar x (\mathbf 1^\top C)`, split between the
 cores by runs of rows of the compressed matrix (:func:`_row_pieces`).
+:class:`SparseMatrix` keeps the state (the matrix the products read, its pieces,
+the shift of dense columns and the power of two of :meth:`SparseMatrix.moments`);
+the computations on a given matrix are the functions of the moment pass
+(:func:`_column_sums`, :func:`_shifted`, :func:`_constant_values`,
+:func:`_warn_if_cancelled`) and of the dense routes (:func:`_centered_gram`,
+:func:`_centered_r`).
 """
 
 from __future__ import annotations
@@ -82,6 +88,219 @@ def _centered_gram_part(piece: _Piece, W: np.ndarray, shift: np.ndarray) -> tupl
     Y = piece.csr @ W
     Y -= shift
     return piece.transposed @ Y, Y.sum(axis=0)
+
+
+# -- the moment pass ---------------------------------------------------------------------
+
+
+def _column_sums(compressed: Any, by_rows: bool, canonical: bool, func: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    r"""Column sums :math:`\sum_i f(x_{ij})` of f of the stored entries of X.
+
+    For an elementwise f with f(0) = 0: sparse products with ones of the matrix of
+    X's pattern and values f(x), by runs of about ``_SUMS_CHUNK`` stored entries
+    (so f's temporaries stay small). A position stored more than once counts
+    as the sum of its parts: each run of a non-canonical matrix is copied with
+    its duplicates summed first.
+
+    Parameters
+    ----------
+    compressed : scipy.sparse.csr_matrix
+        X (n x p) if `by_rows`, else :math:`X^\top` (p x n); float64 values.
+    by_rows : bool
+        Whether `compressed` is X itself.
+    canonical : bool
+        Whether each position is stored at most once (else duplicates are summed first).
+    func : callable
+        f, applied to an array of stored values.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+    """
+    n, p = compressed.shape if by_rows else compressed.shape[::-1]
+    sums = np.zeros(p)
+    for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // _SUMS_CHUNK))):
+        part = piece.csr
+        if not canonical:
+            part = part.copy()
+            part.sum_duplicates()
+        values = func(part.data)
+        if by_rows:  # rows of X: add up their column sums
+            sums += _sharing(scipy.sparse.csc_matrix, part.shape[::-1], values, part.indices, part.indptr) @ np.ones(part.shape[0])
+        else:  # rows of X^T, columns of X: their sums are those of the columns
+            sums[piece.rows] = _sharing(scipy.sparse.csr_matrix, part.shape, values, part.indices, part.indptr) @ np.ones(n)
+    return sums
+
+
+def _shifted(X: Any, shift: np.ndarray) -> Any:
+    r""":math:`Y = X - \mathbf 1 c^\top` (c = `shift`), sparse in X's format.
+
+    The columns where c is not 0 are stored in full (an explicit zero where
+    :math:`x_{ij} = c_j`), the others as they are; duplicates summed.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of shape (n, p)
+        CSR or CSC, float64 values.
+    shift : ndarray of shape (p,)
+
+    Returns
+    -------
+    scipy.sparse matrix of shape (n, p)
+    """
+    n, p = X.shape
+    columns = np.flatnonzero(shift)
+    full = np.asarray(X[:, columns].toarray()) - shift[columns]
+    kept = X @ scipy.sparse.diags((shift == 0).astype(np.float64))
+    placed = scipy.sparse.csc_matrix(
+        (full.ravel(order="F"), np.tile(np.arange(n), columns.size),
+         np.r_[np.arange(columns.size) * n, columns.size * n]), shape=(n, columns.size),
+    ) @ scipy.sparse.csr_matrix(
+        (np.ones(columns.size), columns, np.arange(columns.size + 1)), shape=(columns.size, p)
+    )
+    Y = (kept + placed).asformat(X.format)
+    Y.sum_duplicates()
+    return Y
+
+
+def _warn_if_cancelled(mean: np.ndarray, squares: np.ndarray, n: int) -> None:
+    r"""Warn when the scatter :math:`M_{jj} = \sum_i x_{ij}^2 - n \bar x_j^2` of some column
+    lost more than four digits to cancellation: :math:`\bar x_j^2 / s_j^2 > 10^4`,
+    :math:`s_j^2 = M_{jj} / n`.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (p,)
+        :math:`\bar x`.
+    squares : ndarray of shape (p,)
+        The diagonal of M.
+    n : int
+        The number of rows.
+    """
+    variance = np.maximum(squares, 0.0) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lost = np.where(variance > 0, mean**2 / variance, 0.0).max()
+    if lost > 1e4:
+        warn_outside_pcalib(
+            f"the sparse covariance X^T X - n mean mean^T loses about {np.log10(lost):.0f} "
+            "digits to cancellation (column means large against their spread); "
+            "subtract a typical value from those columns first, or densify"
+        )
+
+
+def _constant_values(X: Any, non_zeros: np.ndarray) -> np.ndarray:
+    """The one value of each constant column of X, NaN for the others.
+
+    A column is constant when none of its entries is non-zero (value 0), or when
+    all n are and they are equal: only those full columns have their extremes read.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of shape (n, p)
+    non_zeros : ndarray of shape (p,)
+        The number of non-zero entries of each column.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+    """
+    value = np.where(non_zeros == 0, 0.0, np.nan)
+    full_columns = np.flatnonzero(non_zeros == X.shape[0])
+    if full_columns.size:
+        dense_ones = X[:, full_columns]
+        low = dense_ones.min(axis=0).toarray().ravel()
+        high = dense_ones.max(axis=0).toarray().ravel()
+        value[full_columns] = np.where(low == high, low, np.nan)
+    return value
+
+
+# -- the products ------------------------------------------------------------------------
+
+
+def _centered_gram(X: Any, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    r"""The n x n Gram matrix :math:`Z_c Z_c^\top` of :math:`Z_c = (X - \mathbf 1 \bar x^\top) D^{-1}`.
+
+    From the sparse product :math:`G = Z Z^\top` (Z = X D^{-1}):
+
+    .. math:: Z_c Z_c^\top = G - a \mathbf 1^\top - \mathbf 1 a^\top
+              + (m^\top m)\, \mathbf 1 \mathbf 1^\top, \qquad m = D^{-1} \bar x,
+              \quad a = Z m .
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of shape (n, p)
+        float64 values.
+    mean : ndarray of shape (p,)
+        :math:`\bar x`.
+    scale : ndarray of shape (p,)
+        The diagonal of D.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    m = mean / scale
+    Z = X @ scipy.sparse.diags(1.0 / scale)
+    G = np.asarray((Z @ Z.T).toarray())
+    a = np.asarray(Z @ m).ravel()
+    G -= a[:, None]
+    G -= a
+    G += m @ m
+    return G
+
+
+def _centered_r(X: Any, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    r"""An upper triangular R (m x m, m = min(n, p)) with :math:`R^\top R = Z_c^\top Z_c`
+    if n >= p, :math:`Z_c Z_c^\top` otherwise, :math:`Z_c = (X - \mathbf 1 \bar x^\top) D^{-1}`.
+
+    By Householder QR factorizations of dense blocks (the Gram matrix of :math:`Z_c`
+    is never formed: the singular values of R are those of :math:`Z_c`, to about
+    :math:`\varepsilon\sigma_1`).
+
+    n >= p: blocks B of rows, each read as :math:`[\mathbf 1, (B - \mathbf 1\bar x^\top)
+    D^{-1}]` and stacked under the R of the blocks before; the R of
+    :math:`[\mathbf 1, Z]` is :math:`\begin{pmatrix} r_{11} & r^\top \\ 0 & R \end{pmatrix}`
+    where R is that of Z projected off :math:`\mathbf 1`, i.e. of :math:`Z_c`
+    exactly (the first column centers the residual of the rounded mean).
+    n < p: blocks of whole columns, centered (twice: the second pass removes the
+    rounding of the first) and scaled, transposed and stacked the same way,
+    :math:`R^\top R = Z_c Z_c^\top`. Blocks of about 2**21 entries and at least m
+    rows, so the stacking costs at most as much as the blocks.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of shape (n, p)
+        float64 values.
+    mean : ndarray of shape (p,)
+        :math:`\bar x`.
+    scale : ndarray of shape (p,)
+        The diagonal of D.
+
+    Returns
+    -------
+    ndarray of shape (min(n, p), min(n, p))
+    """
+    n, p = X.shape
+    R = np.zeros((0, min(n, p) + (n >= p)))
+    if n >= p:
+        X = X.tocsr()
+        rows = max(p + 1, 2**21 // (p + 1))
+        for start in range(0, n, rows):
+            block = np.asarray(X[start:start + rows].toarray())
+            block -= mean
+            block /= scale
+            R = np.linalg.qr(np.vstack([R, np.hstack([np.ones((len(block), 1)), block])]), mode="r")  # type: ignore[assignment]
+        return R[1:, 1:]
+    X = X.tocsc()
+    columns = max(n, 2**21 // n)
+    for start in range(0, p, columns):
+        cut = slice(start, start + columns)
+        block = np.asarray(X[:, cut].toarray())
+        block -= mean[cut]
+        block -= block.mean(axis=0)
+        block /= scale[cut]
+        R = np.linalg.qr(np.vstack([R, block.T]), mode="r")  # type: ignore[assignment]
+    return R
 
 
 class SparseMatrix:
@@ -177,26 +396,9 @@ class SparseMatrix:
         return _sharing(scipy.sparse.csc_matrix, self.shape, compressed.data, compressed.indices, compressed.indptr)
 
     def _column_sums(self, func: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        r""":math:`\sum_i f(x_{ij})` over the stored entries of each column j, for an
-        elementwise f with f(0) = 0: sparse products with ones of the matrix of
-        X's pattern and values f(x), by runs of about ``_SUMS_CHUNK`` stored entries
-        (so f's temporaries stay small). A position stored more than once counts
-        as the sum of its parts: each run of a non-canonical matrix is copied with
-        its duplicates summed first."""
-        n, p = self.shape
-        sums = np.zeros(p)
-        compressed = self._compressed
-        for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // _SUMS_CHUNK))):
-            part = piece.csr
-            if not self._canonical:
-                part = part.copy()
-                part.sum_duplicates()
-            values = func(part.data)
-            if self._by_rows:  # rows of X: add up their column sums
-                sums += _sharing(scipy.sparse.csc_matrix, part.shape[::-1], values, part.indices, part.indptr) @ np.ones(part.shape[0])
-            else:  # rows of X^T, columns of X: their sums are those of the columns
-                sums[piece.rows] = _sharing(scipy.sparse.csr_matrix, part.shape, values, part.indices, part.indptr) @ np.ones(n)
-        return sums
+        r""":math:`\sum_i f(x_{ij})` over the stored entries of each column j of the matrix
+        the products read (:func:`_column_sums`)."""
+        return _column_sums(self._compressed, self._by_rows, self._canonical, func)
 
     def moments(self, *, full: bool = True) -> Moments:
         r""":math:`M = Y^\top Y - n \bar y \bar y^\top` of :math:`Y = X - \mathbf 1 c^\top`
@@ -230,7 +432,9 @@ class SparseMatrix:
             with np.errstate(over="ignore", invalid="ignore"):
                 offset = (mean**2 > sums_of_squares / n - mean**2) & (mean != 0)
             if offset.any():
-                self._shift_columns(np.where(offset, mean, 0.0))
+                shift = np.where(offset, mean, 0.0)
+                self._use(_shifted(self._float64(), shift))  # Y = X - 1 c^T from now on
+                self._shift = shift
                 mean, sums_of_squares = self._column_sums(lambda values: values) / n, self._column_sums(np.square)
         shift = np.zeros(p) if self._shift is None else self._shift
         if full:
@@ -240,23 +444,8 @@ class SparseMatrix:
             squares = np.diagonal(scatter)
         else:
             squares = scatter = sums_of_squares - n * mean**2
-        variance = np.maximum(squares, 0.0) / n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lost = np.where(variance > 0, mean**2 / variance, 0.0).max()
-        if lost > 1e4:
-            warn_outside_pcalib(
-                f"the sparse covariance X^T X - n mean mean^T loses about {np.log10(lost):.0f} "
-                "digits to cancellation (column means large against their spread); "
-                "subtract a typical value from those columns first, or densify"
-            )
-        non_zeros = self._column_sums(lambda values: (values != 0).astype(np.float64))
-        value = np.where(non_zeros == 0, 0.0, np.nan)
-        full_columns = np.flatnonzero(non_zeros == n)
-        if full_columns.size:
-            dense_ones = self.X[:, full_columns]
-            low = dense_ones.min(axis=0).toarray().ravel()
-            high = dense_ones.max(axis=0).toarray().ravel()
-            value[full_columns] = np.where(low == high, low, np.nan)
+        _warn_if_cancelled(mean, squares, n)
+        value = _constant_values(self.X, self._column_sums(lambda values: (values != 0).astype(np.float64)))
         constant = ~np.isnan(value)
         value = shift + value  # data units (exact: a shifted value is close to its shift)
         # a constant column is its value plus exactly 0, as in Moments.of_rows
@@ -265,25 +454,6 @@ class SparseMatrix:
             self._shifted_mean, self._data_mean = mean + (shift - self._shift), shift + mean
         e = self._exponent
         return Moments(n, np.ldexp(shift, e), np.ldexp(mean, e), scatter, np.ldexp(value, e), e)
-
-    def _shift_columns(self, shift: np.ndarray) -> None:
-        r"""Read the products from :math:`Y = X - \mathbf 1 c^\top` from now on
-        (c = `shift`): the columns where c is not 0 are stored in full."""
-        n, p = self.shape
-        columns = np.flatnonzero(shift)
-        X = self._float64()
-        full = np.asarray(X[:, columns].toarray()) - shift[columns]
-        kept = X @ scipy.sparse.diags((shift == 0).astype(np.float64))
-        placed = scipy.sparse.csc_matrix(
-            (full.ravel(order="F"), np.tile(np.arange(n), columns.size),
-             np.r_[np.arange(columns.size) * n, columns.size * n]), shape=(n, columns.size),
-        ) @ scipy.sparse.csr_matrix(
-            (np.ones(columns.size), columns, np.arange(columns.size + 1)), shape=(columns.size, p)
-        )
-        Y = (kept + placed).asformat(X.format)
-        Y.sum_duplicates()
-        self._shift = shift
-        self._use(Y)
 
     def _read_as(self, center: Center, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`center` and `scale` (data units) in the units of the matrix the products read
@@ -300,6 +470,9 @@ class SparseMatrix:
         return mean - self._shift
 
     def gram_times(self, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+        r""":math:`D^{-1} X_c^\top X_c D^{-1} Q`, centered implicitly: :math:`Y = X W - \mathbf 1
+        (\bar x^\top W)` with :math:`W = D^{-1} Q`, then :math:`X^\top Y - \bar x\,
+        (\mathbf 1^\top Y)`, piece by piece (at once inside :meth:`parallel`)."""
         mean, scale = self._read_as(center, scale)
         W = Q / scale[:, None]
         shift = mean @ W
@@ -323,23 +496,10 @@ class SparseMatrix:
 
     def centered_gram(self, center: Center, scale: np.ndarray) -> np.ndarray:
         r"""The n x n Gram matrix :math:`Z_c Z_c^\top` of :math:`Z_c = (X - \mathbf 1
-        \bar x^\top) D^{-1}`, from the sparse product :math:`G = Z Z^\top` (Z = X D^{-1}):
-
-        .. math:: Z_c Z_c^\top = G - a \mathbf 1^\top - \mathbf 1 a^\top
-                  + (m^\top m)\, \mathbf 1 \mathbf 1^\top, \qquad m = D^{-1} \bar x,
-                  \quad a = Z m ,
-
-        which cancels no more than :meth:`moments` does (its dense columns far from 0
-        are shifted: then X is Y and :math:`\bar x` is :math:`\bar y`)."""
-        mean, scale = self._read_as(center, scale)
-        m = mean / scale
-        Z = self._float64() @ scipy.sparse.diags(1.0 / scale)
-        G = np.asarray((Z @ Z.T).toarray())
-        a = np.asarray(Z @ m).ravel()
-        G -= a[:, None]
-        G -= a
-        G += m @ m
-        return G
+        \bar x^\top) D^{-1}` (:func:`_centered_gram`), which cancels no more than
+        :meth:`moments` does (its dense columns far from 0 are shifted: then X is Y and
+        :math:`\bar x` is :math:`\bar y`)."""
+        return _centered_gram(self._float64(), *self._read_as(center, scale))
 
     def transpose_times(self, U: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
         r""":math:`Z_c^\top U = D^{-1} (X^\top U - \bar x\, (\mathbf 1^\top U))`, p x k."""
@@ -352,42 +512,9 @@ class SparseMatrix:
         return product
 
     def centered_r(self, center: Center, scale: np.ndarray) -> np.ndarray:
-        r"""An upper triangular R (m x m, m = min(n, p)) with :math:`R^\top R = Z_c^\top Z_c`
-        if n >= p, :math:`Z_c Z_c^\top` otherwise, by Householder QR factorizations of
-        dense blocks (the Gram matrix of :math:`Z_c` is never formed: the singular
-        values of R are those of :math:`Z_c`, to about :math:`\varepsilon\sigma_1`).
-
-        n >= p: blocks B of rows, each read as :math:`[\mathbf 1, (B - \mathbf 1\bar x^\top)
-        D^{-1}]` and stacked under the R of the blocks before; the R of
-        :math:`[\mathbf 1, Z]` is :math:`\begin{pmatrix} r_{11} & r^\top \\ 0 & R \end{pmatrix}`
-        where R is that of Z projected off :math:`\mathbf 1`, i.e. of :math:`Z_c`
-        exactly (the first column centers the residual of the rounded mean).
-        n < p: blocks of whole columns, centered (twice: the second pass removes the
-        rounding of the first) and scaled, transposed and stacked the same way,
-        :math:`R^\top R = Z_c Z_c^\top`. Blocks of about 2**21 entries and at least m
-        rows, so the stacking costs at most as much as the blocks."""
-        n, p = self.shape
-        mean, scale = self._read_as(center, scale)
-        X, R = self._float64(), np.zeros((0, min(n, p) + (n >= p)))
-        if n >= p:
-            X = X.tocsr()
-            rows = max(p + 1, 2**21 // (p + 1))
-            for start in range(0, n, rows):
-                block = np.asarray(X[start:start + rows].toarray())
-                block -= mean
-                block /= scale
-                R = np.linalg.qr(np.vstack([R, np.hstack([np.ones((len(block), 1)), block])]), mode="r")  # type: ignore[assignment]
-            return R[1:, 1:]
-        X = X.tocsc()
-        columns = max(n, 2**21 // n)
-        for start in range(0, p, columns):
-            cut = slice(start, start + columns)
-            block = np.asarray(X[:, cut].toarray())
-            block -= mean[cut]
-            block -= block.mean(axis=0)
-            block /= scale[cut]
-            R = np.linalg.qr(np.vstack([R, block.T]), mode="r")  # type: ignore[assignment]
-        return R
+        r"""An upper triangular R with :math:`R^\top R = Z_c^\top Z_c` (n >= p) or
+        :math:`Z_c Z_c^\top`, by QR factorizations of dense blocks (:func:`_centered_r`)."""
+        return _centered_r(self._float64(), *self._read_as(center, scale))
 
     def project(self, center: Center, scale: np.ndarray, V: np.ndarray) -> np.ndarray:
         r"""Scores :math:`(X - \mathbf 1 \bar x^\top) D^{-1} V`: :math:`X W - \mathbf 1
@@ -418,6 +545,7 @@ class SparseMatrix:
         return scores
 
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
+        """``func`` of the rows of X as given, densified ``_ROWS`` rows at a time."""
         X = self._given.tocsr()
         return np.concatenate([
             func(X[start:start + self._ROWS].toarray().astype(np.float64))
