@@ -25,9 +25,10 @@ landmark rows L; that is linear PCA of the m-dimensional features
 :math:`f(x) = W^{+1/2} k(L, x)`, done here without storing the n x m matrix C.
 
 The estimator keeps the parameters and the steps of fit, transform and
-inverse_transform; the kernel functions and the linear algebra of those steps
-(centering, eigenpairs, the Nyström pass, the fixed-point pre-image) are the
-functions of :mod:`pcalib._kernels`, each with its formula.
+inverse_transform; the kernel functions are those of :mod:`pcalib._kernels`, and
+the linear algebra of those steps (centering, eigenpairs, the Nyström pass, the
+fixed-point pre-image) the functions of :mod:`pcalib._kernel_algebra`, each with
+its formula.
 """
 
 from __future__ import annotations
@@ -39,18 +40,14 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._kernel_algebra import PreimageMap, exact_eigenpairs, fixed_point_preimage, landmark_root, nystrom_eigenpairs
 from ._kernels import (
-    PreimageMap,
     check_kernel_parameters,
     check_n_components,
     check_precomputed_kernel,
-    exact_eigenpairs,
-    fixed_point_preimage,
     kernel_blocks,
     kernel_matrix,
     kernel_scores,
-    landmark_root,
-    nystrom_eigenpairs,
     squared_distances,
 )
 from ._signs import axis_signs
