@@ -91,6 +91,30 @@ class Center:
         return z
 
 
+def standardized_block(block: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+    r"""The rows of `block` centered and scaled, :math:`((x - c) - \bar y) / d`, as a new
+    float64 array.
+
+    Centered exactly (:meth:`Center.subtract`), then divided by the scales d
+    (`scale`, skipped when they are all 1).
+
+    Parameters
+    ----------
+    block : ndarray of shape (m, p)
+    center : Center
+        The column means.
+    scale : ndarray of shape (p,)
+
+    Returns
+    -------
+    ndarray of shape (m, p)
+    """
+    z = center.subtract(block)
+    if np.any(scale != 1.0):
+        z /= scale
+    return z
+
+
 def _as_uint64(whole: np.ndarray) -> np.ndarray:
     """Whole-number float64 values in [-2**63, 2**64) as uint64, modulo 2**64."""
     big = whole >= 2.0**63

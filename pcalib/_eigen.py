@@ -19,7 +19,7 @@ exactly 0, by solving on the other columns only.
 Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
 is measured 15-20 % faster from the lower triangle than from the upper one at
 orders 2000-3000). The routes form their matrices with NumPy's BLAS
-(:func:`pcalib._inputs.gram_and_sums`), so :func:`top_eigh` solves small ones
+(:func:`pcalib._moments.gram_and_sums`), so :func:`top_eigh` solves small ones
 with NumPy's LAPACK: the hot path stays in one BLAS library (DESIGN,
 "Performance trap"). Larger ones need SciPy (a partial ``?syevr``, Krylov
 products by ``dsymm``): one switch, about 0.1 s, against the seconds that
@@ -53,7 +53,7 @@ _KEPT_DIRECTION = 1e-13
 DENSE_MAX_M = 1200
 # Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
 # at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it
-# (pcalib._inputs.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
+# (pcalib._moments.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
 # 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
 NUMPY_MAX_M = 512
 # Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time

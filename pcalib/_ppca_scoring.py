@@ -23,7 +23,7 @@ class _Fitted(Protocol):
     n_samples_: int
     n_features_in_: int
 
-    def _check_is_fitted(self) -> None: ...
+    def _require_fitted(self) -> None: ...
     def _checked_input(self, X: ArrayLike, name: str = ..., columns: int | None = ...) -> Any: ...
     def _fitted_f64(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     def _ppca_W(self) -> np.ndarray: ...
@@ -53,7 +53,7 @@ class PPCAScoring:
         not depend on ``whiten`` (whitening rescales the scores, not the data);
         scikit-learn's ``get_covariance`` differs here when ``whiten=True``.
         """
-        self._check_is_fitted()
+        self._require_fitted()
         W = self._ppca_W()
         C = W @ W.T
         C[np.diag_indices_from(C)] += self.noise_variance_

@@ -227,12 +227,18 @@ class EstimatorBase:
 
     def _require_fitted(self) -> None:
         """Raise :class:`pcalib.NotFittedError` (the one message of every estimator)
-        unless the estimator is fitted."""
-        if not hasattr(self, self._FITTED_BY):
+        unless the estimator is fitted. Reading ``_FITTED_BY`` may itself raise a
+        NotFittedError that says more (``PCA.partial_fit`` with too few samples so far):
+        that one is raised as it is."""
+        try:
+            getattr(self, self._FITTED_BY)
+        except NotFittedError:
+            raise
+        except AttributeError:
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
-            )
+            ) from None
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the output columns: the lower-case class name and the component index.

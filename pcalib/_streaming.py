@@ -1,7 +1,7 @@
 r"""Streaming PCA: :meth:`pcalib.PCA.partial_fit`, exact over any sequence of batches.
 
 The state is the count, mean and scatter matrix of the samples seen
-(:class:`pcalib._inputs.Moments`, merged batch by batch); the eigenproblem is solved
+(:class:`pcalib._moments.Moments`, merged batch by batch); the eigenproblem is solved
 once, when a fitted attribute is first read (:meth:`StreamingFit.__getattr__`).
 A mixin of :class:`pcalib.PCA`, which supplies ``_store``.
 """
@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 
 from ._decomposition import _Decomposition
 from ._implicit_routes import _decompose_moments
-from ._inputs import Moments, as_matrix
+from ._inputs import as_matrix
+from ._moments import Moments
 from ._sklearn_compat import _AT_LEAST_ONE
 from ._validation import NotFittedError, _check_ddof, _fewest_samples, check_flag
 from .solvers import components_to_compute, cut_to_request
@@ -63,7 +64,7 @@ class StreamingFit:
 
         The state is the count, mean and scatter matrix :math:`(n, \bar x, M)` of all
         the samples seen, updated by the pairwise formula of Chan, Golub and LeVeque
-        (``pcalib._inputs.Moments.merge``), so after any sequence of batches the
+        (``pcalib._moments.Moments.merge``), so after any sequence of batches the
         fitted attributes are those of ``solver="eig"`` on all of them at once, to
         round-off (unlike scikit-learn's ``IncrementalPCA``, which truncates its state
         to k components at every batch). A call only merges its batch into the

@@ -154,6 +154,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         self.missing_max_iter = missing_max_iter
         self.missing_tol = missing_tol
 
+    _FITTED_BY = "components_"  # read after partial_fit: solves, or says why it cannot
     _preserves_dtype = ("float64", "float32")
     _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs)
 
@@ -180,7 +181,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         ``standardize=True`` it is their correlation, and :math:`L L^\top`
         is the covariance (correlation) matrix when k = p.
         """
-        self._check_is_fitted()
+        self._require_fitted()
         return self.components_.T * np.sqrt(self.explained_variance_)
 
     # -- fitting ------------------------------------------------------------------
@@ -254,20 +255,9 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     # -- using a fitted model -----------------------------------------------------
 
-    def _check_is_fitted(self) -> None:
-        try:
-            self.components_  # noqa: B018 (after partial_fit: solves, or says why it cannot)
-        except NotFittedError:
-            raise
-        except AttributeError:
-            raise NotFittedError(
-                "This PCA instance is not fitted yet. Call 'fit' with appropriate arguments "
-                "before using this estimator."
-            ) from None
-
     def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None) -> Any:
         """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of features."""
-        self._check_is_fitted()
+        self._require_fitted()
         if columns is None:
             X = self._check_input(X)  # column names and count, as scikit-learn checks them
         data = as_matrix(X, name)
@@ -307,7 +297,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         With ``missing`` set, a row with NaN uses only its observed entries.
         """
         if self.missing is not None:
-            self._check_is_fitted()
+            self._require_fitted()
             X = _missing.fill_for_pca(self, X)
         data = self._checked_input(X)
         _, scale, components = self._fitted_f64()
@@ -323,7 +313,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         the projection of the sample onto the principal subspace. A Dask `Z` gives
         a lazy Dask array.
         """
-        self._check_is_fitted()  # before n_components_ is read
+        self._require_fitted()  # before n_components_ is read
         data = self._checked_input(Z, "Z", columns=self.n_components_)
         mean, scale, components = self._fitted_f64()
         root_ev = np.sqrt(self.explained_variance_.astype(np.float64)) if self.whiten else 1.0

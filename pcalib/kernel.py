@@ -23,6 +23,12 @@ Large n: the Nyström method (Williams and Seeger 2001) replaces K by
 :math:`C W^{+} C^\top` with :math:`C = k(X, L)` (n x m) and :math:`W = k(L, L)` for m
 landmark rows L; that is linear PCA of the m-dimensional features
 :math:`f(x) = W^{+1/2} k(L, x)`, done here without storing the n x m matrix C.
+
+The estimator keeps the parameters and the steps of fit, transform and
+inverse_transform; the kernel functions are those of :mod:`pcalib._kernels`, and
+the linear algebra of those steps (centering, eigenpairs, the Nyström pass, the
+fixed-point pre-image) the functions of :mod:`pcalib._kernel_algebra`, each with
+its formula.
 """
 
 from __future__ import annotations
@@ -34,27 +40,24 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._eigen import NUMPY_MAX_M, lanczos_top_operator, top_eigh
+from ._kernel_algebra import PreimageMap, exact_eigenpairs, fixed_point_preimage, landmark_root, nystrom_eigenpairs
+from ._kernels import (
+    check_kernel_parameters,
+    check_n_components,
+    check_precomputed_kernel,
+    kernel_blocks,
+    kernel_matrix,
+    kernel_scores,
+    squared_distances,
+)
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import _check_random_state, as_data_matrix, warn_outside_pcalib
+from ._validation import _check_random_state, as_data_matrix
 
 __all__ = ["KernelPCA", "median_heuristic_gamma"]
 
-KERNELS = ("rbf", "poly", "linear", "cosine", "precomputed")
-_EPS = float(np.finfo(np.float64).eps)
 #: Rows of the data used by the median heuristic (evenly spaced if there are more).
 MEDIAN_ROWS = 1000
-#: Entries of one block of rows of k(X, R) (2**23 float64: 64 MiB), so that transform
-#: and the Nyström fit never hold the whole n x n_ref kernel.
-BLOCK_ENTRIES = 2**23
-#: Eigenvalues of the landmark kernel W below this fraction of its largest are dropped
-#: from :math:`W^{+1/2}` (their directions carry almost nothing and amplify round-off).
-LANDMARK_RTOL = 1e-8
-#: Fixed-point pre-image iterations: at most this many, stopping when no point moves by
-#: more than ``PREIMAGE_TOL`` times the spread of the reference points.
-PREIMAGE_MAX_ITER = 500
-PREIMAGE_TOL = 1e-10
 
 
 def median_heuristic_gamma(X: ArrayLike) -> float:
@@ -77,7 +80,7 @@ def median_heuristic_gamma(X: ArrayLike) -> float:
     arr = as_data_matrix(X, "X")
     if arr.shape[0] > MEDIAN_ROWS:
         arr = arr[np.linspace(0, arr.shape[0] - 1, MEDIAN_ROWS).astype(int)]
-    d2 = _squared_distances(arr, arr, arr.mean(axis=0))
+    d2 = squared_distances(arr, arr, arr.mean(axis=0))
     d2 = d2[np.triu_indices(arr.shape[0], 1)]
     d2 = d2[d2 > 0]
     if d2.size == 0:
@@ -85,50 +88,20 @@ def median_heuristic_gamma(X: ArrayLike) -> float:
     return float(0.5 / np.median(d2))
 
 
-def _squared_distances(A: np.ndarray, B: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    r""":math:`\|a_i - b_l\|^2` as :math:`\|a_i\|^2 + \|b_l\|^2 - 2 a_i^\top b_l` after
-    subtracting `shift` from both (less cancellation), clipped at 0; exact zeros on
-    the diagonal when `A` is `B`."""
-    same = A is B
-    A = A - shift
-    B = A if same else B - shift
-    D = A @ B.T
-    D *= -2.0
-    D += np.einsum("ij,ij->i", A, A)[:, None]
-    D += np.einsum("ij,ij->i", B, B)[None, :]
-    np.maximum(D, 0.0, out=D)
-    if same:
-        np.fill_diagonal(D, 0.0)
-    return D
+def _fitted_gamma(kernel: Any, gamma: float | None, X: np.ndarray) -> float | None:
+    """The gamma of the kernel fitted on `X`: `gamma`, or by default the median heuristic
+    for "rbf" and 1/p for "poly"; None for the kernels without one."""
+    if kernel == "rbf":
+        return float(gamma) if gamma is not None else median_heuristic_gamma(X)
+    if kernel == "poly":
+        return float(gamma) if gamma is not None else 1.0 / X.shape[1]
+    return None
 
 
-def _top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """k largest eigenpairs of the centered kernel K (n x n, C order, symmetric).
-
-    For k << n, ARPACK's Lanczos method with products ``K @ Q`` in NumPy's BLAS
-    (:func:`lanczos_top_operator`: residuals checked to 1e-10 of the largest
-    eigenvalue, deflation probe for repeated eigenvalues, which the rotational
-    symmetry of a Gaussian kernel on isotropic data produces). Measured on 2 shared
-    cores, n = 5000, k = 10: 0.7 s, against 1.7-2.8 s for the block Krylov solver
-    :func:`krylov_top`, whose many small SciPy BLAS calls pay for thread hand-offs
-    after NumPy's product. LAPACK (:func:`top_eigh`) otherwise, or if Lanczos fails.
-    """
-    n = K.shape[0]
-    if n > NUMPY_MAX_M and 40 * k <= n:
-        top = lanczos_top_operator(lambda Q: K @ Q, n, k)
-        if top is not None:
-            return top
-    return top_eigh(K, k)
-
-
-def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
-    norms = np.linalg.norm(A, axis=1)
-    if np.any(norms == 0):
-        raise ValueError(
-            f"{name} has a row of zeros (row {int(np.argmax(norms == 0))}): the cosine kernel "
-            "x.y / (|x| |y|) is undefined there; remove it or choose another kernel"
-        )
-    return A / norms[:, None]
+def _float64_rows(X: Any) -> np.ndarray:
+    """`X` validated as a float64 array in C order: the same bits from a DataFrame
+    (F-ordered values) as from its array."""
+    return np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)
 
 
 class KernelPCA(EstimatorBase):
@@ -234,103 +207,26 @@ class KernelPCA(EstimatorBase):
     def _n_features_out(self) -> int:
         return self.coef_.shape[1]
 
-    # -- parameters ---------------------------------------------------------------------
-
     def _check_params(self) -> None:
-        if not callable(self.kernel) and self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {self.kernel!r}")
-        if self.gamma is not None and not (
-            isinstance(self.gamma, numbers.Real) and not isinstance(self.gamma, bool) and self.gamma > 0
-            and np.isfinite(self.gamma)
-        ):
-            raise ValueError(f"gamma must be a positive number or None, got {self.gamma!r}")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral) or self.degree < 1:
-            raise ValueError(f"degree must be a positive integer, got {self.degree!r}")
-        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
-            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
-        if self.n_landmarks is not None:
-            if (isinstance(self.n_landmarks, bool) or not isinstance(self.n_landmarks, numbers.Integral)
-                    or self.n_landmarks < 1):
-                raise ValueError(f"n_landmarks must be a positive integer or None, got {self.n_landmarks!r}")
-            if self.kernel == "precomputed":
-                raise ValueError(
-                    'n_landmarks needs a kernel pcalib evaluates; with kernel="precomputed" the '
-                    "whole kernel matrix is given: use n_landmarks=None"
-                )
+        check_kernel_parameters(self.kernel, self.gamma, self.degree, self.coef0, self.n_landmarks)
         _check_random_state(self.random_state, draw=False)
         if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral):
             raise TypeError(f"n_components must be an integer, got {self.n_components!r}")
 
-    def _check_k(self, n: int, rank_bound: int) -> int:
-        k = int(self.n_components)
-        if not 1 <= k <= rank_bound:
-            landmarks = ", and at most the number of landmarks (the rank of their kernel)" if rank_bound < n - 1 else ""
-            raise ValueError(
-                f"n_components must be between 1 and {rank_bound} (the centered kernel of "
-                f"n = {n} samples has rank at most n - 1{landmarks}), got {k}"
-            )
-        return k
-
     # -- kernels --------------------------------------------------------------------------
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """The matrix k(a_i, b_l), a new array (float64)."""
-        if callable(self.kernel):
-            K = np.asarray(self.kernel(A, B), dtype=np.float64)
-            if K.shape != (A.shape[0], B.shape[0]) or not np.all(np.isfinite(K)):
-                raise ValueError(
-                    f"kernel(A, B) must return a finite array of shape (len(A), len(B)) = "
-                    f"{(A.shape[0], B.shape[0])}, got shape {K.shape}"
-                )
-            return np.array(K, copy=True)
-        if self.kernel == "rbf":
-            K = _squared_distances(A, B, cast(np.ndarray, self._shift))  # set by fit for rbf
-            K *= -cast(float, self.gamma_)
-            return np.exp(K, out=K)
-        if self.kernel == "cosine":
-            same = A is B
-            A = _unit_rows(A, "X")
-            return A @ (A if same else _unit_rows(B, "X_fit_")).T
-        if self.kernel == "linear":
-            # (a - c).(b - c): for the exact route H K H is unchanged (the extra terms are
-            # constant along a row or a column), and K's entries stay at the data's spread
-            # instead of |x|^2, so H K H does not cancel digits with a large mean.
-            same = A is B
-            A = A - self._shift
-            return A @ (A if same else B - self._shift).T
-        K = A @ B.T
-        if self.kernel == "poly":
-            K *= self.gamma_
-            K += self.coef0
-            K **= self.degree
-        return K
-
-    def _blocks(self, arr: np.ndarray) -> Any:
-        """Row blocks of `arr` and their kernel rows k(block, X_fit_) minus kernel_mean_."""
-        R = self.X_fit_
-        rows = max(1, BLOCK_ENTRIES // max(R.shape[0], 1))
-        for start in range(0, arr.shape[0], rows):
-            block = self._kernel(arr[start:start + rows], R)
-            block -= self._kernel_shift
-            yield start, block
+        """The matrix k(a_i, b_l) of the fitted kernel, a new float64 array."""
+        return kernel_matrix(self.kernel, A, B, gamma=self.gamma_, degree=self.degree, coef0=self.coef0,
+                             shift=self._shift)
 
     def _scores(self, arr: np.ndarray) -> np.ndarray:
         r"""Scores :math:`(k(x, R) - \bar k) A`, one block of rows at a time."""
         if self.kernel == "precomputed":
             return (arr - self.kernel_mean_) @ self.coef_
-        T = np.empty((arr.shape[0], self.coef_.shape[1]))
-        shift = self.kernel_mean_ - self._kernel_shift
-        for start, block in self._blocks(arr):
-            block -= shift
-            T[start:start + block.shape[0]] = block @ self.coef_
-        return T
+        return kernel_scores(self._kernel, arr, self.X_fit_, self.coef_, self.kernel_mean_, self._kernel_shift)
 
     # -- fit ------------------------------------------------------------------------------
-
-    @staticmethod
-    def _data(X: Any) -> np.ndarray:
-        # C order: the same bits from a DataFrame (F-ordered values) as from its array
-        return np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)
 
     def fit(self, X: ArrayLike, y: object = None) -> KernelPCA:
         """Fit the model on `X` (n x p; with ``kernel="precomputed"``, the n x n kernel
@@ -347,44 +243,14 @@ class KernelPCA(EstimatorBase):
         self.__dict__.pop("coef_", None)  # a fit that raises leaves the model unfitted
         X = self._remember_input(X)
         self._check_params()
-        arr = self._data(X)
-        n = arr.shape[0]
+        arr = _float64_rows(X)
         if self.kernel == "precomputed":
-            if arr.shape[0] != arr.shape[1]:
-                raise ValueError(
-                    f'with kernel="precomputed", X must be the square n x n kernel matrix, got shape {arr.shape}'
-                )
-            asym = float(np.abs(arr - arr.T).max())
-            if asym > np.sqrt(_EPS) * max(float(np.abs(arr).max()), _EPS):
-                raise ValueError(
-                    f'with kernel="precomputed", X must be a symmetric kernel matrix; |X - X^T| reaches {asym:.3g}'
-                )
-        self.gamma_ = None
-        if self.kernel == "rbf":
-            self.gamma_ = float(self.gamma) if self.gamma is not None else median_heuristic_gamma(arr)
-        elif self.kernel == "poly":
-            self.gamma_ = float(self.gamma) if self.gamma is not None else 1.0 / arr.shape[1]
+            check_precomputed_kernel(arr)
+        self.gamma_ = _fitted_gamma(self.kernel, self.gamma, arr)
         self._shift = arr.mean(axis=0) if self.kernel in ("rbf", "linear") else None
-        self.n_samples_ = n
-        if hasattr(self, "landmarks_"):
-            del self.landmarks_
-        if self.n_landmarks is None:
-            scores = self._fit_exact(arr)
-        else:
-            scores = self._fit_nystrom(arr)
-        return scores
-
-    def _threshold_check(self, mu: np.ndarray, scale: float, n: int) -> None:
-        """Refuse components whose eigenvalue is 0 to working precision (or negative)."""
-        floor = 10 * n * _EPS * scale
-        if not mu[-1] > floor:
-            positive = int(np.sum(mu > floor))
-            raise ValueError(
-                f"the centered kernel has only {positive} eigenvalue(s) above its round-off "
-                f"({floor:.3g}) among the {mu.size} largest, so n_components={mu.size} asks for "
-                "axes of zero (or negative) variance: choose n_components <= "
-                f"{positive}" + (" or a kernel that separates the rows" if positive == 0 else "")
-            )
+        self.n_samples_ = arr.shape[0]
+        self.__dict__.pop("landmarks_", None)
+        return self._fit_exact(arr) if self.n_landmarks is None else self._fit_nystrom(arr)
 
     def _finish(self, mu: np.ndarray, coef: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
         """Apply the sign convention to the training scores and store the results."""
@@ -395,66 +261,38 @@ class KernelPCA(EstimatorBase):
 
     def _fit_exact(self, arr: np.ndarray) -> np.ndarray:
         n = arr.shape[0]
-        k = self._check_k(n, n - 1)
+        k = check_n_components(self.n_components, n, n - 1)
         if self.kernel == "precomputed":
             K = np.array(0.5 * (arr + arr.T), order="C")
         else:
             self.X_fit_ = arr
             K = self._kernel(arr, arr)
-        scale = float(np.abs(K).max())
-        # H K H in place: K_ij - kbar_i - kbar_j + kbarbar (K symmetric: row means = column means)
-        kbar = K.mean(axis=0)
-        K -= kbar
-        K -= kbar[:, None]
-        K += kbar.mean()
-        mu, U = _top_eigenpairs(K, k)
-        del K
-        self._threshold_check(mu, scale, n)
-        U = U - U.mean(axis=0)  # exactly orthogonal to 1, as eigenvectors of mu != 0 are
+        mu, U, kbar = exact_eigenpairs(K, k)
         self.kernel_mean_ = kbar
         self._kernel_shift = np.zeros(n) if self.kernel == "precomputed" else kbar
-        self._preimage_offset = np.full(n, 1.0 / n)
         scores = self._finish(mu, U / np.sqrt(mu), U * np.sqrt(mu), n)
-        self._preimage_start = scores  # K gamma = T beta + kbar + const 1 (chapter)
-        self._preimage_start0 = kbar
+        self._preimage = PreimageMap(np.full(n, 1.0 / n), scores, kbar)  # K gamma = T beta + kbar + const 1
         return scores
 
     def _fit_nystrom(self, arr: np.ndarray) -> np.ndarray:
         n = arr.shape[0]
-        rng = _check_random_state(self.random_state)
         m = min(int(cast(int, self.n_landmarks)), n)  # the Nystrom route: not None
-        idx = np.sort(rng.choice(n, size=m, replace=False))
-        L = arr[idx]
-        self.landmarks_ = idx
-        self.X_fit_ = L
+        self.landmarks_ = np.sort(_check_random_state(self.random_state).choice(n, size=m, replace=False))
+        self.X_fit_ = L = arr[self.landmarks_]
         W = self._kernel(L, L)
-        s, Q = np.linalg.eigh(W)
-        keep = s > LANDMARK_RTOL * s[-1]
-        P = Q[:, keep] / np.sqrt(s[keep])  # W^{+1/2}, m x r: features f(x) = k(x, L) P
-        k = self._check_k(n, min(n - 1, P.shape[1]))
-        # One pass over blocks of rows: S = sum (C - c0)^T (C - c0) and the sum of C - c0,
-        # shifted by c0 = the landmarks' kernel means (near the data's, less cancellation).
+        P = landmark_root(W)  # W^{+1/2}, m x r: features f(x) = k(x, L) P
+        k = check_n_components(self.n_components, n, min(n - 1, P.shape[1]))
+        # the blocks of C = k(X, L) are read shifted by the landmarks' kernel means (near
+        # the data's: less cancellation)
         self._kernel_shift = W.mean(axis=0)
-        S = np.zeros((m, m))
-        total = np.zeros(m)
-        for _, block in self._blocks(arr):
-            S += block.T @ block
-            total += block.sum(axis=0)
-        d = total / n
-        S -= n * np.outer(d, d)  # (C - cbar)^T (C - cbar)
-        G = P.T @ S @ P  # F_c^T F_c with F = C P: its eigenvalues are those of H C W^+ C^T H
-        G = 0.5 * (G + G.T)
-        mu, Wk = top_eigh(G, k)
-        self._threshold_check(mu, float(np.abs(W).max()), n)
+        blocks = (block for _, block in kernel_blocks(self._kernel, arr, L, self._kernel_shift))
+        mu, axes, d = nystrom_eigenpairs(blocks, P, n, k, float(np.abs(W).max()))
         self.kernel_mean_ = self._kernel_shift + d
-        coef = P @ Wk
-        self.coef_ = coef
-        scores = self._scores(arr)
-        Wplus = P @ P.T
-        self._preimage_offset = Wplus @ self.kernel_mean_
+        coef = P @ axes
+        scores = kernel_scores(self._kernel, arr, L, coef, self.kernel_mean_, self._kernel_shift)
+        offset = (P @ P.T) @ self.kernel_mean_  # W^+ cbar
         result = self._finish(mu, coef, scores, n)
-        self._preimage_start = W @ self.coef_  # K_LL gamma = W coef beta + W W^+ cbar
-        self._preimage_start0 = W @ self._preimage_offset
+        self._preimage = PreimageMap(offset, W @ self.coef_, W @ offset)  # K_LL gamma = W coef beta + W W^+ cbar
         return result
 
     # -- transform and pre-images ----------------------------------------------------------
@@ -468,7 +306,7 @@ class KernelPCA(EstimatorBase):
         between the new points and the training points.
         """
         self._require_fitted()
-        arr = self._data(self._check_input(X))
+        arr = _float64_rows(self._check_input(X))
         return self._wrap_output(self._scores(arr), X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
@@ -512,36 +350,7 @@ class KernelPCA(EstimatorBase):
         if beta.shape[1] != k:
             raise ValueError(f"Z has {beta.shape[1]} columns, expected n_components = {k}")
         R = self.X_fit_
-        gamma = beta @ self.coef_.T + self._preimage_offset  # q x n_ref
+        gamma = self._preimage.weights(beta, self.coef_)  # q x n_ref
         if self.kernel == "linear":  # in the coordinates shifted by c, as the kernel is
             return (gamma @ (R - self._shift)) + self._shift
-        start = np.argmax(beta @ self._preimage_start.T + self._preimage_start0, axis=1)
-        return self._fixed_point(R[start], gamma)
-
-    def _fixed_point(self, Xq: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-        R = self.X_fit_
-        spread = float(np.sqrt(np.mean(np.sum((R - R.mean(axis=0)) ** 2, axis=1)))) or 1.0
-        active = np.ones(Xq.shape[0], dtype=bool)
-        stuck = np.zeros(Xq.shape[0], dtype=bool)
-        for _ in range(PREIMAGE_MAX_ITER):
-            if not active.any():
-                break
-            weights = self._kernel(Xq[active], R) * gamma[active]
-            den = weights.sum(axis=1)
-            bad = ~(den > 0)
-            new = weights @ R
-            new[~bad] /= den[~bad][:, None]
-            new[bad] = Xq[active][bad]
-            moved = np.linalg.norm(new - Xq[active], axis=1)
-            rows = np.flatnonzero(active)
-            Xq[rows] = new
-            stuck[rows[bad]] = True
-            active[rows[(moved <= PREIMAGE_TOL * spread) | bad]] = False
-        if active.any() or stuck.any():
-            warn_outside_pcalib(
-                f"KernelPCA.inverse_transform: the fixed-point pre-image did not converge for "
-                f"{int(active.sum())} point(s) in {PREIMAGE_MAX_ITER} iterations and met a "
-                f"non-positive denominator for {int(stuck.sum())}; their last iterates are returned",
-                UserWarning,
-            )
-        return Xq
+        return fixed_point_preimage(self._kernel, R[self._preimage.nearest(beta)], R, gamma)

@@ -25,7 +25,6 @@ from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likeli
 from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
-    NotFittedError,
     _check_random_state,
     _validated,
     as_data_matrix,
@@ -184,6 +183,7 @@ class PPCA(EstimatorBase):
     """
 
     _accepts_nan = True  # NaN entries are missing values (pcalib.missing.fit_ppca)
+    _FITTED_BY = "W_"
 
     def __init__(
         self,
@@ -262,14 +262,10 @@ class PPCA(EstimatorBase):
         self.loglik_history_ = fit.loglik_history
         return self
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "W_"):
-            raise NotFittedError("this PPCA instance is not fitted yet; call fit(X) first")
-
     def _check_X(self, X: ArrayLike, fill: bool = False) -> np.ndarray:
         """`X` checked against the fit; with `fill`, NaN entries first replaced by
         their conditional means given the row's observed entries."""
-        self._check_fitted()
+        self._require_fitted()
         X = self._check_input(X)
         if fill:
             X = _missing.fill_missing(X, self.mean_, self.W_, self.sigma2_)
@@ -289,7 +285,7 @@ class PPCA(EstimatorBase):
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         r"""Map latent points back to data space: :math:`W z + \mu`, shape (n, p)."""
-        self._check_fitted()
+        self._require_fitted()
         Z = as_data_matrix(Z, "Z").astype(np.float64, copy=False)
         if Z.shape[1] != self.W_.shape[1]:
             raise ValueError(f"Z has {Z.shape[1]} columns, expected n_components = {self.W_.shape[1]}")
@@ -304,7 +300,7 @@ class PPCA(EstimatorBase):
         cross-validation with holes needs.
         """
         if _missing.has_missing(X):
-            self._check_fitted()
+            self._require_fitted()
             return _missing.observed_log_likelihood(self._check_input(X), self.mean_, self.W_, self.sigma2_)
         return _gaussian_log_likelihood(self._check_X(X), self.mean_, self.W_, self.sigma2_)
 
@@ -314,7 +310,7 @@ class PPCA(EstimatorBase):
 
     def sample(self, n: int, random_state: int | np.random.Generator | None = None) -> np.ndarray:
         r"""Draw `n` samples :math:`x = W z + \mu + \varepsilon` from the fitted model."""
-        self._check_fitted()
+        self._require_fitted()
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         rng = _check_random_state(random_state)

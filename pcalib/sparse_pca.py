@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import NotFittedError, _check_random_state, as_data_matrix
+from ._validation import _check_random_state, as_data_matrix
 
 __all__ = ["SparsePCA", "truncated_power"]
 
@@ -157,6 +157,8 @@ class SparsePCA(EstimatorBase):
     [0, 1, 2]
     """
 
+    _FITTED_BY = "components_"  # set by fit with the other attributes
+
     def __init__(
         self,
         n_components: int,
@@ -246,16 +248,9 @@ class SparsePCA(EstimatorBase):
         self.n_iter_, self.n_components_, self.n_samples_ = iters, k, n
         return self
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "components_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-
     def transform(self, X: ArrayLike) -> Any:
         r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows of `X`."""
-        self._check_fitted()
+        self._require_fitted()
         arr = np.ascontiguousarray(as_data_matrix(self._check_input(X), "X"), dtype=np.float64)
         return self._wrap_output(((arr - self.mean_) / self.scale_) @ self.components_.T, X)
 
@@ -268,7 +263,7 @@ class SparsePCA(EstimatorBase):
         :math:`W`; the result is :math:`\bar{\mathbf x} + D_s W (W^\top W)^{+}\mathbf t`
         (pseudo-inverse :math:`^{+}`).
         """
-        self._check_fitted()
+        self._require_fitted()
         scores = as_data_matrix(T, "T").astype(np.float64, copy=False)
         W = self.components_.T
         if scores.shape[1] != W.shape[1]:

@@ -66,15 +66,16 @@ def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch):
     import dask
 
     import pcalib._inputs as inputs
+    import pcalib._threads as threads
 
-    if inputs._blas() is None or inputs.blas_threads() < 2:
+    if threads._blas() is None or threads.blas_threads() < 2:
         pytest.skip("BLAS threads cannot be limited here (no threadpoolctl, or one thread)")
-    counts = [lib.num_threads for lib in inputs._blas().lib_controllers]
+    counts = [lib.num_threads for lib in threads._blas().lib_controllers]
     seen = []
     moments = inputs.Moments.of_rows
 
     def spy(block, *, full=True):
-        seen.append(max(lib.num_threads for lib in inputs._blas().lib_controllers))
+        seen.append(max(lib.num_threads for lib in threads._blas().lib_controllers))
         return moments(block, full=full)
 
     monkeypatch.setattr(inputs.Moments, "of_rows", spy)
@@ -83,7 +84,7 @@ def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch):
     with dask.config.set(scheduler="threads"):
         found = PCA(3, solver="eig").fit(da.from_array(X, chunks=(500, 12)))
     assert seen == [1] * 6
-    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    assert [lib.num_threads for lib in threads._blas().lib_controllers] == counts
     seen.clear()
     with dask.config.set(scheduler="threads", num_workers=1):
         alone = PCA(3, solver="eig").fit(da.from_array(X, chunks=(500, 12)))

@@ -10,7 +10,7 @@ import pcalib
 import pcalib._eigen as eigen_module
 import pcalib._scatter as scatter_module
 from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
-from pcalib._inputs import row_blocks
+from pcalib._moments import row_blocks
 from pcalib.covariance_matrix import _Frame as Frame
 
 

@@ -1,4 +1,4 @@
-"""pcalib's modules import only downward (issue 23).
+"""pcalib's modules import only downward, and its classes stay small (issue 23).
 
 The import graph of the package is read from the sources (every ``from .x import``
 and ``from . import x``, at module level or inside a function; imports under
@@ -7,6 +7,9 @@ a cycle means a lower layer reaching back up, and a module that cannot be read,
 tested or replaced without the one above it. Public functions must not shadow
 their modules (``import pcalib.pcoa`` once gave the function ``pcalib.pcoa``). The
 chapter module of PCA's three routes stays a short skeleton over its engine.
+No class is over ``MAX_CLASS_LINES`` lines, counted from its ``class`` line to its
+last line: a longer one does more than one thing, and what is not its business
+belongs in functions of its module or in a module of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ import pcalib
 
 PACKAGE = Path(pcalib.__file__).parent
 MODULES = sorted(m.name for m in pkgutil.walk_packages(pcalib.__path__, "pcalib."))
+MAX_CLASS_LINES = 300
+
+
+def _source(module: str) -> Path:
+    return Path(importlib.util.find_spec(module).origin)
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -32,7 +40,7 @@ def _is_type_checking(node: ast.If) -> bool:
 
 def _imports(module: str) -> set[str]:
     """The pcalib modules that `module` imports at run time."""
-    path = Path(importlib.util.find_spec(module).origin)
+    path = _source(module)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     found: set[str] = set()
 
@@ -162,8 +170,34 @@ def test_the_pca_routes_read_as_skeletons():
 
 def test_the_call_reader_follows_imports():
     """The reader is not blind: pca_eig's walk reaches the engine's innermost steps
-    (the Gram matrices of shifted blocks, in pcalib._inputs), and the solver policy,
+    (the Gram matrices of shifted blocks, in pcalib._moments), and the solver policy,
     which pca_eig never consults, is not on it."""
     eig = _call_depths("pcalib.pca", "pca_eig")
-    assert {("pcalib._inputs", "shifted_gram"), ("pcalib._inputs", "gram_and_sums")} <= eig.keys()
+    assert {("pcalib._moments", "shifted_gram"), ("pcalib._moments", "gram_and_sums")} <= eig.keys()
     assert not any(module == "pcalib.solvers" for module, _ in eig)
+
+
+def _class_lines(module: str) -> dict[str, int]:
+    """The classes of `module` and their lengths in lines, from the ``class`` line to the
+    last line of the body."""
+    tree = ast.parse(_source(module).read_text(encoding="utf-8"))
+    return {node.name: node.end_lineno - node.lineno + 1 for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+
+def test_no_class_is_over_300_lines():
+    sizes = {f"{module}.{name}": lines for module in MODULES for name, lines in _class_lines(module).items()}
+    offenders = sorted((name, lines) for name, lines in sizes.items() if lines > MAX_CLASS_LINES)
+    assert not offenders, f"classes over {MAX_CLASS_LINES} lines (issue 23: split them): " + ", ".join(
+        f"{name} ({lines} lines)" for name, lines in offenders
+    )
+    assert sizes["pcalib.estimator.PCA"] > 100  # the reader sees the classes
+
+
+def test_the_class_reader_counts_from_class_to_end():
+    """The reader is not blind: KernelPCA's count is its ``class`` line to its last
+    indented line, counted in the text."""
+    source = _source("pcalib.kernel").read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(source) if line.startswith("class KernelPCA("))
+    after = next((i for i in range(first + 1, len(source)) if source[i][:1] not in ("", " ")), len(source))
+    last = max(i for i in range(first, after) if source[i].startswith("    "))
+    assert _class_lines("pcalib.kernel")["KernelPCA"] == last - first + 1

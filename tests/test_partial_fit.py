@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib._inputs import Moments, tree_reduce
+from pcalib._moments import Moments, tree_reduce
 from tests.shared_strategies import seeded_data
 
 
@@ -325,26 +325,27 @@ def test_gram_pass_split_between_threads(offset, monkeypatch):
     """shifted_gram splits a large pass over rows between the BLAS threads (each with
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
     split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
-    import pcalib._inputs as inputs
+    import pcalib._moments as moments
+    import pcalib._threads as threads
 
     rng = np.random.default_rng(31)
     X = rng.standard_normal((20000, 210)) + offset
-    assert X.size >= inputs._PARALLEL_MIN_ENTRIES
+    assert X.size >= moments._PARALLEL_MIN_ENTRIES
     shift = np.round(X[:256].mean(axis=0))
     Y = X - shift
-    before = inputs.blas_threads()
+    before = threads.blas_threads()
     if before < 2:
         pytest.skip("one BLAS thread: no pass to split")
-    split = inputs.shifted_gram(X, shift)
+    split = moments.shifted_gram(X, shift)
     cols = [0, 7, 209]
     exact = np.array([[math.fsum(Y[:, i] * Y[:, j]) for j in cols] for i in cols])
     np.testing.assert_allclose(split[0][np.ix_(cols, cols)], exact, rtol=1e-12, atol=1e-12 * exact.max())
     np.testing.assert_allclose(split[1], [math.fsum(c) for c in Y.T], rtol=1e-12, atol=1e-9)
-    assert inputs.blas_threads() == before
-    monkeypatch.setattr(inputs, "blas_threads", lambda: 1)
-    single = inputs.shifted_gram(X, shift)
-    monkeypatch.setattr(inputs, "_blas", lambda: None)
-    without = inputs.shifted_gram(X, shift)
+    assert threads.blas_threads() == before
+    monkeypatch.setattr(moments, "blas_threads", lambda: 1)
+    single = moments.shifted_gram(X, shift)
+    monkeypatch.setattr(threads, "_blas", lambda: None)
+    without = moments.shifted_gram(X, shift)
     for found in (single, without):
         np.testing.assert_allclose(found[0], split[0], rtol=1e-12, atol=1e-12 * np.abs(split[0]).max())
         np.testing.assert_allclose(found[1], split[1], rtol=1e-12, atol=1e-9)
@@ -356,22 +357,22 @@ def test_gram_pass_split_at_most_between_the_cores(monkeypatch):
     runs, on 1 core a single pass on the calling thread."""
     import threading
 
-    import pcalib._inputs as inputs
+    import pcalib._moments as moments
 
     X = np.random.default_rng(32).standard_normal((20000, 210))
     calls = []
-    original = inputs._shifted_gram_of
+    original = moments._shifted_gram_of
 
     def recording(*args):
         calls.append(threading.current_thread() is threading.main_thread())
         return original(*args)
 
-    monkeypatch.setattr(inputs, "_shifted_gram_of", recording)
-    monkeypatch.setattr(inputs, "blas_threads", lambda: 8)
+    monkeypatch.setattr(moments, "_shifted_gram_of", recording)
+    monkeypatch.setattr(moments, "blas_threads", lambda: 8)
     for allowed, expected in ((2, [False, False]), (1, [True])):
-        monkeypatch.setattr(inputs, "cores", lambda allowed=allowed: allowed)
+        monkeypatch.setattr(moments, "cores", lambda allowed=allowed: allowed)
         calls.clear()
-        inputs.shifted_gram(X, np.zeros(210))
+        moments.shifted_gram(X, np.zeros(210))
         assert calls == expected
 
 
@@ -381,29 +382,30 @@ def test_blas_limit_only_on_the_main_thread():
     shifted_gram there runs on that one thread with the same sums."""
     import threading
 
-    import pcalib._inputs as inputs
+    import pcalib._moments as moments
+    import pcalib._threads as threads
 
-    if inputs._blas() is None:
+    if threads._blas() is None:
         pytest.skip("threadpoolctl is not installed")
-    counts = [lib.num_threads for lib in inputs._blas().lib_controllers]
-    with inputs.limited_blas():
-        assert inputs.blas_threads() == 1
-    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
+    counts = [lib.num_threads for lib in threads._blas().lib_controllers]
+    with threads.limited_blas():
+        assert threads.blas_threads() == 1
+    assert [lib.num_threads for lib in threads._blas().lib_controllers] == counts
     X = np.random.default_rng(32).standard_normal((20000, 210))
     found = {}
 
     def on_a_thread() -> None:
-        found["threads"] = inputs.blas_threads()
-        with inputs.limited_blas():
-            found["inside"] = [lib.num_threads for lib in inputs._blas().lib_controllers]
-        found["gram"] = inputs.shifted_gram(X, np.zeros(210))
+        found["threads"] = threads.blas_threads()
+        with threads.limited_blas():
+            found["inside"] = [lib.num_threads for lib in threads._blas().lib_controllers]
+        found["gram"] = moments.shifted_gram(X, np.zeros(210))
 
     worker = threading.Thread(target=on_a_thread)
     worker.start()
     worker.join()
     assert found["threads"] == 1 and found["inside"] == counts
-    assert [lib.num_threads for lib in inputs._blas().lib_controllers] == counts
-    main = inputs.shifted_gram(X, np.zeros(210))
+    assert [lib.num_threads for lib in threads._blas().lib_controllers] == counts
+    main = moments.shifted_gram(X, np.zeros(210))
     np.testing.assert_allclose(found["gram"][0], main[0], rtol=1e-12, atol=1e-12 * np.abs(main[0]).max())
 
 

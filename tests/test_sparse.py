@@ -386,10 +386,10 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     of a CSC one; half the rows empty) run on threads inside parallel(): equal to
     D^-1 X_c^T X_c D^-1 Q from the dense matrix; the pieces share X's index arrays and
     one float64 copy of its float32 values (float64 values are not copied)."""
-    from pcalib import _inputs
+    from pcalib import _inputs, _sparse_input
 
-    monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
-    monkeypatch.setattr(_inputs, "cores", lambda: parts)
+    monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    monkeypatch.setattr(_sparse_input, "cores", lambda: parts)
     rng = np.random.default_rng(8)
     X = sp.random(300, 40, density=0.3, format="csr", random_state=rng, dtype=np.float32)
     X = X.tolil()
@@ -419,27 +419,27 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
     """The Lanczos route limits BLAS to one thread (ARPACK's vector steps of order p
     would otherwise keep BLAS threads spinning on the cores the sparse products need)
     and runs the products on a pool of threads; both undone afterwards."""
-    from pcalib import _inputs
+    from pcalib import _sparse_input, _threads
 
-    monkeypatch.setattr(_inputs, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
     seen = []
-    original = _inputs.SparseMatrix.gram_times
+    original = _sparse_input.SparseMatrix.gram_times
 
     def recording(self, Q, center, scale):
-        seen.append((_inputs.blas_threads(), self._pool is None))
+        seen.append((_threads.blas_threads(), self._pool is None))
         return original(self, Q, center, scale)
 
-    assert _inputs._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
-    monkeypatch.setattr(_inputs.SparseMatrix, "gram_times", recording)
+    assert _threads._blas() is not None, "threadpoolctl (requirements.txt) is needed to limit BLAS"
+    monkeypatch.setattr(_sparse_input.SparseMatrix, "gram_times", recording)
     rng = np.random.default_rng(9)
     X = sp.random(400, 5000, density=0.01, format="csr", random_state=rng)
     X = (X @ sp.diags(np.exp(-np.arange(5000) / 50) + 0.1)).tocsr()
-    before = _inputs.blas_threads()
+    before = _threads.blas_threads()
     pca = PCA(3, solver="randomized").fit(X)
     assert pca.solver_ == "randomized" and len(seen) > 10
     assert all(threads == 1 for threads, _ in seen)
-    assert all(serial is (_inputs.cores() == 1) for _, serial in seen)
-    assert _inputs.blas_threads() == before
+    assert all(serial is (_threads.cores() == 1) for _, serial in seen)
+    assert _threads.blas_threads() == before
     V, _ = exact_pca(X.toarray(), 3)
     np.testing.assert_allclose(pca.components_, V, atol=1e-8)
 
@@ -449,9 +449,9 @@ def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
     """Constant columns found without the column extremes: no non-zero entry (none
     stored, or explicit zeros only), or all n entries stored and equal; a column of
     equal non-zeros with one zero, or all stored but unequal, is not constant."""
-    from pcalib import _inputs
+    from pcalib import _inputs, _sparse_input
 
-    monkeypatch.setattr(_inputs, "_SUMS_CHUNK", chunk)  # column sums in one run, or in many
+    monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", chunk)  # column sums in one run, or in many
     dense = np.random.default_rng(10).standard_normal((6, 6))
     dense[:, 0] = 0.0
     dense[:, 1] = 0.0  # stored as explicit zeros below
@@ -507,16 +507,16 @@ def test_a_row_holding_most_entries_leaves_a_piece_empty(monkeypatch, fmt):
     runs of the column sums can be cut so; the products' pieces are cut here by hand,
     since they hold at least p entries each); the threaded product is still the dense
     one, and so are the column sums."""
-    from pcalib import _inputs
+    from pcalib import _inputs, _sparse_input
 
-    monkeypatch.setattr(_inputs, "_SUMS_CHUNK", 1000)
+    monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", 1000)
     rng = np.random.default_rng(14)
     dense = np.where(rng.uniform(size=(40, 4000)) < 0.002, rng.standard_normal((40, 4000)), 0.0)
     dense[7] = rng.standard_normal(4000)
     X = sp.csr_matrix(dense) if fmt == "csr" else sp.csc_matrix(dense.T)
     dense = X.toarray()
     data = _inputs.as_matrix(X)
-    data._pieces = _inputs._row_pieces(data._compressed, 3)
+    data._pieces = _sparse_input._row_pieces(data._compressed, 3)
     sizes = [piece.csr.shape[0] for piece in data._pieces]
     assert len(sizes) == 3 and 0 in sizes, sizes
     np.testing.assert_allclose(data.moments(full=False).data_mean(), dense.mean(axis=0), atol=1e-15)
@@ -534,9 +534,9 @@ def test_wide_and_very_sparse_products_stay_on_one_thread(monkeypatch):
     it saves (measured by a review: 2 pieces 41 ms, 8 pieces 133 ms against 37 ms for
     one, at 2000 x 2,000,000 with 70,000 entries), so such a matrix is not split,
     however many cores there are."""
-    from pcalib import _inputs
+    from pcalib import _inputs, _sparse_input
 
-    monkeypatch.setattr(_inputs, "cores", lambda: 8)
+    monkeypatch.setattr(_sparse_input, "cores", lambda: 8)
     X = sp.random(2000, 2_000_000, density=2e-5, format="csr", random_state=np.random.default_rng(15))
     assert len(_inputs.as_matrix(X)._pieces) == 1
     tall = X.T.tocsr()  # 2,000,000 x 2000: pieces of 2**15 entries, more than 2000 each
@@ -579,25 +579,25 @@ def test_cores_respect_a_container_cpu_quota(tmp_path, monkeypatch):
     """A container limited to 1.5 CPUs (cgroup v1 quota 150000 us per 100000 us, or v2
     cpu.max "150000 100000") on a host of 64 cores gets 2 threads, not 64; no quota
     ("-1" or "max") leaves the affinity's count."""
-    from pcalib import _inputs
+    from pcalib import _threads
 
     v1 = tmp_path / "v1"
     (v1 / "cpu,cpuacct").mkdir(parents=True)
     (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("150000\n")
     (v1 / "cpu,cpuacct" / "cpu.cfs_period_us").write_text("100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) == 2
+    assert _threads._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) == 2
     (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("-1\n")
-    assert _inputs._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) is None
+    assert _threads._cgroup_cpu_limit(str(v1), str(tmp_path / "none")) is None
     v2 = tmp_path / "v2"
     (v2 / "job" / "step").mkdir(parents=True)
     membership = tmp_path / "cgroup"
     membership.write_text("0::/job/step\n")
     (v2 / "job" / "step" / "cpu.max").write_text("150000 100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) == 2
+    assert _threads._cgroup_cpu_limit(str(v2), str(membership)) == 2
     (v2 / "job" / "step" / "cpu.max").write_text("max 100000\n")
-    assert _inputs._cgroup_cpu_limit(str(v2), str(membership)) is None
-    monkeypatch.setattr(_inputs.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
-    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: 2)
-    assert _inputs.cores() == 2
-    monkeypatch.setattr(_inputs, "_cgroup_cpu_limit", lambda: None)
-    assert _inputs.cores() == 64
+    assert _threads._cgroup_cpu_limit(str(v2), str(membership)) is None
+    monkeypatch.setattr(_threads.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(_threads, "_cgroup_cpu_limit", lambda: 2)
+    assert _threads.cores() == 2
+    monkeypatch.setattr(_threads, "_cgroup_cpu_limit", lambda: None)
+    assert _threads.cores() == 64
