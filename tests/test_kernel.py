@@ -326,3 +326,37 @@ def test_property_rbf_transform_of_training_rows_is_fit_transform(X):
     T = kp.fit_transform(X)
     np.testing.assert_allclose(kp.transform(X), T, atol=1e-9)
     np.testing.assert_allclose(T.var(axis=0, ddof=1), kp.eigenvalues_, rtol=1e-9)
+
+
+@pytest.mark.parametrize(("k", "kernel"), [(4, "rbf"), (8, "rbf"), (5, "poly"), (2, "linear")])
+def test_operator_route_finds_every_copy_of_a_repeated_eigenvalue(k, kernel, monkeypatch):
+    """Above 512 rows with 40k <= n, the exact route runs block Krylov on the product
+    H K H Q, never forming H K H. Points evenly spaced on a circle make K circulant:
+    its eigenvalues beyond the first come in equal pairs (the cosine and sine of each
+    frequency), the case a single-vector Lanczos sees only one copy of. Eigenvalues
+    and the spanned subspace equal LAPACK's on the explicitly centered matrix (the
+    polynomial kernel, not shift-invariant, has no pairs here: a plain check)."""
+    n = 720
+    angles = 2 * np.pi * np.arange(n) / n
+    X = np.c_[np.cos(angles), np.sin(angles), np.zeros(n)] + np.array([3.0, -2.0, 1.0])
+    X[:, 2] = 0.3 * np.cos(3 * angles)  # a third coordinate, still symmetric under the shift
+    import pcalib._kernel_algebra as algebra
+
+    def formed(K):
+        raise AssertionError("H K H was formed: the operator route did not converge")
+
+    monkeypatch.setattr(algebra, "center_kernel_matrix", formed)
+    model = KernelPCA(k, kernel=kernel, gamma=0.7, degree=3, coef0=1.0).fit(X)
+    monkeypatch.undo()
+    K = model._kernel(X, X) if kernel != "linear" else (X - X.mean(0)) @ (X - X.mean(0)).T
+    nu, U = np.linalg.eigh(pcalib.double_center(K))
+    nu, U = nu[::-1], U[:, ::-1]
+    np.testing.assert_allclose(model.eigenvalues_ * (n - 1), nu[:k], rtol=1e-10)
+    if kernel != "poly":
+        assert np.isclose(nu[0], nu[1], rtol=1e-9)  # a pair, found twice
+    gap = nu[k - 1] - nu[k]
+    assert gap > 1e-6 * nu[0], "k must end at a gap for the subspace to be defined"
+    T = model.transform(X)
+    P_model = T @ np.linalg.pinv(T)  # projector on the span of the scores
+    P_exact = U[:, :k] @ U[:, :k].T
+    assert np.abs(P_model - P_exact).max() < 1e-8
