@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 
 from ._ppca_model import _canonical_W, _check_noise_variance, _spectral_log_likelihood
-from ._validation import _check_random_state, warn_outside_pcalib
+from ._validation import check_random_state, warn_outside_pcalib
 from .covariance_matrix import _rescale
 
 _EPS = np.finfo(np.float64).eps
@@ -245,7 +245,7 @@ def run_em(step: EMStep, k: int, *, max_iter: int, tol: float, random_state: obj
     """
     p, average = step.n_features, step.average_variance
     _check_noise_variance(average, average)  # constant data
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     params = Params(rng.standard_normal((p, k)) * np.sqrt(average), np.zeros(p), average)
     label, missing = (" with missing values", True) if step.with_missing_values else ("", False)
     history: list[float] = []

@@ -19,7 +19,7 @@ from ._implicit_routes import _decompose_moments
 from ._inputs import as_matrix
 from ._moments import Moments
 from ._sklearn_compat import _AT_LEAST_ONE
-from ._validation import NotFittedError, _check_ddof, _fewest_samples, check_flag
+from ._validation import NotFittedError, check_ddof, check_flag, fewest_samples
 from .solvers import components_to_compute, cut_to_request
 
 
@@ -131,7 +131,7 @@ class StreamingFit:
         check_flag(self.standardize, "standardize")
         check_flag(self.whiten, "whiten")
         components_to_compute(self.n_components, self.solver, p, p)  # more samples may come
-        _check_ddof(self.ddof, None)
+        check_ddof(self.ddof, None)
         batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
         dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
@@ -146,7 +146,7 @@ class StreamingFit:
         moments = self._moments
         n, p = moments.n, moments.mean.size
         ddof = int(self.ddof)  # checked by partial_fit
-        needed, why = _fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
+        needed, why = fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
         nc = self.n_components
         if isinstance(nc, numbers.Integral) and not isinstance(nc, (bool, np.bool_)) and int(nc) > needed:
             needed, why = int(nc), f"at least n_components={nc}"

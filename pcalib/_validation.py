@@ -22,10 +22,16 @@ from ._frames import check_numeric_columns
 __all__ = [
     "NotFittedError",
     "as_data_matrix",
+    "as_numeric_array",
     "as_square_matrix",
+    "check_ddof",
+    "check_flag",
     "check_n_components",
+    "check_random_state",
     "checked_finite",
+    "fewest_samples",
     "output_dtype",
+    "validated",
     "warn_outside_pcalib",
 ]
 
@@ -80,7 +86,7 @@ def _object_array_as_float(arr: np.ndarray, name: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
+def as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
     """`value` as a real (integer or floating) NumPy array, or a TypeError saying what it is."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
@@ -131,7 +137,7 @@ def as_data_matrix(
     ValueError
         If `X` is not 2-D, is empty, or holds NaN or infinity.
     """
-    arr = _as_numeric_array(X, name)
+    arr = as_numeric_array(X, name)
     if np.issubdtype(arr.dtype, np.integer) and keep_integers:
         pass
     else:
@@ -201,12 +207,12 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def _fewest_samples(ddof: int) -> int:
+def fewest_samples(ddof: int) -> int:
     """The fewest samples that estimate a variance with divisor n - ddof: more than ddof, and 2."""
     return max(2, int(ddof) + 1)
 
 
-def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
+def check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     """Check ``ddof`` and that the data have more than ``ddof`` samples (the value
     alone if `n_samples` is None)."""
     if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
@@ -214,7 +220,7 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     ddof = int(ddof)
     if ddof < 0:
         raise ValueError(f"ddof must be non-negative, got {ddof}")
-    needed = _fewest_samples(ddof)
+    needed = fewest_samples(ddof)
     if n_samples is not None and n_samples < needed:
         raise ValueError(
             f"{name} needs at least {needed} samples (rows) to estimate a variance "
@@ -223,20 +229,20 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     return ddof
 
 
-def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
+def validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
     """Validate `X` (no copy for float input, integers kept as they are) and `ddof`
     against its number of samples."""
     arr = as_data_matrix(X, name, copy=False, keep_integers=True)
-    return arr, _check_ddof(ddof, arr.shape[0], name)
+    return arr, check_ddof(ddof, arr.shape[0], name)
 
 
 @overload
-def _check_random_state(random_state: object) -> np.random.Generator: ...
+def check_random_state(random_state: object) -> np.random.Generator: ...
 @overload
-def _check_random_state(random_state: object, *, draw: Literal[True]) -> np.random.Generator: ...
+def check_random_state(random_state: object, *, draw: Literal[True]) -> np.random.Generator: ...
 @overload
-def _check_random_state(random_state: object, *, draw: bool) -> np.random.Generator | None: ...
-def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
+def check_random_state(random_state: object, *, draw: bool) -> np.random.Generator | None: ...
+def check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
     """The Generator for `random_state`, or with ``draw=False`` only its validation.
 
     Validation never draws from a ``RandomState`` passed in (it would advance it),

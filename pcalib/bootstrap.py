@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import _check_random_state, _validated, check_flag, output_dtype
+from ._validation import check_flag, check_random_state, output_dtype, validated
 from .covariance_matrix import _center_array, _rescale
 from .estimator import PCA
 
@@ -293,7 +293,7 @@ def bootstrap_pca(
         `level`; when standardizing, for a resample in which a column is constant.
     """
     reference = PCA(n_components=k, solver="svd", standardize=standardize, ddof=ddof).fit(X)
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     dtype = output_dtype(arr)
     # frame units (an exact power of two) or standardized columns: no square overflows;
     # a resample is standardized by its own deviations whatever the columns' scale
@@ -306,7 +306,7 @@ def bootstrap_pca(
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
     check_flag(keep_samples, "keep_samples")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     axes_ref = reference.components_.astype(np.float64)
     tails = [(1 - level) / 2, (1 + level) / 2]
     eigenvalues = np.empty((n_resamples, k))

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._center import Center
-from ._validation import _validated, output_dtype, warn_outside_pcalib
+from ._validation import output_dtype, validated, warn_outside_pcalib
 
 __all__ = ["covariance", "total_variance", "standardize"]
 
@@ -178,7 +178,7 @@ def _centered(
     ddof : int
     dtype : the output dtype (float32 for float32 input, else float64)
     """
-    arr, ddof = _validated(X, ddof, name)
+    arr, ddof = validated(X, ddof, name)
     centered = _center_array(arr, ddof, scale=scale, name=name)
     Xc = _rescale(centered.values, centered.exponent, "the centered data")
     return Xc, centered.center.value, centered.scale, ddof, output_dtype(arr)
@@ -186,7 +186,7 @@ def _centered(
 
 def _cross_product(X: ArrayLike, ddof: int) -> tuple[_Centered, float, np.dtype]:
     """The centered data of `X` (frame units) and the divisor n - ddof."""
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     return _center_array(arr, ddof), arr.shape[0] - ddof, output_dtype(arr)
 
 
@@ -310,7 +310,7 @@ def standardize(X: ArrayLike, ddof: int = 1) -> tuple[np.ndarray, np.ndarray, np
     >>> scale
     array([ 2., 20.])
     """
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     Z, center, scale, _, _ = _center_array(arr, ddof, scale=True)
     dtype = output_dtype(arr)
     return Z.astype(dtype, copy=False), center.value.astype(dtype), scale.astype(dtype)

@@ -22,9 +22,9 @@ from ._sklearn_compat import EstimatorBase
 from ._streaming import StreamingFit
 from ._validation import (
     NotFittedError,
-    _check_ddof,
-    _check_random_state,
+    check_ddof,
     check_flag,
+    check_random_state,
 )
 from .covariance_matrix import _rescale
 from .solvers import components_to_compute, cut_to_request, fit_by_route
@@ -191,11 +191,11 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             X = _missing.complete_for_pca(self, X)
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
-        ddof = _check_ddof(self.ddof, n)
+        ddof = check_ddof(self.ddof, n)
         check_flag(self.standardize, "standardize")
         check_flag(self.whiten, "whiten")
         k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        _check_random_state(self.random_state, draw=False)  # whatever the solver
+        check_random_state(self.random_state, draw=False)  # whatever the solver
         found, solver = fit_by_route(
             data, k, self.solver, every_component=fraction or self.n_components is None, ddof=ddof,
             standardize=bool(self.standardize), need_scores=need_scores, random_state=self.random_state,

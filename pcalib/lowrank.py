@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
 from ._signs import axis_signs
-from ._validation import _check_random_state, as_data_matrix, check_n_components, output_dtype
+from ._validation import as_data_matrix, check_n_components, check_random_state, output_dtype
 
 __all__ = ["truncated_svd", "low_rank_approx", "randomized_svd"]
 
@@ -304,7 +304,7 @@ def randomized_svd(
             raise ValueError(f'n_iter must be a non-negative integer or "auto", got {n_iter!r}')
         n_iter = _auto_n_iter(k, arr.shape)
     n_iter = _check_nonneg_int(n_iter, "n_iter")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     U, s, Vt = _randomized_svd_f64(arr.astype(np.float64, copy=False), k, oversample, n_iter, rng)
     U, s, Vt = _apply_signs(U, s, Vt)
     return _cast(output_dtype(arr), U, s, Vt)

@@ -44,8 +44,8 @@ from ._frames import check_numeric_columns
 from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
 from ._ppca_model import _check_noise_variance
 from ._validation import (
-    _as_numeric_array,
     as_data_matrix,
+    as_numeric_array,
     check_n_components,
     output_dtype,
 )
@@ -97,7 +97,7 @@ def _incomplete_matrix(
         # (PPCA.fit reads it so; its columns are checked first, each named if refused)
         check_numeric_columns(X, name)
         X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = _as_numeric_array(X, name)
+    arr = as_numeric_array(X, name)
     arr = np.array(arr, dtype=output_dtype(arr), copy=True)
     dtype = output_dtype(arr)
     observed = ~np.isnan(arr)

@@ -55,7 +55,7 @@ from ._eigen import _top_eigh_of_varying, top_eigh
 from ._implicit_routes import _decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import _scatter, _scores_by_row_blocks
-from ._validation import _validated, check_n_components, checked_finite, output_dtype
+from ._validation import check_n_components, checked_finite, output_dtype, validated
 from .covariance_matrix import _center_array, _Centered, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
@@ -218,7 +218,7 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     >>> reconstruction_error([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0], [2.0, 1.0]], 1)
     0.25
     """
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     n, p = arr.shape
     if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k == 0):
         k = check_n_components(k, min(n, p), "k")
@@ -424,7 +424,7 @@ def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bo
 
 def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:
     """A public route's validated data, number of components (None: all min(n, p)) and ddof."""
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     m = min(arr.shape)
     return arr, (m if k is None else check_n_components(k, m, "k")), ddof
 

@@ -25,10 +25,10 @@ from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likeli
 from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
 from ._validation import (
-    _check_random_state,
-    _validated,
     as_data_matrix,
     check_n_components,
+    check_random_state,
+    validated,
 )
 from .covariance_matrix import _center_array
 from .missing import _check_positive_int
@@ -214,7 +214,7 @@ class PPCA(EstimatorBase):
         _check_positive_int(self.max_iter, "max_iter")
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        _check_random_state(self.random_state, draw=False)
+        check_random_state(self.random_state, draw=False)
         k = check_n_components(self.n_components, min(n, p), "n_components")
         if k >= p:
             raise ValueError(
@@ -237,7 +237,7 @@ class PPCA(EstimatorBase):
         X = self._remember_input(X)
         if _missing.has_missing(X):
             return self._set_fitted(_missing.fit_ppca(self, X))
-        arr, _ = _validated(X, 0)
+        arr, _ = validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
         centered = _center_array(arr, 0)
@@ -313,7 +313,7 @@ class PPCA(EstimatorBase):
         self._require_fitted()
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
-        rng = _check_random_state(random_state)
+        rng = check_random_state(random_state)
         p, k = self.W_.shape
         z = rng.standard_normal((int(n), k))
         eps = rng.standard_normal((int(n), p)) * np.sqrt(self.sigma2_)

@@ -169,7 +169,7 @@ import numpy as np
 
 from ._decomposition import _KEPT_MOMENTS_MAX_FEATURES, _Decomposition
 from ._eigen import krylov_block
-from ._validation import _check_random_state, check_n_components, warn_outside_pcalib
+from ._validation import check_n_components, check_random_state, warn_outside_pcalib
 from .pca import _decompose_matrix
 from .selection import choose_k
 
@@ -404,7 +404,7 @@ def fit_by_route(
               if solver == "auto" else {})
 
     def run(route: str) -> _Decomposition:
-        rng = _check_random_state(random_state) if route == "randomized" else None
+        rng = check_random_state(random_state) if route == "randomized" else None
         return truncate(_decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
                                           need_scores=need_scores, random_state=rng, **budget))
 
