@@ -11,7 +11,7 @@ import numbers
 import sys
 import types
 import warnings
-from typing import Literal, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 import scipy.sparse
@@ -27,9 +27,13 @@ __all__ = [
     "check_ddof",
     "check_flag",
     "check_n_components",
+    "check_positive_int",
     "check_random_state",
+    "check_rank",
+    "check_tol",
     "checked_finite",
     "fewest_samples",
+    "incomplete_matrix",
     "output_dtype",
     "validated",
     "warn_outside_pcalib",
@@ -183,6 +187,52 @@ def as_square_matrix(M: ArrayLike, name: str = "M") -> np.ndarray:
     return arr
 
 
+def _first_few(indices: np.ndarray) -> str:
+    """The first ten of `indices` for a message, ``...`` after them if there are more."""
+    shown = indices[:10].tolist()
+    return f"{shown}{' ...' if indices.size > 10 else ''}"
+
+
+def incomplete_matrix(
+    X: ArrayLike, name: str = "X", *, n_features: int | None = None, whole_columns: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Validate a data matrix whose missing entries are NaN.
+
+    Returns a float64 copy, the boolean mask of observed entries and the output
+    dtype. Every row must observe at least one feature, and with
+    `whole_columns` every feature must be observed in at least one row.
+    """
+    if scipy.sparse.issparse(X):
+        raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
+    if type(X).__module__.partition(".")[0] == "pandas":
+        # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
+        # (PPCA.fit reads it so; its columns are checked first, each named if refused)
+        check_numeric_columns(X, name)
+        X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = as_numeric_array(X, name)
+    arr = np.array(arr, dtype=output_dtype(arr), copy=True)
+    dtype = output_dtype(arr)
+    observed = ~np.isnan(arr)
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinity; observed entries must be finite (missing ones NaN)")
+    as_data_matrix(np.where(observed, arr, 0.0), name, copy=False)  # shape checks, NaN aside
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
+    empty_rows = np.flatnonzero(~observed.any(axis=1))
+    if empty_rows.size:
+        raise ValueError(
+            f"{name} has {empty_rows.size} row(s) with no observed value (all NaN): rows "
+            f"{_first_few(empty_rows)}; such a row carries no information, drop it"
+        )
+    empty_columns = np.flatnonzero(~observed.any(axis=0))
+    if whole_columns and empty_columns.size:
+        raise ValueError(
+            f"{name} has {empty_columns.size} column(s) with no observed value (all NaN): columns "
+            f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
+        )
+    return arr.astype(np.float64, copy=False), observed, dtype
+
+
 def check_flag(value: object, name: str) -> bool:
     """`value` as a bool; ``TypeError`` naming `name` unless it is True or False."""
     if not isinstance(value, (bool, np.bool_)):
@@ -197,6 +247,33 @@ def check_n_components(k: object, upper: int, name: str = "k") -> int:
     k = int(k)
     if not 1 <= k <= upper:
         raise ValueError(f"{name} must be between 1 and min(n_samples, n_features) = {upper}, got {k}")
+    return k
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """`value` as an ``int`` of at least 1 (an iteration count), else TypeError or ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def check_tol(value: object, name: str = "tol") -> float:
+    """`value` as a positive ``float`` (a tolerance), else ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def check_rank(k: object, n: int, p: int, name: str = "k") -> int:
+    """The rank `k` of an imputation model of n x p data: an integer with 1 <= k < min(n, p)."""
+    k = check_n_components(k, min(n, p), name)
+    if k >= min(n, p):
+        raise ValueError(
+            f"{name} must be smaller than min(n_samples, n_features) = {min(n, p)} to impute "
+            f"(a rank-{k} model fits every observed entry exactly), got {k}"
+        )
     return k
 
 

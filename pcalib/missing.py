@@ -33,22 +33,16 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
-from ._frames import check_numeric_columns
 from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
 from ._ppca_model import _check_noise_variance
-from ._validation import (
-    as_data_matrix,
-    as_numeric_array,
-    check_n_components,
-    output_dtype,
-)
+from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
 from .covariance_matrix import _checked_scale
 
 if TYPE_CHECKING:
@@ -76,51 +70,6 @@ def has_missing(X: object) -> bool:
     return arr.dtype.kind == "f" and bool(np.isnan(arr).any())
 
 
-def _first_few(indices: np.ndarray) -> str:
-    shown = indices[:10].tolist()
-    return f"{shown}{' ...' if indices.size > 10 else ''}"
-
-
-def _incomplete_matrix(
-    X: ArrayLike, name: str = "X", *, n_features: int | None = None, whole_columns: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.dtype]:
-    """Validate a data matrix whose missing entries are NaN.
-
-    Returns a float64 copy, the boolean mask of observed entries and the output
-    dtype. Every row must observe at least one feature, and with
-    `whole_columns` every feature must be observed in at least one row.
-    """
-    if scipy.sparse.issparse(X):
-        raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
-    if type(X).__module__.partition(".")[0] == "pandas":
-        # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
-        # (PPCA.fit reads it so; its columns are checked first, each named if refused)
-        check_numeric_columns(X, name)
-        X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = as_numeric_array(X, name)
-    arr = np.array(arr, dtype=output_dtype(arr), copy=True)
-    dtype = output_dtype(arr)
-    observed = ~np.isnan(arr)
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinity; observed entries must be finite (missing ones NaN)")
-    as_data_matrix(np.where(observed, arr, 0.0), name, copy=False)  # shape checks, NaN aside
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
-    empty_rows = np.flatnonzero(~observed.any(axis=1))
-    if empty_rows.size:
-        raise ValueError(
-            f"{name} has {empty_rows.size} row(s) with no observed value (all NaN): rows "
-            f"{_first_few(empty_rows)}; such a row carries no information, drop it"
-        )
-    empty_columns = np.flatnonzero(~observed.any(axis=0))
-    if whole_columns and empty_columns.size:
-        raise ValueError(
-            f"{name} has {empty_columns.size} column(s) with no observed value (all NaN): columns "
-            f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
-        )
-    return arr.astype(np.float64, copy=False), observed, dtype
-
-
 def _unit_exponent(arr: np.ndarray) -> int:
     r"""The e with :math:`\max_{ij} |x_{ij}|\, 2^{-e} \in [1/2, 1)` over the non-NaN entries
     (0 if they are all 0).
@@ -133,20 +82,6 @@ def _unit_exponent(arr: np.ndarray) -> int:
     """
     largest = float(np.nanmax(np.abs(arr))) if arr.size else 0.0
     return int(np.frexp(largest)[1]) if largest > 0 else 0
-
-
-def _check_positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
-    if int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_tol(value: object, name: str = "tol") -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return float(value)
 
 
 # -- probabilistic PCA over the observed entries ---------------------------------
@@ -227,7 +162,7 @@ def observed_log_likelihood(X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma
     :math:`\mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)` (chapter "Missing values"), what
     cross-validation with holes scores. Rows without NaN get the
     full log-density. Raises ``ValueError`` for a row with no observed entry."""
-    arr, observed, _ = _incomplete_matrix(X, whole_columns=False, n_features=W.shape[0])
+    arr, observed, _ = incomplete_matrix(X, whole_columns=False, n_features=W.shape[0])
     mask = observed.astype(np.float64)
     Y0 = np.where(observed, arr - mean, 0.0)
     return _observed_posterior(Y0, mask, W, sigma2)[2]
@@ -393,7 +328,7 @@ def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[PPCAFit, int, int]:
     :func:`pcalib._ppca_em._in_data_units`). EM runs in those units, so no square
     overflows or underflows at any scale of X; ``sigma2_`` itself may leave the
     float64 range (a warning says so), these values do not."""
-    arr, observed, _ = _incomplete_matrix(X)
+    arr, observed, _ = incomplete_matrix(X)
     k = model._check_params(*arr.shape)
     e = _unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
     fit = _observed_em(np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, tol=model.tol,
@@ -424,7 +359,7 @@ def fill_missing(
     """
     if not has_missing(X):
         return X
-    arr, observed, dtype = _incomplete_matrix(X, "X", n_features=W.shape[0], whole_columns=False)
+    arr, observed, dtype = incomplete_matrix(X, "X", n_features=W.shape[0], whole_columns=False)
     scale = np.ones(W.shape[0]) if scale is None else np.asarray(scale, dtype=np.float64)
     rows = np.flatnonzero(~observed.all(axis=1))
     part, seen = arr[rows], observed[rows]
@@ -529,12 +464,12 @@ def complete_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
             f"missing={estimator.missing!r} needs an integer n_components (the rank of the "
             f"imputation model), got {k!r}"
         )
-    max_iter = _check_positive_int(estimator.missing_max_iter, "missing_max_iter")
-    tol = _check_tol(estimator.missing_tol, "missing_tol")
+    max_iter = check_positive_int(estimator.missing_max_iter, "missing_max_iter")
+    tol = check_tol(estimator.missing_tol, "missing_tol")
     if not has_missing(X):
         return X
-    arr, observed, dtype = _incomplete_matrix(X)
-    k = _check_rank(k, *arr.shape, "n_components")
+    arr, observed, dtype = incomplete_matrix(X)
+    k = check_rank(k, *arr.shape, "n_components")
     completed, _ = _iterative_pca(
         arr, observed, k, regularized=True, standardize=bool(estimator.standardize),
         max_iter=max_iter, tol=tol,
@@ -557,13 +492,3 @@ def fill_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
     ev = estimator.explained_variance_.astype(np.float64)
     W = estimator.components_.T.astype(np.float64) * np.sqrt(np.maximum(ev - sigma2, 0.0))
     return fill_missing(X, estimator.mean_.astype(np.float64), W, sigma2, estimator.scale_)
-
-
-def _check_rank(k: object, n: int, p: int, name: str = "k") -> int:
-    k = check_n_components(k, min(n, p), name)
-    if k >= min(n, p):
-        raise ValueError(
-            f"{name} must be smaller than min(n_samples, n_features) = {min(n, p)} to impute "
-            f"(a rank-{k} model fits every observed entry exactly), got {k}"
-        )
-    return k

@@ -27,11 +27,11 @@ from ._sklearn_compat import EstimatorBase
 from ._validation import (
     as_data_matrix,
     check_n_components,
+    check_positive_int,
     check_random_state,
     validated,
 )
 from .covariance_matrix import _center_array
-from .missing import _check_positive_int
 from .pca import _decompose
 
 __all__ = ["PPCA"]
@@ -211,7 +211,7 @@ class PPCA(EstimatorBase):
     def _check_params(self, n: int, p: int) -> int:
         if self.method not in ("closed_form", "em"):
             raise ValueError(f'method must be "closed_form" or "em", got {self.method!r}')
-        _check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.max_iter, "max_iter")
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         check_random_state(self.random_state, draw=False)
