@@ -3,7 +3,7 @@ r"""What a PCA route returns, and the steps that every route ends with.
 A route (the skeletons of :mod:`pcalib.pca` for data in memory, those of
 :mod:`pcalib._implicit_routes` for sparse and Dask data and for streams) finds the k
 leading singular values :math:`\sigma_j` and axes :math:`v_j` of the centered data Y_c,
-read in the units of its frame (:class:`pcalib.covariance_matrix._Frame`), then:
+read in the units of its frame (:class:`pcalib._units.Frame`), then:
 
 * :func:`_sqrt_eigenvalues`: :math:`\sigma_j = \sqrt{\lambda_j}` from the eigenvalues of
   :math:`Y_c^\top Y_c` or :math:`Y_c Y_c^\top`, round-off below the rank tolerance set
@@ -31,7 +31,7 @@ import numpy as np
 from ._center import Center
 from ._inputs import Moments
 from ._signs import axis_signs
-from .covariance_matrix import _Centered, _Frame, _rescale
+from ._units import Centered, Frame, rescale
 from .lowrank import _orthonormal_completion
 
 _EPS = np.finfo(np.float64).eps
@@ -71,7 +71,7 @@ def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
 class _Decomposition:
     r"""The k leading principal axes of some data, as one route found them.
 
-    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance_matrix._Frame`),
+    Sizes are kept in the units of the data's frame (:class:`pcalib._units.Frame`),
     where nothing overflows: the centered (or standardized) data are
     ``2**exponent`` times the matrix that was decomposed. The methods convert
     to the data's units, with a warning if a number leaves the float64 range.
@@ -93,9 +93,9 @@ class _Decomposition:
 
     @classmethod
     def of_centered(
-        cls, found: _Found, centered: _Centered, route: str, moments: Moments | None = None
+        cls, found: _Found, centered: Centered, route: str, moments: Moments | None = None
     ) -> _Decomposition:
-        """What a route found on the centered copy `centered` (:func:`pcalib.covariance_matrix._center_array`)."""
+        """What a route found on the centered copy `centered` (:func:`pcalib._units.center_array`)."""
         return cls(*found, centered.center, centered.scale, centered.exponent, route, moments)
 
     def truncated(self, k: int) -> _Decomposition:
@@ -130,10 +130,10 @@ class _Decomposition:
         return self.center.value
 
     def singular_values(self) -> np.ndarray:
-        return _rescale(self.s, self.exponent, "singular values")
+        return rescale(self.s, self.exponent, "singular values")
 
     def explained_variance(self, divisor: int) -> np.ndarray:
-        return _rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
+        return rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
 
     def explained_variance_ratio(self) -> np.ndarray:
         return self.s**2 / self.total_ss
@@ -141,10 +141,10 @@ class _Decomposition:
     def data_scores(self) -> np.ndarray:
         if self.scores is None:
             raise ValueError("this route computed no scores (need_scores=False, or data not in memory)")
-        return _rescale(self.scores, self.exponent, "scores")
+        return rescale(self.scores, self.exponent, "scores")
 
 
-def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
+def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: Frame) -> Moments | None:
     r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
     `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
     :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
@@ -161,13 +161,13 @@ def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, fram
     return Moments(n, center.shift, center.offset, M, value, top)
 
 
-def _svd_moments(centered: _Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
+def _svd_moments(centered: Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
     r""":func:`_data_moments` of the centered copy `centered` from its thin SVD, the scatter
     matrix :math:`V \Sigma^2 V^\top` (None, and nothing formed, beyond
     ``_KEPT_MOMENTS_MAX_FEATURES`` columns)."""
     if Vt.shape[1] > _KEPT_MOMENTS_MAX_FEATURES:
         return None
-    frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
+    frame = Frame(None, np.asarray(centered.exponent), centered.constant)
     return _data_moments(centered.values.shape[0], (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
 
 

@@ -47,7 +47,7 @@ from ._eigen import (
     top_eigh,
 )
 from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
-from .covariance_matrix import _checked_scale, _rescale
+from ._units import checked_scale, rescale
 from .lowrank import _exact_svd, _orthonormal_completion
 
 
@@ -88,8 +88,8 @@ class _MomentUnits:
         if not standardize:
             ones = np.ones(constant.size)
             return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
-        sd = _checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
-        data_sd = _rescale(sd, e, "the standard deviations")
+        sd = checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
+        data_sd = rescale(sd, e, "the standard deviations")
         return cls(data_sd, sd, data_sd, 0)
 
     def total_ss(self, moments: Moments) -> float:

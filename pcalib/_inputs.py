@@ -7,7 +7,7 @@ and :class:`pcalib.PCA` see the last two only through these primitives,
 implemented once per kind: :class:`DenseMatrix` here,
 :class:`pcalib._sparse_input.SparseMatrix` and :class:`pcalib._dask_input.DaskMatrix`
 (and NumPy arrays keep their in-memory routes, which read them through
-``pcalib.covariance_matrix._Frame``):
+``pcalib._units.Frame``):
 
 * :meth:`moments`: one pass, the count, mean and scatter matrix
   :math:`(n, \bar x, M)`, :math:`M = \sum_i (x_i - \bar x)(x_i - \bar x)^\top`,

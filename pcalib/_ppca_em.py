@@ -18,8 +18,8 @@ import numpy as np
 import scipy.linalg
 
 from ._ppca_model import _canonical_W, _check_noise_variance, _spectral_log_likelihood
+from ._units import rescale
 from ._validation import check_random_state, warn_outside_pcalib
-from .covariance_matrix import _rescale
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
@@ -338,8 +338,8 @@ def _in_data_units(fit: PPCAFit, exponent: int, n_observed: int, center: np.ndar
     float64 range is said in a warning naming the estimator's attribute.
     """
     return PPCAFit(
-        _rescale(fit.W, exponent, "W_"),
-        center + _rescale(fit.mean, exponent, "mean_"),
-        float(_rescale(np.asarray(fit.sigma2), 2 * exponent, "sigma2_")),
+        rescale(fit.W, exponent, "W_"),
+        center + rescale(fit.mean, exponent, "mean_"),
+        float(rescale(np.asarray(fit.sigma2), 2 * exponent, "sigma2_")),
         fit.loglik_history - n_observed * exponent * np.log(2.0),
     )

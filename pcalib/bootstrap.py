@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
+from ._units import center_array, rescale
 from ._validation import check_flag, check_random_state, output_dtype, validated
-from .covariance_matrix import _center_array, _rescale
 from .estimator import PCA
 
 __all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
@@ -270,7 +270,7 @@ def bootstrap_pca(
     Notes
     -----
     The resamples are drawn from the centered data read in their frame
-    (``pcalib.covariance_matrix._center_array``: an exact power-of-two scale, or the
+    (``pcalib._units.center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
     units at the end.
@@ -297,7 +297,7 @@ def bootstrap_pca(
     dtype = output_dtype(arr)
     # frame units (an exact power of two) or standardized columns: no square overflows;
     # a resample is standardized by its own deviations whatever the columns' scale
-    centered = _center_array(arr, ddof, scale=standardize)
+    centered = center_array(arr, ddof, scale=standardize)
     Xc, exponent = centered.values, centered.exponent
     n, p = Xc.shape
     k = reference.n_components_
@@ -338,7 +338,7 @@ def bootstrap_pca(
         axes_quantiles.add(aligned)
         if axes is not None:
             axes[stack] = aligned
-    eigenvalues = _rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
+    eigenvalues = rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
     axes_interval = axes_quantiles.result()
     return BootstrapResult(
         explained_variance=reference.explained_variance_,

@@ -20,13 +20,13 @@ from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
 from ._streaming import StreamingFit
+from ._units import rescale
 from ._validation import (
     NotFittedError,
     check_ddof,
     check_flag,
     check_random_state,
 )
-from .covariance_matrix import _rescale
 from .solvers import components_to_compute, cut_to_request, fit_by_route
 
 __all__ = ["PCA", "NotFittedError"]
@@ -363,5 +363,5 @@ def _fitted_attributes(
     }
     fitted: dict[str, Any] = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in arrays.items()}
     fitted["n_components_"] = int(k)
-    fitted["noise_variance_"] = float(_rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
+    fitted["noise_variance_"] = float(rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
     return fitted

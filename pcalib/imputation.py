@@ -9,12 +9,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._ppca_em import _in_data_units
+from ._units import unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
 from .missing import (
     METHODS,
     _fit_ppca_in_units,
     _iterative_pca,
-    _unit_exponent,
     fill_missing,
 )
 from .ppca import PPCA
@@ -118,7 +118,7 @@ def impute_pca(
     k = check_rank(k, *arr.shape)
     # in units of 2**e (exact): no square overflows or underflows at any scale of X, and
     # the iterations and their stopping tests do not depend on it
-    e = _unit_exponent(arr)
+    e = unit_exponent(arr)
     unit = np.ldexp(arr, -e)
     if method == "em":
         tol = check_tol(1e-10 if tol is None else tol)

@@ -42,8 +42,8 @@ from numpy.typing import ArrayLike
 from ._eigen import top_eigh
 from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
 from ._ppca_model import _check_noise_variance
+from ._units import checked_scale, unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
-from .covariance_matrix import _checked_scale
 
 if TYPE_CHECKING:
     from .estimator import PCA
@@ -68,20 +68,6 @@ def has_missing(X: object) -> bool:
     except Exception:  # ragged or exotic input: the caller's validation reports it
         return False
     return arr.dtype.kind == "f" and bool(np.isnan(arr).any())
-
-
-def _unit_exponent(arr: np.ndarray) -> int:
-    r"""The e with :math:`\max_{ij} |x_{ij}|\, 2^{-e} \in [1/2, 1)` over the non-NaN entries
-    (0 if they are all 0).
-
-    ``np.ldexp(arr, -e)`` is exact (a change of units by a power of two) and
-    puts every entry in (-1, 1), so sums of squares neither overflow (:math:`10^{160}`
-    squared) nor underflow (:math:`10^{-200}` squared is 0); every result in these units
-    is converted back exactly. The iterations and their stopping tests are the same
-    at every scale (to the last bit for scales that are powers of two).
-    """
-    largest = float(np.nanmax(np.abs(arr))) if arr.size else 0.0
-    return int(np.frexp(largest)[1]) if largest > 0 else 0
 
 
 # -- probabilistic PCA over the observed entries ---------------------------------
@@ -323,14 +309,14 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCAFit:
 
 
 def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[PPCAFit, int, int]:
-    r""":func:`fit_ppca` in the units of :func:`_unit_exponent`: the fit of
+    r""":func:`fit_ppca` in the units of :func:`pcalib._units.unit_exponent`: the fit of
     :math:`y = 2^{-e} x`, e and the number of observed entries (for
     :func:`pcalib._ppca_em._in_data_units`). EM runs in those units, so no square
     overflows or underflows at any scale of X; ``sigma2_`` itself may leave the
     float64 range (a warning says so), these values do not."""
     arr, observed, _ = incomplete_matrix(X)
     k = model._check_params(*arr.shape)
-    e = _unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
+    e = unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
     fit = _observed_em(np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, tol=model.tol,
                        random_state=model.random_state)
     return fit, e, int(observed.sum())
@@ -365,7 +351,7 @@ def fill_missing(
     part, seen = arr[rows], observed[rows]
     # z is unchanged when y, W (by 2**-e) and sigma^2 (by 4**-e) change units together:
     # in units where W's largest entry is in [1/2, 1), W^T W neither overflows nor underflows
-    e = _unit_exponent(np.asarray(W, dtype=np.float64))
+    e = unit_exponent(np.asarray(W, dtype=np.float64))
     Y0 = np.ldexp(np.where(seen, (part - mean) / scale, 0.0), -e)
     W_unit = np.ldexp(np.asarray(W, dtype=np.float64), -e)
     Z = _latent_means(Y0, seen.astype(np.float64), W_unit, float(np.ldexp(sigma2, -2 * e)))
@@ -432,7 +418,7 @@ def _iterative_pca(
         sd = np.ones(arr.shape[1])
         if standardize:
             squares = np.einsum("ij,ij->j", centered, centered)
-            sd = _checked_scale(squares == 0, squares, arr.shape[0], 0)
+            sd = checked_scale(squares == 0, squares, arr.shape[0], 0)
             centered /= sd
         fitted, total = _shrunk_fit(centered, k, regularized)
         imputed = fitted[rows, columns] * sd[columns] + mean[columns]

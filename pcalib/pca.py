@@ -55,8 +55,8 @@ from ._eigen import _top_eigh_of_varying, top_eigh
 from ._implicit_routes import _decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import _scatter, _scores_by_row_blocks
+from ._units import Centered, center_array, rescale
 from ._validation import check_n_components, checked_finite, output_dtype, validated
-from .covariance_matrix import _center_array, _Centered, _rescale
 from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
@@ -222,10 +222,10 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     n, p = arr.shape
     if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k == 0):
         k = check_n_components(k, min(n, p), "k")
-    centered = _center_array(arr, ddof)
+    centered = center_array(arr, ddof)
     s = scipy.linalg.svdvals(centered.values, overwrite_a=True, check_finite=False)
     tail = s[k:]
-    return float(_rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
+    return float(rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
 
 
 def _eig_route(
@@ -273,26 +273,26 @@ def _eig_route(
     scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
     found = _signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
     exponent = 0 if standardize else int(frame.exponent)
-    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
+    scale = rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
     return _Decomposition(*found, data_center, scale, exponent, "eig", moments)
 
 
 def _centered_copy(
     arr: np.ndarray, ddof: int, standardize: bool = False, finite_checked: bool = True, name: str = "X"
-) -> _Centered:
+) -> Centered:
     r"""The first step of the other routes: :math:`Y_c`, one centered float64 copy of
-    `arr` (:func:`pcalib.covariance_matrix._center_array`: read in its frame, centered
+    `arr` (:func:`pcalib._units.center_array`: read in its frame, centered
     twice so that a large mean leaves no rounding error, constant columns exactly 0,
     standardized with `standardize`). ValueError if `arr` holds NaN or infinity (checked
     unless `finite_checked`) or every column is constant (zero total variance)."""
     if not finite_checked:
         checked_finite(arr, name)
-    centered = _center_array(arr, ddof, scale=standardize)
+    centered = center_array(arr, ddof, scale=standardize)
     _check_variance(centered.constant)
     return centered
 
 
-def _svd_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+def _svd_route(centered: Centered, k: int, need_scores: bool = True) -> _Decomposition:
     r"""The SVD route (chapter *SVD and PCA*) on the centered copy: SVD, signs.
 
     .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
@@ -310,7 +310,7 @@ def _svd_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomp
     return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
 
 
-def _gram_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
+def _gram_route(centered: Centered, k: int, need_scores: bool = True) -> _Decomposition:
     r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
     eigensolve, axes, signs.
 
@@ -337,7 +337,7 @@ def _gram_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decom
 
 
 def _krylov_route(
-    centered: _Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
+    centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
 ) -> _Decomposition:
     r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
@@ -355,7 +355,7 @@ def _krylov_route(
 
 
 def _randomized_route(
-    centered: _Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
+    centered: Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
 ) -> _Decomposition:
     r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
     :func:`pcalib.lowrank._randomized_svd_f64` (block Krylov from a Gaussian test matrix

@@ -24,6 +24,7 @@ from . import missing as _missing
 from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likelihood, run_em
 from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
 from ._sklearn_compat import EstimatorBase
+from ._units import center_array
 from ._validation import (
     as_data_matrix,
     check_n_components,
@@ -31,7 +32,6 @@ from ._validation import (
     check_random_state,
     validated,
 )
-from .covariance_matrix import _center_array
 from .pca import _decompose
 
 __all__ = ["PPCA"]
@@ -230,7 +230,7 @@ class PPCA(EstimatorBase):
         (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the data divided
         by the power of two that brings their largest entry into [1/2, 1). Otherwise
         both methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib.covariance_matrix._Frame``). Either way no square overflows or
+        two, ``pcalib._units.Frame``). Either way no square overflows or
         underflows; W, sigma^2 and the log-likelihood are converted back to the data's
         units (a warning says if sigma^2 leaves the float64 range there).
         """
@@ -240,7 +240,7 @@ class PPCA(EstimatorBase):
         arr, _ = validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
-        centered = _center_array(arr, 0)
+        centered = center_array(arr, 0)
         Xc = centered.values
         if self.method == "closed_form":
             components, s, _, _, _ = _decompose(Xc.copy(), min(n, p), "svd", need_scores=False)

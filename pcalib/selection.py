@@ -29,8 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
+from ._units import center_array, centered_data, rescale
 from ._validation import check_flag, check_random_state, validated
-from .covariance_matrix import _center_array, _centered, _rescale
 from .pca import pca_eig, pca_gram
 
 __all__ = [
@@ -103,7 +103,7 @@ def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
     every rule for k is scale-free, and at 1e-200 the squares in the data's units (1e-400)
     are 0, at 1e160 infinite."""
     arr, _ = validated(X, 1)
-    centered = _center_array(arr, 1, scale=check_flag(standardize, "standardize"))
+    centered = center_array(arr, 1, scale=check_flag(standardize, "standardize"))
     return centered.values, int(centered.exponent)
 
 
@@ -331,8 +331,8 @@ def parallel_analysis(
     k, observed, thresholds, e = _parallel_analysis(X, n_resamples, quantile, standardize, random_state)
     return ParallelAnalysis(
         n_components=k,
-        eigenvalues=_rescale(observed, 2 * e, "the eigenvalues"),
-        thresholds=_rescale(thresholds, 2 * e, "the thresholds"),
+        eigenvalues=rescale(observed, 2 * e, "the eigenvalues"),
+        thresholds=rescale(thresholds, 2 * e, "the thresholds"),
     )
 
 
@@ -414,7 +414,7 @@ def cv_press(
         when standardizing.
     """
     press, e = _cv_press(X, max_k, n_folds, standardize, random_state)
-    return _rescale(press, 2 * e, "PRESS")
+    return rescale(press, 2 * e, "PRESS")
 
 
 def _cv_press(
@@ -451,7 +451,7 @@ def _cv_press(
     press = np.zeros(max_k + 1)
     for f in range(n_folds):
         train, held_out = arr[fold != f], arr[fold == f]
-        Xc, mean, scale, _, _ = _centered(train, 1, scale=standardize)
+        Xc, mean, scale, _, _ = centered_data(train, 1, scale=standardize)
         axes = _leading_axes(Xc, max_k)
         residual = (held_out - mean) / scale  # e for k = 0
         leverage = np.zeros(p)

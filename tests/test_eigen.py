@@ -11,7 +11,7 @@ import pcalib._eigen as eigen_module
 import pcalib._scatter as scatter_module
 from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
 from pcalib._moments import row_blocks
-from pcalib.covariance_matrix import _Frame as Frame
+from pcalib._units import Frame
 
 
 def spd_with_spectrum(values, seed=0):
