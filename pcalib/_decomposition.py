@@ -31,8 +31,8 @@ import numpy as np
 from ._center import Center
 from ._inputs import Moments
 from ._signs import axis_signs
+from ._svd import orthonormal_completion
 from ._units import Centered, Frame, rescale
-from .lowrank import _orthonormal_completion
 
 _EPS = np.finfo(np.float64).eps
 
@@ -216,5 +216,5 @@ def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.
     recovered axes, whose orthogonality the squared condition number degrades for
     small :math:`\sigma_j`."""
     keep = s > 0
-    return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
+    return orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
 

@@ -47,8 +47,8 @@ from ._eigen import (
     top_eigh,
 )
 from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
+from ._svd import exact_svd, orthonormal_completion
 from ._units import checked_scale, rescale
-from .lowrank import _exact_svd, _orthonormal_completion
 
 
 def _decompose_sparse_or_dask(
@@ -195,7 +195,7 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
     a Householder QR with its Q, and as accurate for columns this close to
     orthonormal); otherwise (some :math:`\sigma_j` at most :math:`\max(n, p)\,
     \varepsilon\,\sigma_1`, round-off whose :math:`u_j` is noise, or Cholesky failing)
-    by :func:`pcalib.lowrank._orthonormal_completion`, whose completion gives the axes
+    by :func:`pcalib._svd.orthonormal_completion`, whose completion gives the axes
     of those :math:`\sigma_j`."""
     k = s.size
     keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
@@ -207,7 +207,7 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
             return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
         except np.linalg.LinAlgError:  # columns too far from orthonormal: Householder
             pass
-    return _orthonormal_completion(V, k)
+    return orthonormal_completion(V, k)
 
 
 def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
@@ -240,10 +240,10 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     moments = data.moments(full=False)
     units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
-    _, s_all, Wt = _exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
+    _, s_all, Wt = exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
     s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
     if n >= p:
-        V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
+        V = orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
     else:
         U = np.zeros((n, k))
         U[:, : min(k, Wt.shape[0])] = Wt[:k].T
@@ -260,5 +260,5 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
     condition number never squared. The accuracy guard of the covariance route."""
     moments = data.moments(full=False)
     units = _MomentUnits.of(moments, ddof, standardize)
-    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
+    _, s_all, Vt = exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
     return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, units, "svd")

@@ -55,9 +55,9 @@ from ._eigen import _top_eigh_of_varying, top_eigh
 from ._implicit_routes import _decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import _scatter, _scores_by_row_blocks
+from ._svd import auto_n_iter, exact_svd, randomized_svd_f64
 from ._units import Centered, center_array, rescale
 from ._validation import check_n_components, checked_finite, output_dtype, validated
-from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 
@@ -297,7 +297,7 @@ def _svd_route(centered: Centered, k: int, need_scores: bool = True) -> _Decompo
 
     .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
 
-    1. SVD: :func:`pcalib.lowrank._exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
+    1. SVD: :func:`pcalib._svd.exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
        if it fails), the condition number never squared: every :math:`\sigma_j` to about
        :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition._svd_moments` keeps
        the scatter :math:`V \Sigma^2 V^\top` for a later ``PCA.partial_fit`` (p <= 1024);
@@ -305,7 +305,7 @@ def _svd_route(centered: Centered, k: int, need_scores: bool = True) -> _Decompo
        discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
        sign convention.
     """
-    U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
+    U, s_all, Vt = exact_svd(centered.values, overwrite_a=True)
     moments = _svd_moments(centered, s_all, Vt)
     return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
 
@@ -358,12 +358,12 @@ def _randomized_route(
     centered: Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
 ) -> _Decomposition:
     r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
-    :func:`pcalib.lowrank._randomized_svd_f64` (block Krylov from a Gaussian test matrix
-    of k + 10 columns, the passes of :func:`pcalib.lowrank._auto_n_iter`, a fixed seed
+    :func:`pcalib._svd.randomized_svd_f64` (block Krylov from a Gaussian test matrix
+    of k + 10 columns, the passes of :func:`pcalib._svd.auto_n_iter`, a fixed seed
     without `random_state`), then signs (:func:`pcalib._decomposition._found_from_axes`)."""
     Yc = centered.values
     rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
-    _, s, Vt = _randomized_svd_f64(Yc, k, _OVERSAMPLE, _auto_n_iter(k, Yc.shape), rng)
+    _, s, Vt = randomized_svd_f64(Yc, k, _OVERSAMPLE, auto_n_iter(k, Yc.shape), rng)
     return _Decomposition.of_centered(_found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
 
 
@@ -416,10 +416,10 @@ def _decompose_matrix(
 
 def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> _Found:
     r"""The SVD route's steps on data the caller centered, `Xc` (float64, overwritten):
-    :math:`X_c = U \Sigma V^\top` (:func:`pcalib.lowrank._exact_svd`), then the k
+    :math:`X_c = U \Sigma V^\top` (:func:`pcalib._svd.exact_svd`), then the k
     leading triplets with signs (:func:`pcalib._decomposition._svd_found`). For PPCA's
     closed form (:mod:`pcalib.ppca`), whose `route` is "svd"."""
-    return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
+    return _svd_found(*exact_svd(Xc, overwrite_a=True), k, need_scores)
 
 
 def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:

@@ -162,7 +162,7 @@ def test_the_pca_routes_read_as_skeletons():
     assert eig.get(("pcalib._signs", "axis_signs"), far) <= 3
     svd = _call_depths("pcalib.pca", "pca_svd")
     assert svd.get(("pcalib._units", "center_array"), far) <= 2
-    assert svd.get(("pcalib.lowrank", "_exact_svd"), far) <= 2
+    assert svd.get(("pcalib._svd", "exact_svd"), far) <= 2
     gram = _call_depths("pcalib.pca", "pca_gram")
     assert gram.get(("pcalib._eigen", "top_eigh"), far) <= 2
     assert gram.get(("pcalib._decomposition", "_axes_from_left"), far) <= 2
