@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-from ._decomposition import _axes_from_left, _sqrt_eigenvalues
+from ._decomposition import axes_from_left, sqrt_eigenvalues
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     KRYLOV_RTOL,
@@ -129,5 +129,5 @@ def _krylov_axes(
             W[constant] = 0.0
             R = scipy.linalg.cholesky(blas.dsyrk(1.0, W, trans=1), lower=False, check_finite=False)
             W = blas.dtrsm(1.0, R, W, side=1, lower=0)  # W R^{-1}
-    s = _sqrt_eigenvalues(w, n, p)
-    return s, (W if n >= p else _axes_from_left(Xc, W, s, k)), route
+    s = sqrt_eigenvalues(w, n, p)
+    return s, (W if n >= p else axes_from_left(Xc, W, s, k)), route

@@ -30,12 +30,11 @@ from scipy.linalg import blas
 
 from ._center import Center
 from ._decomposition import (
-    _EPS,
-    _KEPT_MOMENTS_MAX_FEATURES,
-    _check_variance,
-    _Decomposition,
-    _signed,
-    _sqrt_eigenvalues,
+    KEPT_MOMENTS_MAX_FEATURES,
+    Decomposition,
+    check_variance,
+    signed,
+    sqrt_eigenvalues,
 )
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
@@ -50,10 +49,12 @@ from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
 from ._svd import exact_svd, orthonormal_completion
 from ._units import checked_scale, rescale
 
+_EPS = np.finfo(np.float64).eps
+
 
 def _decompose_sparse_or_dask(
     data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool
-) -> _Decomposition:
+) -> Decomposition:
     r"""Principal axes of sparse or Dask data by one route: "eig" from the one-pass
     moments, "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR
     (Dask) or QR factorizations of dense blocks (sparse), "gram" from the sparse
@@ -84,7 +85,7 @@ class _MomentUnits:
     def of(cls, moments: Moments, ddof: int, standardize: bool, name: str = "X") -> _MomentUnits:
         """Refuses data whose columns are all constant, or constant columns to standardize."""
         constant, e = moments.constant, moments.exponent
-        _check_variance(constant)
+        check_variance(constant)
         if not standardize:
             ones = np.ones(constant.size)
             return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
@@ -98,7 +99,7 @@ class _MomentUnits:
         return float(np.sum(squares / self.frame_divisor**2))
 
 
-def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The covariance route from the one-pass moments :math:`(n, \bar x, M)` of the
     data (any kind: :meth:`pcalib._inputs.Moments.merge` of blocks, chunks or
     batches): the k leading eigenpairs of :math:`D^{-1} M D^{-1}`
@@ -113,22 +114,22 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     C /= units.frame_divisor
     total_ss = float(np.trace(C))
     w, V = _top_eigh_of_varying(C, k, moments.constant)
-    s = _sqrt_eigenvalues(w, moments.n, p)
-    kept = moments if p <= _KEPT_MOMENTS_MAX_FEATURES else None
+    s = sqrt_eigenvalues(w, moments.n, p)
+    kept = moments if p <= KEPT_MOMENTS_MAX_FEATURES else None
     return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)
 
 
 def _decomposition_of_axes(
     V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, units: _MomentUnits, route: str
-) -> _Decomposition:
-    """A _Decomposition from axes V (p, k) and singular values s of Z (see
+) -> Decomposition:
+    """A Decomposition from axes V (p, k) and singular values s of Z (see
     :class:`_MomentUnits`), no scores."""
     tail_ss = max(total_ss - float(s @ s), 0.0)
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return _Decomposition(*found, moments.center(), units.scale, units.exponent, route)
+    found = signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
+    return Decomposition(*found, moments.center(), units.scale, units.exponent, route)
 
 
-def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The wide route for data that stay sparse or out of core: the k leading
     eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
     with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
@@ -183,7 +184,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
                 "ask for fewer or more components, or densify X if it fits in memory"
             )
     w, V = top[:2]
-    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
+    return _decomposition_of_axes(V, sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
 
 
 def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
@@ -210,7 +211,7 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
     return orthonormal_completion(V, k)
 
 
-def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The Gram route for sparse data with few rows: the k leading eigenpairs
     :math:`(\sigma_j^2, u_j)` of the n x n matrix :math:`Z_c Z_c^\top`
     (:meth:`pcalib._inputs.SparseMatrix.centered_gram`, :func:`pcalib._eigen.top_eigh`),
@@ -224,12 +225,12 @@ def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize
     units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
     w, U = top_eigh(np.asfortranarray(data.centered_gram(center, units.divisor)), k)
-    s = _sqrt_eigenvalues(w, n, p)
+    s = sqrt_eigenvalues(w, n, p)
     V = _recovered_axes(data, U, s, center, units.divisor)
     return _decomposition_of_axes(V, s, units.total_ss(moments), moments, units, "gram")
 
 
-def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The SVD route for sparse data: the singular values of :math:`Z_c` from those of
     the triangular factor R of its dense blocks (:meth:`pcalib._inputs.SparseMatrix.centered_r`,
     to about :math:`\varepsilon \sigma_1`: the condition number is never squared),
@@ -251,7 +252,7 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, units, "svd")
 
 
-def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The SVD route for Dask data: TSQR of the centered (scaled) data,
     :math:`Y_c = Q R` (``dask.array.linalg.tsqr``, one pass and the tree of small QR
     factorizations; the rounding error of the mean corrected in R, see

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._center import Center
-from ._decomposition import _check_variance
+from ._decomposition import check_variance
 from ._inputs import Moments, gram_and_sums, row_blocks, shifted_gram
 from ._units import Frame, checked_scale
 from ._validation import checked_finite
@@ -79,7 +79,7 @@ def _scatter(
             checked_finite(arr, name)
         frame = Frame.of(arr, per_column=standardize)
         C, center = _shifted_scatter(arr, frame, blocks)
-    _check_variance(frame.constant)
+    check_variance(frame.constant)
     C[frame.constant] = 0.0
     C[:, frame.constant] = 0.0
     sd = np.ones(p)

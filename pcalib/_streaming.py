@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._decomposition import _Decomposition
+from ._decomposition import Decomposition
 from ._implicit_routes import _decompose_moments
 from ._inputs import as_matrix
 from ._moments import Moments
@@ -38,7 +38,7 @@ class _Streamed(Protocol):
     _stream_dtype: np.dtype
     _unsolved: bool
 
-    def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None: ...
+    def _store(self, found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None: ...
     def _remember_input(self, X: ArrayLike, smallest: Any = ...) -> Any: ...
     def _check_input(self, X: ArrayLike) -> Any: ...
     def _solve_stream(self) -> None: ...

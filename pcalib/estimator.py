@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._center import Center
-from ._decomposition import _Decomposition
+from ._decomposition import Decomposition
 from ._inputs import as_matrix
 from ._ppca_scoring import PPCAScoring, _above_round_off
 from ._sklearn_compat import EstimatorBase
@@ -213,7 +213,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             scores = found.scores / (found.s / np.sqrt(n - ddof))  # scale-free: no overflow
         return scores.astype(data.dtype, copy=False)
 
-    def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
+    def _store(self, found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
         """Set the fitted attributes from a decomposition of n samples of p features."""
         for name, value in _fitted_attributes(found, n, p, ddof, dtype, bool(self.whiten)).items():
             setattr(self, name, value)
@@ -328,7 +328,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
 
 def _fitted_attributes(
-    found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
+    found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
 ) -> dict[str, Any]:
     r"""The fitted attributes of :class:`PCA` that a decomposition of n samples of p
     features gives, as arrays of `dtype`; ``noise_variance_`` is

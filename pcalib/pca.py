@@ -39,16 +39,16 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._decomposition import (
-    _axes_from_left,
-    _check_variance,
-    _data_moments,
-    _Decomposition,
-    _Found,
-    _found_from_axes,
-    _signed,
-    _sqrt_eigenvalues,
-    _svd_found,
-    _svd_moments,
+    Decomposition,
+    Found,
+    axes_from_left,
+    check_variance,
+    data_moments,
+    found_from_axes,
+    signed,
+    sqrt_eigenvalues,
+    svd_found,
+    svd_moments,
 )
 from ._dense_krylov import _krylov_axes
 from ._eigen import _top_eigh_of_varying, top_eigh
@@ -231,7 +231,7 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
 def _eig_route(
     arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
     finite_checked: bool = True, name: str = "X",
-) -> _Decomposition:
+) -> Decomposition:
     r"""The covariance route (chapter *Maximum variance*): center and scatter, eigensolve, signs.
 
     .. math::
@@ -246,16 +246,16 @@ def _eig_route(
     1. center and scatter: :func:`pcalib._scatter._scatter`, C and the exact column
        means in one pass by blocks of rows, with no centered copy (each block shifted
        by a mean of the first rows, so a large mean costs no digits; rows and columns
-       of constant columns exactly 0); :func:`pcalib._decomposition._data_moments`
+       of constant columns exactly 0); :func:`pcalib._decomposition.data_moments`
        keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
     2. eigensolve: :func:`pcalib._eigen._top_eigh_of_varying`, the k leading
        eigenpairs of C solved on its varying columns, so constant columns get
        loadings of exactly 0 (LAPACK, or block Krylov for large p:
        :func:`pcalib._eigen.top_eigh`); :math:`\sigma_j` by
-       :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the rank tolerance;
+       :func:`pcalib._decomposition.sqrt_eigenvalues`, 0 below the rank tolerance;
     3. scores: :func:`pcalib._scatter._scores_by_row_blocks`, :math:`Y_c V_k` block
        by block (with `need_scores`);
-    4. signs: :func:`pcalib._decomposition._signed`, each axis's largest loading
+    4. signs: :func:`pcalib._decomposition.signed`, each axis's largest loading
        positive, its scores flipped with it.
 
     The discarded sum of squares is :math:`\operatorname{tr} C - \sum_{j \le k} \sigma_j^2`;
@@ -266,15 +266,15 @@ def _eig_route(
     C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
     data_center = frame.data_center(center)
-    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
+    moments = data_moments(n, C, scale, data_center, frame)  # before C is overwritten
     w, V = _top_eigh_of_varying(C, k, frame.constant)
-    s = _sqrt_eigenvalues(w, n, p)
+    s = sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
     scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
+    found = signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
     exponent = 0 if standardize else int(frame.exponent)
     scale = rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, data_center, scale, exponent, "eig", moments)
+    return Decomposition(*found, data_center, scale, exponent, "eig", moments)
 
 
 def _centered_copy(
@@ -288,29 +288,29 @@ def _centered_copy(
     if not finite_checked:
         checked_finite(arr, name)
     centered = center_array(arr, ddof, scale=standardize)
-    _check_variance(centered.constant)
+    check_variance(centered.constant)
     return centered
 
 
-def _svd_route(centered: Centered, k: int, need_scores: bool = True) -> _Decomposition:
+def _svd_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposition:
     r"""The SVD route (chapter *SVD and PCA*) on the centered copy: SVD, signs.
 
     .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
 
     1. SVD: :func:`pcalib._svd.exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
        if it fails), the condition number never squared: every :math:`\sigma_j` to about
-       :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition._svd_moments` keeps
+       :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition.svd_moments` keeps
        the scatter :math:`V \Sigma^2 V^\top` for a later ``PCA.partial_fit`` (p <= 1024);
-    2. signs: :func:`pcalib._decomposition._svd_found`, the k leading triplets, the
+    2. signs: :func:`pcalib._decomposition.svd_found`, the k leading triplets, the
        discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
        sign convention.
     """
     U, s_all, Vt = exact_svd(centered.values, overwrite_a=True)
-    moments = _svd_moments(centered, s_all, Vt)
-    return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
+    moments = svd_moments(centered, s_all, Vt)
+    return Decomposition.of_centered(svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
 
 
-def _gram_route(centered: Centered, k: int, need_scores: bool = True) -> _Decomposition:
+def _gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposition:
     r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
     eigensolve, axes, signs.
 
@@ -321,24 +321,24 @@ def _gram_route(centered: Centered, k: int, need_scores: bool = True) -> _Decomp
 
     1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``);
     2. eigensolve: :func:`pcalib._eigen.top_eigh`, its k leading eigenpairs;
-       :math:`\sigma_j` by :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the
+       :math:`\sigma_j` by :func:`pcalib._decomposition.sqrt_eigenvalues`, 0 below the
        rank tolerance;
-    3. axes: :func:`pcalib._decomposition._axes_from_left`, :math:`Y_c^\top u_j /
+    3. axes: :func:`pcalib._decomposition.axes_from_left`, :math:`Y_c^\top u_j /
        \sigma_j` re-orthonormalized, completed to an orthonormal basis where
        :math:`\sigma_j = 0`;
-    4. signs: :func:`pcalib._decomposition._found_from_axes`, scores :math:`Y_c V_k`,
+    4. signs: :func:`pcalib._decomposition.found_from_axes`, scores :math:`Y_c V_k`,
        the discarded sum of squares as a difference of two sums, the sign convention.
     """
     Yc = centered.values
     w, U = top_eigh(Yc @ Yc.T, k)
-    s = _sqrt_eigenvalues(w, *Yc.shape)
-    V = _axes_from_left(Yc, U, s, k)
-    return _Decomposition.of_centered(_found_from_axes(Yc, s, V, need_scores), centered, "gram")
+    s = sqrt_eigenvalues(w, *Yc.shape)
+    V = axes_from_left(Yc, U, s, k)
+    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores), centered, "gram")
 
 
 def _krylov_route(
     centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
-) -> _Decomposition:
+) -> Decomposition:
     r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
     formed, then signs.
@@ -348,30 +348,30 @@ def _krylov_route(
        the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
        the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
-    2. signs: :func:`pcalib._decomposition._found_from_axes`, as for the Gram route.
+    2. signs: :func:`pcalib._decomposition.found_from_axes`, as for the Gram route.
     """
     s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
-    return _Decomposition.of_centered(_found_from_axes(centered.values, s, V, need_scores), centered, route)
+    return Decomposition.of_centered(found_from_axes(centered.values, s, V, need_scores), centered, route)
 
 
 def _randomized_route(
     centered: Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
-) -> _Decomposition:
+) -> Decomposition:
     r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
     :func:`pcalib._svd.randomized_svd_f64` (block Krylov from a Gaussian test matrix
     of k + 10 columns, the passes of :func:`pcalib._svd.auto_n_iter`, a fixed seed
-    without `random_state`), then signs (:func:`pcalib._decomposition._found_from_axes`)."""
+    without `random_state`), then signs (:func:`pcalib._decomposition.found_from_axes`)."""
     Yc = centered.values
     rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
     _, s, Vt = randomized_svd_f64(Yc, k, _OVERSAMPLE, auto_n_iter(k, Yc.shape), rng)
-    return _Decomposition.of_centered(_found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
+    return Decomposition.of_centered(found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
 
 
 def _decompose_data(
     arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
     random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
     max_blocks: int | None = None, max_vectors: int = 0,
-) -> _Decomposition:
+) -> Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
     :func:`_eig_route`, or the centered copy (:func:`_centered_copy`) and
     :func:`_svd_route`, :func:`_gram_route`, :func:`_krylov_route` (`max_blocks` and
@@ -399,7 +399,7 @@ def _decompose_data(
 def _decompose_matrix(
     data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
     **in_memory: Any,
-) -> _Decomposition:
+) -> Decomposition:
     r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
@@ -414,12 +414,12 @@ def _decompose_matrix(
     return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
 
 
-def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> _Found:
+def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> Found:
     r"""The SVD route's steps on data the caller centered, `Xc` (float64, overwritten):
     :math:`X_c = U \Sigma V^\top` (:func:`pcalib._svd.exact_svd`), then the k
-    leading triplets with signs (:func:`pcalib._decomposition._svd_found`). For PPCA's
+    leading triplets with signs (:func:`pcalib._decomposition.svd_found`). For PPCA's
     closed form (:mod:`pcalib.ppca`), whose `route` is "svd"."""
-    return _svd_found(*exact_svd(Xc, overwrite_a=True), k, need_scores)
+    return svd_found(*exact_svd(Xc, overwrite_a=True), k, need_scores)
 
 
 def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:
@@ -429,7 +429,7 @@ def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int,
     return arr, (m if k is None else check_n_components(k, m, "k")), ddof
 
 
-def _result(found: _Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
+def _result(found: Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
     """A public route's result from its skeleton's, in the data's units and output dtype."""
     arrays = (
         found.components,

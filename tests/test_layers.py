@@ -165,7 +165,7 @@ def test_the_pca_routes_read_as_skeletons():
     assert svd.get(("pcalib._svd", "exact_svd"), far) <= 2
     gram = _call_depths("pcalib.pca", "pca_gram")
     assert gram.get(("pcalib._eigen", "top_eigh"), far) <= 2
-    assert gram.get(("pcalib._decomposition", "_axes_from_left"), far) <= 2
+    assert gram.get(("pcalib._decomposition", "axes_from_left"), far) <= 2
 
 
 def test_the_call_reader_follows_imports():
