@@ -7,7 +7,7 @@ dense; a Dask array does not fit in memory). They read the data through
 data and QR factorizations of dense blocks carry the centering, and end as the dense
 routes do (:mod:`pcalib._decomposition`), with no scores (``transform`` gives them):
 
-* "eig": :func:`_decompose_moments`, the k leading eigenpairs of the scatter matrix
+* "eig": :func:`decompose_moments`, the k leading eigenpairs of the scatter matrix
   from the one-pass moments (any kind of data, and the stream of ``partial_fit``);
 * "randomized" and "krylov": :func:`_decompose_implicit`, Lanczos (sparse) or block
   Krylov (Dask) on products with :math:`X_c^\top X_c`, never formed;
@@ -16,7 +16,7 @@ routes do (:mod:`pcalib._decomposition`), with no scores (``transform`` gives th
 * "gram": :func:`_decompose_sparse_gram`, the n x n matrix :math:`X_c X_c^\top` of
   sparse data with few rows.
 
-:func:`_decompose_sparse_or_dask` takes a route's name to its function.
+:func:`decompose_sparse_or_dask` takes a route's name to its function.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from ._decomposition import (
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     KRYLOV_RTOL,
-    _top_eigh_of_varying,
     krylov_block,
     krylov_top_operator,
     lanczos_top_operator,
     top_eigh,
+    top_eigh_of_varying,
 )
 from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
 from ._svd import exact_svd, orthonormal_completion
@@ -52,7 +52,7 @@ from ._units import checked_scale, rescale
 _EPS = np.finfo(np.float64).eps
 
 
-def _decompose_sparse_or_dask(
+def decompose_sparse_or_dask(
     data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool
 ) -> Decomposition:
     r"""Principal axes of sparse or Dask data by one route: "eig" from the one-pass
@@ -60,7 +60,7 @@ def _decompose_sparse_or_dask(
     (Dask) or QR factorizations of dense blocks (sparse), "gram" from the sparse
     :math:`X X^\top` (sparse only)."""
     if route == "eig":
-        return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
+        return decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route in ("randomized", "krylov"):
         return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
     if isinstance(data, SparseMatrix):
@@ -99,7 +99,7 @@ class _MomentUnits:
         return float(np.sum(squares / self.frame_divisor**2))
 
 
-def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
+def decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The covariance route from the one-pass moments :math:`(n, \bar x, M)` of the
     data (any kind: :meth:`pcalib._inputs.Moments.merge` of blocks, chunks or
     batches): the k leading eigenpairs of :math:`D^{-1} M D^{-1}`
@@ -113,7 +113,7 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     C /= units.frame_divisor[:, None]
     C /= units.frame_divisor
     total_ss = float(np.trace(C))
-    w, V = _top_eigh_of_varying(C, k, moments.constant)
+    w, V = top_eigh_of_varying(C, k, moments.constant)
     s = sqrt_eigenvalues(w, moments.n, p)
     kept = moments if p <= KEPT_MOMENTS_MAX_FEATURES else None
     return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)

@@ -16,7 +16,7 @@ formula :math:`S = X_c^\top X_c / (n - 1)` leaves out:
 * constant columns: rows and columns of exactly 0 in C, so their loadings are exactly 0;
 * the column standard deviations, with ``standardize``.
 
-:func:`_scatter` is the entry point, :func:`_scores_by_row_blocks` the scores.
+:func:`scatter_matrix` is the entry point, :func:`scores_by_row_blocks` the scores.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ._units import Frame, checked_scale
 from ._validation import checked_finite
 
 
-def _scatter(
+def scatter_matrix(
     arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
 ) -> tuple[np.ndarray, Center, np.ndarray, Frame]:
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
@@ -91,7 +91,7 @@ def _scatter(
 
 
 def _shifted_scatter(arr: np.ndarray, frame: Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
-    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
+    r""":func:`scatter_matrix`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
 
     Floating data whose frame exponent is within :math:`\pm 200` (no square can
     overflow or underflow unscaled) are shifted in their own units, one subtraction
@@ -134,7 +134,7 @@ _ONE_PASS_PEAK_RANGE = (2.0**-250, 2.0**200)
 
 
 def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, Center, np.ndarray] | None:
-    r"""The fast pass of :func:`_scatter`: :math:`X_c^\top X_c` by the shifted-data
+    r"""The fast pass of :func:`scatter_matrix`: :math:`X_c^\top X_c` by the shifted-data
     algorithm of :meth:`pcalib._inputs.Moments.of_rows`, in X's own units. One
     pass over X as it is (no copy) for C-contiguous float64 data whose column means
     are at most their spread, where :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1`
@@ -169,7 +169,7 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
     return found.scatter, found.center(), found.constant
 
 
-def _scores_by_row_blocks(
+def scores_by_row_blocks(
     arr: np.ndarray, frame: Frame, center: Center, scale: np.ndarray, V: np.ndarray
 ) -> np.ndarray:
     r"""Scores :math:`((y - \bar y) / s) V`, one row block at a time (no centered copy).

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._decomposition import Decomposition
-from ._implicit_routes import _decompose_moments
+from ._implicit_routes import decompose_moments
 from ._inputs import as_matrix
 from ._moments import Moments
 from ._sklearn_compat import _AT_LEAST_ONE
@@ -158,7 +158,7 @@ class StreamingFit:
                 f"sample(s) and it needs {needed} ({why}); pass more batches"
             )
         k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        found = _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))
+        found = decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))
         if fraction:
             found = cut_to_request(found, self.n_components, n)
         self._store(found, n, p, ddof, self._stream_dtype, "eig")

@@ -50,11 +50,11 @@ from ._decomposition import (
     svd_found,
     svd_moments,
 )
-from ._dense_krylov import _krylov_axes
-from ._eigen import _top_eigh_of_varying, top_eigh
-from ._implicit_routes import _decompose_sparse_or_dask
+from ._dense_krylov import krylov_axes
+from ._eigen import top_eigh, top_eigh_of_varying
+from ._implicit_routes import decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
-from ._scatter import _scatter, _scores_by_row_blocks
+from ._scatter import scatter_matrix, scores_by_row_blocks
 from ._svd import auto_n_iter, exact_svd, randomized_svd_f64
 from ._units import Centered, center_array, rescale
 from ._validation import check_n_components, checked_finite, output_dtype, validated
@@ -243,17 +243,17 @@ def _eig_route(
     for integer data), standardized with `standardize`. The steps, and the engine below
     each:
 
-    1. center and scatter: :func:`pcalib._scatter._scatter`, C and the exact column
+    1. center and scatter: :func:`pcalib._scatter.scatter_matrix`, C and the exact column
        means in one pass by blocks of rows, with no centered copy (each block shifted
        by a mean of the first rows, so a large mean costs no digits; rows and columns
        of constant columns exactly 0); :func:`pcalib._decomposition.data_moments`
        keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
-    2. eigensolve: :func:`pcalib._eigen._top_eigh_of_varying`, the k leading
+    2. eigensolve: :func:`pcalib._eigen.top_eigh_of_varying`, the k leading
        eigenpairs of C solved on its varying columns, so constant columns get
        loadings of exactly 0 (LAPACK, or block Krylov for large p:
        :func:`pcalib._eigen.top_eigh`); :math:`\sigma_j` by
        :func:`pcalib._decomposition.sqrt_eigenvalues`, 0 below the rank tolerance;
-    3. scores: :func:`pcalib._scatter._scores_by_row_blocks`, :math:`Y_c V_k` block
+    3. scores: :func:`pcalib._scatter.scores_by_row_blocks`, :math:`Y_c V_k` block
        by block (with `need_scores`);
     4. signs: :func:`pcalib._decomposition.signed`, each axis's largest loading
        positive, its scores flipped with it.
@@ -263,14 +263,14 @@ def _eig_route(
     for NaN and infinity, except where the one pass finds its sums of squares finite.
     """
     n, p = arr.shape
-    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
+    C, center, scale, frame = scatter_matrix(arr, ddof, standardize, name, finite_checked=finite_checked)
     total_ss = float(np.trace(C))
     data_center = frame.data_center(center)
     moments = data_moments(n, C, scale, data_center, frame)  # before C is overwritten
-    w, V = _top_eigh_of_varying(C, k, frame.constant)
+    w, V = top_eigh_of_varying(C, k, frame.constant)
     s = sqrt_eigenvalues(w, n, p)
     V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
+    scores = scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
     found = signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
     exponent = 0 if standardize else int(frame.exponent)
     scale = rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
@@ -343,14 +343,14 @@ def _krylov_route(
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
     formed, then signs.
 
-    1. axes: :func:`pcalib._dense_krylov._krylov_axes`, block Krylov within
+    1. axes: :func:`pcalib._dense_krylov.krylov_axes`, block Krylov within
        `max_blocks` blocks, then Lanczos within `max_vectors` vectors, each stopped by
        the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
        the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
     2. signs: :func:`pcalib._decomposition.found_from_axes`, as for the Gram route.
     """
-    s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
+    s, V, route = krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
     return Decomposition.of_centered(found_from_axes(centered.values, s, V, need_scores), centered, route)
 
 
@@ -405,13 +405,13 @@ def _decompose_matrix(
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
     the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
     `max_vectors`); sparse and Dask data to
-    :func:`pcalib._implicit_routes._decompose_sparse_or_dask`, with no scores
+    :func:`pcalib._implicit_routes.decompose_sparse_or_dask`, with no scores
     (``transform`` gives them).
     """
     if isinstance(data, DenseMatrix):
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
                                finite_checked=data.finite_checked, name=data.name, **in_memory)
-    return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
+    return decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
 
 
 def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> Found:

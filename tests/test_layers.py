@@ -157,7 +157,7 @@ def test_the_pca_routes_read_as_skeletons():
     assert len((PACKAGE / "pca.py").read_text(encoding="utf-8").splitlines()) <= 450
     far = 99
     eig = _call_depths("pcalib.pca", "pca_eig")
-    assert eig.get(("pcalib._scatter", "_scatter"), far) <= 2
+    assert eig.get(("pcalib._scatter", "scatter_matrix"), far) <= 2
     assert eig.get(("pcalib._eigen", "top_eigh"), far) <= 3
     assert eig.get(("pcalib._signs", "axis_signs"), far) <= 3
     svd = _call_depths("pcalib.pca", "pca_svd")
