@@ -9,7 +9,7 @@ the Lanczos method within a budget of vectors (:func:`_lanczos_within`), both st
 the a-posteriori residual test of ``pcalib._eigen.KRYLOV_RTOL``, then the formed
 matrix, as the eig or gram route would solve it. The budgets are the solver
 policy's (:mod:`pcalib.solvers`); the route's skeleton, which calls it as one
-step, is :func:`pcalib.pca._krylov_route`.
+step, is :func:`pcalib._routes.krylov_route`.
 """
 
 from __future__ import annotations

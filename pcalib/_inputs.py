@@ -100,7 +100,7 @@ def as_matrix(X: Any, name: str = "X", *, defer_finite: bool = False) -> DenseMa
     """`X` validated and wrapped in the primitives of its kind (the one place where
     pcalib looks at the kind of its input). With `defer_finite`, a NumPy array's
     values are not yet checked for NaN and infinity (``finite_checked`` is False):
-    :func:`pcalib.pca._decompose_data`, the one reader of such an array, checks
+    :func:`pcalib._routes._decompose_data`, the one reader of such an array, checks
     them or finds them finite in its own pass."""
     dask_array = _dask_array_type()
     if dask_array is not None and isinstance(X, dask_array):

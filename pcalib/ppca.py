@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from . import missing as _missing
 from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likelihood, run_em
 from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
+from ._routes import svd_of_centered
 from ._sklearn_compat import EstimatorBase
 from ._units import center_array
 from ._validation import (
@@ -32,7 +33,6 @@ from ._validation import (
     check_random_state,
     validated,
 )
-from .pca import _decompose
 
 __all__ = ["PPCA"]
 
@@ -243,7 +243,7 @@ class PPCA(EstimatorBase):
         centered = center_array(arr, 0)
         Xc = centered.values
         if self.method == "closed_form":
-            components, s, _, _, _ = _decompose(Xc.copy(), min(n, p), "svd", need_scores=False)
+            components, s, _, _, _ = svd_of_centered(Xc.copy(), min(n, p), need_scores=False)
             lam = s**2 / n  # the nonzero eigenvalues of S; the other p - min(n, p) are 0
             sigma2 = float(lam[k:].sum()) / (p - k)  # from the tail directly: no cancellation
             _check_noise_variance(sigma2, float(lam.sum()) / p)

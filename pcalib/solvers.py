@@ -169,8 +169,8 @@ import numpy as np
 
 from ._decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
 from ._eigen import krylov_block
+from ._routes import decompose_matrix
 from ._validation import check_n_components, check_random_state, warn_outside_pcalib
-from .pca import _decompose_matrix
 from .selection import choose_k
 
 __all__ = [
@@ -405,8 +405,8 @@ def fit_by_route(
 
     def run(route: str) -> Decomposition:
         rng = check_random_state(random_state) if route == "randomized" else None
-        return truncate(_decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
-                                          need_scores=need_scores, random_state=rng, **budget))
+        return truncate(decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
+                                         need_scores=need_scores, random_state=rng, **budget))
 
     found = run(route)
     if not data.implicit:

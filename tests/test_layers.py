@@ -152,8 +152,8 @@ def test_the_pca_routes_read_as_skeletons():
     named call over the engine. Before, pca_eig reached the scatter matrix three calls
     down and the eigensolver four (pca_eig -> _pca -> _decompose_data ->
     _top_eigh_of_varying -> top_eigh), through the dispatcher of every route and every
-    kind of data; now its skeleton calls the scatter, the eigensolver and the sign
-    convention itself."""
+    kind of data; now its skeleton (pcalib._routes.eig_route, one call down) calls the
+    scatter, the eigensolver and the sign convention itself."""
     assert len((PACKAGE / "pca.py").read_text(encoding="utf-8").splitlines()) <= 450
     far = 99
     eig = _call_depths("pcalib.pca", "pca_eig")
