@@ -18,7 +18,7 @@ from ._decomposition import Decomposition
 from ._implicit_routes import decompose_moments
 from ._inputs import as_matrix
 from ._moments import Moments
-from ._sklearn_compat import _AT_LEAST_ONE
+from ._sklearn_compat import AT_LEAST_ONE
 from ._validation import NotFittedError, check_ddof, check_flag, fewest_samples
 from .solvers import components_to_compute, cut_to_request
 
@@ -118,7 +118,7 @@ class StreamingFit:
                 "with solver='eig', or pass every batch, the first included, to partial_fit"
             )
         data = as_matrix(
-            self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
+            self._remember_input(X, AT_LEAST_ONE) if previous is None else self._check_input(X)
         )
         p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
         if p > _PARTIAL_FIT_MAX_FEATURES:

@@ -17,7 +17,7 @@ from . import missing as _missing
 from ._center import Center
 from ._decomposition import Decomposition
 from ._inputs import as_matrix
-from ._ppca_scoring import PPCAScoring, _above_round_off
+from ._ppca_scoring import PPCAScoring, above_round_off
 from ._sklearn_compat import EstimatorBase
 from ._streaming import StreamingFit
 from ._units import rescale
@@ -340,7 +340,7 @@ def _fitted_attributes(
     m = min(n, p)
     resolved = k < m and not found.tail_is_round_off(n, p)
     noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
-    resolved_variances = _above_round_off(s**2, n, p)
+    resolved_variances = above_round_off(s**2, n, p)
     if whiten and not np.all(resolved_variances):
         raise ValueError(
             "whiten=True divides by the square root of each explained variance, but "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._ppca_em import _in_data_units
+from ._ppca_em import in_data_units
 from ._units import unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
 from .missing import (
@@ -131,7 +131,7 @@ def impute_pca(
             # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
             # (below the float64 range at 1e-200) or inf, which would change the filled values
             fit, _, n_observed = _fit_ppca_in_units(model, arr)
-            model._set_fitted(_in_data_units(fit, e, n_observed))
+            model._set_fitted(in_data_units(fit, e, n_observed))
             completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
     else:
         tol = check_tol(1e-8 if tol is None else tol)

@@ -40,8 +40,8 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._eigen import top_eigh
-from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
-from ._ppca_model import _check_noise_variance
+from ._ppca_em import Params, PosteriorMoments, PPCAFit, in_data_units, run_em
+from ._ppca_model import check_noise_variance
 from ._units import checked_scale, unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
 
@@ -121,7 +121,7 @@ def _observed_posterior(
         + \frac{\|y_o - W_o \hat z\|^2 + \sigma^2 \|\hat z\|^2}{\sigma^2}\Big).
 
     Last, for round-off estimates, a bound on the size of the terms summed for each
-    row, as :func:`pcalib._ppca_model._spectral_log_likelihood` gives it: the sum of
+    row, as :func:`pcalib._ppca_model.spectral_log_likelihood` gives it: the sum of
     their absolute values (the log-eigenvalues of :math:`M_o` one by one) plus
     :math:`2\|y_o\|\sqrt{q/\sigma^2}`, q the quadratic term, the effect of the rounding
     error of :math:`y_o` (about :math:`\varepsilon\|y_o\|`) on q.
@@ -228,7 +228,7 @@ class _ObservedStep:
     function (its extra parameters are not identified); the map above collapses it
     back to :math:`z \sim \mathcal N(0, I)` without changing the likelihood, so
     the log-likelihood never decreases. After each M step the noise variance is
-    checked (:func:`pcalib._ppca_model._check_noise_variance` and
+    checked (:func:`pcalib._ppca_model.check_noise_variance` and
     :func:`_check_bounded`). `X0` holds the observed entries less their column
     means, 0 at the missing ones; the means of the iterates are relative to those.
     """
@@ -251,7 +251,7 @@ class _ObservedStep:
     def maximize(self, params: Params, moments: PosteriorMoments) -> Params:
         Z, Sigma = moments
         W, mu, sigma2 = _m_step(self.X0, self.mask, Z, Sigma, self.n_observed)
-        _check_noise_variance(sigma2, self.average_variance)
+        check_noise_variance(sigma2, self.average_variance)
         self.noise.append(sigma2 / self.average_variance)
         _check_bounded(self.noise, self.observed, self.k)
         nu = Z.mean(axis=0)
@@ -305,13 +305,13 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCAFit:
         ``loglik_history_`` (the observed-data log-likelihood of every EM iterate,
         the last one that of the parameters returned).
     """
-    return _in_data_units(*_fit_ppca_in_units(model, X))
+    return in_data_units(*_fit_ppca_in_units(model, X))
 
 
 def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[PPCAFit, int, int]:
     r""":func:`fit_ppca` in the units of :func:`pcalib._units.unit_exponent`: the fit of
     :math:`y = 2^{-e} x`, e and the number of observed entries (for
-    :func:`pcalib._ppca_em._in_data_units`). EM runs in those units, so no square
+    :func:`pcalib._ppca_em.in_data_units`). EM runs in those units, so no square
     overflows or underflows at any scale of X; ``sigma2_`` itself may leave the
     float64 range (a warning says so), these values do not."""
     arr, observed, _ = incomplete_matrix(X)

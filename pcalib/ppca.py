@@ -21,8 +21,8 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likelihood, run_em
-from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
+from ._ppca_em import CompleteStep, PPCAFit, complete_log_likelihood, in_data_units, run_em
+from ._ppca_model import check_noise_variance, spectral_log_likelihood
 from ._routes import svd_of_centered
 from ._sklearn_compat import EstimatorBase
 from ._units import center_array
@@ -46,7 +46,7 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
 
     The thin SVD :math:`W = A\, \operatorname{diag}(d)\, B^\top` gives C in
     spectral form, eigenvalues :math:`d_j^2 + \sigma^2` along the columns of A and
-    :math:`\sigma^2` elsewhere (:func:`_spectral_log_likelihood`): the p x p
+    :math:`\sigma^2` elsewhere (:func:`pcalib._ppca_model.spectral_log_likelihood`): the p x p
     matrix C is never formed, and the residual term is computed directly.
 
     Parameters
@@ -66,7 +66,7 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
         If C is singular (``sigma2 == 0`` and :math:`W W^\top` singular): the density does not exist.
     """
     A, d, _ = np.linalg.svd(W, full_matrices=False)
-    return _spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
+    return spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
 
 
 class PPCA(EstimatorBase):
@@ -246,14 +246,14 @@ class PPCA(EstimatorBase):
             components, s, _, _, _ = svd_of_centered(Xc.copy(), min(n, p), need_scores=False)
             lam = s**2 / n  # the nonzero eigenvalues of S; the other p - min(n, p) are 0
             sigma2 = float(lam[k:].sum()) / (p - k)  # from the tail directly: no cancellation
-            _check_noise_variance(sigma2, float(lam.sum()) / p)
+            check_noise_variance(sigma2, float(lam.sum()) / p)
             W = components[:k].T * np.sqrt(np.maximum(lam[:k] - sigma2, 0.0))
             fit = PPCAFit(W, np.zeros(p), sigma2, np.array([complete_log_likelihood(Xc, W, sigma2)[0]]))
         else:
             fit = run_em(CompleteStep(Xc), k, max_iter=self.max_iter, tol=self.tol,
                          random_state=self.random_state)
         # back to the data's units: x = center + 2**e y
-        return self._set_fitted(_in_data_units(fit, centered.exponent, n * p, centered.center.value))
+        return self._set_fitted(in_data_units(fit, centered.exponent, n * p, centered.center.value))
 
     def _set_fitted(self, fit: PPCAFit) -> PPCA:
         """Store `fit` (in the data's units) as the fitted attributes; returns self."""
