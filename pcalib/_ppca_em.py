@@ -5,7 +5,7 @@ the log-likelihood history, the stopping rule (:func:`_converged`), and the warn
 when EM stops at ``max_iter`` or converges slowly. What differs between the models, the
 E step and the M step with its parameter expansion (PX-EM, Liu, Rubin and Wu 1998),
 comes in a step object (:class:`EMStep`): :class:`CompleteStep` here, for centered
-complete data, and ``pcalib.missing._ObservedStep``, for the observed entries of data
+complete data, and ``pcalib._missing_fits._ObservedStep``, for the observed entries of data
 with NaN. Both work in units of a power of two chosen by their caller;
 :func:`in_data_units` converts a fit back.
 """

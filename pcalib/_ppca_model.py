@@ -1,5 +1,5 @@
 r"""The PPCA model's closed forms, shared by :mod:`pcalib.ppca` (the estimator),
-:mod:`pcalib._ppca_em` and :mod:`pcalib.missing` (its EM, with and without missing
+:mod:`pcalib._ppca_em` and :mod:`pcalib._missing_fits` (its EM, with and without missing
 values) and the PPCA scores of :class:`pcalib.PCA`: the log-density in spectral form,
 the canonical W, and the check that the noise variance is not 0.
 """

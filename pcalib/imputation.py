@@ -8,15 +8,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._missing_fits import fit_ppca_in_units, iterative_pca
 from ._ppca_em import in_data_units
 from ._units import unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
-from .missing import (
-    METHODS,
-    _fit_ppca_in_units,
-    _iterative_pca,
-    fill_missing,
-)
+from .missing import METHODS, fill_missing
 from .ppca import PPCA
 
 __all__ = ["impute_pca"]
@@ -130,12 +126,12 @@ def impute_pca(
             model._remember_input(arr)  # what PPCA.fit records first
             # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
             # (below the float64 range at 1e-200) or inf, which would change the filled values
-            fit, _, n_observed = _fit_ppca_in_units(model, arr)
+            fit, _, n_observed = fit_ppca_in_units(model, arr)
             model._set_fitted(in_data_units(fit, e, n_observed))
             completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
     else:
         tol = check_tol(1e-8 if tol is None else tol)
-        completed, _ = _iterative_pca(
+        completed, _ = iterative_pca(
             unit, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
         )
         completed = np.ldexp(completed, e)

@@ -89,9 +89,9 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_graph_reader_sees_imports_inside_functions():
-    """The reader is not blind: missing.py's EM imports from _ppca_model, estimator
-    imports missing, and TYPE_CHECKING imports are skipped."""
-    assert "pcalib._ppca_model" in _imports("pcalib.missing")
+    """The reader is not blind: the EM of data with NaN (_missing_fits) imports from
+    _ppca_model, estimator imports missing, and TYPE_CHECKING imports are skipped."""
+    assert "pcalib._ppca_model" in _imports("pcalib._missing_fits")
     assert "pcalib.missing" in _imports("pcalib.estimator")
     assert "pcalib.estimator" not in _imports("pcalib.missing")  # annotations only
 
