@@ -1,6 +1,6 @@
 r"""What a PCA route returns, and the steps that every route ends with.
 
-A route (the skeletons of :mod:`pcalib.pca` for data in memory, those of
+A route (the skeletons of :mod:`pcalib._routes` for data in memory, those of
 :mod:`pcalib._implicit_routes` for sparse and Dask data and for streams) finds the k
 leading singular values :math:`\sigma_j` and axes :math:`v_j` of the centered data Y_c,
 read in the units of its frame (:class:`pcalib._units.Frame`), then:

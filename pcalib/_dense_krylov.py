@@ -90,7 +90,7 @@ def krylov_axes(
     route: the Krylov stages start from random vectors that are not, so for n >= p
     their Ritz vectors are cut to the varying columns and re-orthonormalized (a
     Cholesky QR step, which keeps zero rows zero), and the formed matrix is solved on
-    the varying columns (:func:`top_eigh_of_varying`); with no more varying columns
+    the varying columns (:func:`pcalib._eigen.top_eigh_of_varying`); with no more varying columns
     than k, only the formed matrix runs.
     """
     n, p = Xc.shape

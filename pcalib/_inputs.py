@@ -2,7 +2,7 @@ r"""The kinds of data pcalib reads, each behind the same few primitives.
 
 A data matrix X (n x p, one sample per row) comes as a NumPy array in memory,
 a ``scipy.sparse`` matrix or array (CSR or CSC), or a ``dask.array.Array``
-chunked by rows (out of core or distributed). The routes of :mod:`pcalib.pca`
+chunked by rows (out of core or distributed). The routes of :mod:`pcalib._routes`
 and :class:`pcalib.PCA` see the last two only through these primitives,
 implemented once per kind: :class:`DenseMatrix` here,
 :class:`pcalib._sparse_input.SparseMatrix` and :class:`pcalib._dask_input.DaskMatrix`
@@ -59,7 +59,7 @@ __all__ = [
 class DenseMatrix:
     """A validated NumPy array in memory (integers kept as they are)."""
 
-    implicit = False  #: the in-memory routes of pcalib.pca read `arr` directly
+    implicit = False  #: the in-memory routes of pcalib._routes read `arr` directly
     in_memory = True
     supports_svd = True
 

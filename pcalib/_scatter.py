@@ -1,6 +1,6 @@
 r"""The covariance route's scatter matrix, in one pass over the data and without a centered copy.
 
-The eig route of :mod:`pcalib.pca` asks one question of the data,
+The eig route of :mod:`pcalib._routes` asks one question of the data,
 :math:`C = Y_c^\top Y_c` with the exact column means, and later the scores
 :math:`Y_c V_k`. This module answers both by blocks of rows, and adds what the chapters'
 formula :math:`S = X_c^\top X_c / (n - 1)` leaves out:

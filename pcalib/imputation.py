@@ -1,6 +1,6 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (:mod:`pcalib.missing`).
+or by (regularized) iterative PCA (:func:`pcalib._missing_fits.iterative_pca`).
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ r"""Which route fits which data: the policy of ``PCA(solver="auto")``.
 (sparse and Dask data) which route to run, and :func:`fit_by_route` runs it with the
 accuracy guard of "auto". The functions that choose are pure functions of the shape,
 the number of components and (for sparse data) the stored entries per row and column;
-no data are read there. The routes themselves live in ``pcalib.pca``. Every
-constant is a measurement on the 2-core machine the book is built on (the comments
-in the source say which), so the policy can be re-measured with
+no data are read there. The routes themselves live in ``pcalib._routes`` (the
+skeletons that ``pca_eig``, ``pca_svd`` and ``pca_gram`` run too). Every constant is a
+measurement on the 2-core machine the book is built on (the comments in the source
+say which), so the policy can be re-measured with
 ``python -m tests.benchmarks`` (timings against scikit-learn) without reading the
 estimator. To see which route "auto" takes for a shape::
 
