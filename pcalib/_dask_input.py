@@ -18,7 +18,7 @@ from scipy.linalg import blas
 from ._center import Center, standardized_block
 from ._moments import Moments, tree_reduce
 from ._threads import cores, limited_blas
-from ._validation import _as_numeric_array, checked_finite, output_dtype
+from ._validation import as_numeric_array, checked_finite, output_dtype
 
 __all__ = ["DaskMatrix"]
 
@@ -62,7 +62,7 @@ class DaskMatrix:
                 f"{name} has unknown chunk sizes (NaN in {name}.chunks); call "
                 f"{name}.compute_chunk_sizes() first"
             )
-        _as_numeric_array(np.empty((0, 0), dtype=X.dtype), name)  # the dtype check only
+        as_numeric_array(np.empty((0, 0), dtype=X.dtype), name)  # the dtype check only
         if X.size == 0:
             raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
         if X.numblocks[1] > 1:

@@ -1,24 +1,24 @@
 r"""What a PCA route returns, and the steps that every route ends with.
 
-A route (the skeletons of :mod:`pcalib.pca` for data in memory, those of
+A route (the skeletons of :mod:`pcalib._routes` for data in memory, those of
 :mod:`pcalib._implicit_routes` for sparse and Dask data and for streams) finds the k
 leading singular values :math:`\sigma_j` and axes :math:`v_j` of the centered data Y_c,
-read in the units of its frame (:class:`pcalib.covariance_matrix._Frame`), then:
+read in the units of its frame (:class:`pcalib._units.Frame`), then:
 
-* :func:`_sqrt_eigenvalues`: :math:`\sigma_j = \sqrt{\lambda_j}` from the eigenvalues of
+* :func:`sqrt_eigenvalues`: :math:`\sigma_j = \sqrt{\lambda_j}` from the eigenvalues of
   :math:`Y_c^\top Y_c` or :math:`Y_c Y_c^\top`, round-off below the rank tolerance set
   to 0;
-* :func:`_axes_from_left`: :math:`v_j = Y_c^\top u_j / \sigma_j` from the Gram
+* :func:`axes_from_left`: :math:`v_j = Y_c^\top u_j / \sigma_j` from the Gram
   route's eigenvectors :math:`u_j`;
-* :func:`_svd_found`, :func:`_found_from_axes`: the kept and discarded sums of
+* :func:`svd_found`, :func:`found_from_axes`: the kept and discarded sums of
   squares and the scores;
-* :func:`_signed`: the sign convention (:func:`pcalib._signs.axis_signs`) on the axes
+* :func:`signed`: the sign convention (:func:`pcalib._signs.axis_signs`) on the axes
   and the scores;
-* :class:`_Decomposition`: the result, kept in frame units and converted to the data's
+* :class:`Decomposition`: the result, kept in frame units and converted to the data's
   units when read, with the moments a later ``PCA.partial_fit`` continues from
-  (:func:`_data_moments`).
+  (:func:`data_moments`).
 
-:func:`_check_variance` refuses, before any of it, data with no variance at all.
+:func:`check_variance` refuses, before any of it, data with no variance at all.
 """
 
 from __future__ import annotations
@@ -31,21 +31,21 @@ import numpy as np
 from ._center import Center
 from ._inputs import Moments
 from ._signs import axis_signs
-from .covariance_matrix import _Centered, _Frame, _rescale
-from .lowrank import _orthonormal_completion
+from ._svd import orthonormal_completion
+from ._units import Centered, Frame, rescale
 
 _EPS = np.finfo(np.float64).eps
 
 # The covariance routes keep the p x p scatter matrix of the data for a later
 # PCA.partial_fit when p is at most this (8 MB).
-_KEPT_MOMENTS_MAX_FEATURES = 1024
+KEPT_MOMENTS_MAX_FEATURES = 1024
 
 #: What a dense route finds, in frame units: ``(components (k, p), singular values (k,),
 #: total_ss, tail_ss, scores (n, k) or None)``, the sign convention applied.
-_Found: TypeAlias = tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]
+Found: TypeAlias = tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]
 
 
-def _check_variance(constant: np.ndarray) -> None:
+def check_variance(constant: np.ndarray) -> None:
     """Refuse data whose columns are all constant: then every direction has variance 0,
     and the principal axes and explained-variance ratios are undefined. (Any column
     whose entries are not all equal has a positive variance, whatever its scale.)"""
@@ -56,7 +56,7 @@ def _check_variance(constant: np.ndarray) -> None:
         )
 
 
-def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
+def sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
     """Singular values from eigenvalues of X_c^T X_c or X_c X_c^T (in decreasing order).
 
     These eigenvalues carry an absolute error of about eps * lambda_max: values
@@ -68,10 +68,10 @@ def _sqrt_eigenvalues(w: np.ndarray, n: int, p: int) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class _Decomposition:
+class Decomposition:
     r"""The k leading principal axes of some data, as one route found them.
 
-    Sizes are kept in the units of the data's frame (:class:`pcalib.covariance_matrix._Frame`),
+    Sizes are kept in the units of the data's frame (:class:`pcalib._units.Frame`),
     where nothing overflows: the centered (or standardized) data are
     ``2**exponent`` times the matrix that was decomposed. The methods convert
     to the data's units, with a warning if a number leaves the float64 range.
@@ -87,18 +87,18 @@ class _Decomposition:
     exponent: int
     route: str
     #: the count, mean and scatter matrix of the data, data units, when the route formed
-    #: them (the covariance routes, p <= _KEPT_MOMENTS_MAX_FEATURES): a later
+    #: them (the covariance routes, p <= KEPT_MOMENTS_MAX_FEATURES): a later
     #: ``PCA.partial_fit`` continues from them
     moments: Moments | None = None
 
     @classmethod
     def of_centered(
-        cls, found: _Found, centered: _Centered, route: str, moments: Moments | None = None
-    ) -> _Decomposition:
-        """What a route found on the centered copy `centered` (:func:`pcalib.covariance_matrix._center_array`)."""
+        cls, found: Found, centered: Centered, route: str, moments: Moments | None = None
+    ) -> Decomposition:
+        """What a route found on the centered copy `centered` (:func:`pcalib._units.center_array`)."""
         return cls(*found, centered.center, centered.scale, centered.exponent, route, moments)
 
-    def truncated(self, k: int) -> _Decomposition:
+    def truncated(self, k: int) -> Decomposition:
         """The first k axes; the others join the discarded tail."""
         tail = self.tail_ss + float(self.s[k:] @ self.s[k:])
         scores = self.scores[:, :k] if self.scores is not None else None
@@ -130,10 +130,10 @@ class _Decomposition:
         return self.center.value
 
     def singular_values(self) -> np.ndarray:
-        return _rescale(self.s, self.exponent, "singular values")
+        return rescale(self.s, self.exponent, "singular values")
 
     def explained_variance(self, divisor: int) -> np.ndarray:
-        return _rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
+        return rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
 
     def explained_variance_ratio(self) -> np.ndarray:
         return self.s**2 / self.total_ss
@@ -141,16 +141,16 @@ class _Decomposition:
     def data_scores(self) -> np.ndarray:
         if self.scores is None:
             raise ValueError("this route computed no scores (need_scores=False, or data not in memory)")
-        return _rescale(self.scores, self.exponent, "scores")
+        return rescale(self.scores, self.exponent, "scores")
 
 
-def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: _Frame) -> Moments | None:
+def data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame: Frame) -> Moments | None:
     r"""The :class:`pcalib._inputs.Moments` of data whose scatter matrix, scaled by
     `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
     :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
-    None if p exceeds ``_KEPT_MOMENTS_MAX_FEATURES``."""
+    None if p exceeds ``KEPT_MOMENTS_MAX_FEATURES``."""
     p = C.shape[0]
-    if p > _KEPT_MOMENTS_MAX_FEATURES:
+    if p > KEPT_MOMENTS_MAX_FEATURES:
         return None
     mantissa, scale_exponent = np.frexp(scale)
     exponent = np.broadcast_to(frame.exponent, (p,)) + scale_exponent
@@ -161,19 +161,19 @@ def _data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, fram
     return Moments(n, center.shift, center.offset, M, value, top)
 
 
-def _svd_moments(centered: _Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
-    r""":func:`_data_moments` of the centered copy `centered` from its thin SVD, the scatter
+def svd_moments(centered: Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
+    r""":func:`data_moments` of the centered copy `centered` from its thin SVD, the scatter
     matrix :math:`V \Sigma^2 V^\top` (None, and nothing formed, beyond
-    ``_KEPT_MOMENTS_MAX_FEATURES`` columns)."""
-    if Vt.shape[1] > _KEPT_MOMENTS_MAX_FEATURES:
+    ``KEPT_MOMENTS_MAX_FEATURES`` columns)."""
+    if Vt.shape[1] > KEPT_MOMENTS_MAX_FEATURES:
         return None
-    frame = _Frame(None, np.asarray(centered.exponent), centered.constant)
-    return _data_moments(centered.values.shape[0], (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
+    frame = Frame(None, np.asarray(centered.exponent), centered.constant)
+    return data_moments(centered.values.shape[0], (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
 
 
-def _signed(
+def signed(
     components: np.ndarray, s: np.ndarray, total_ss: float, tail_ss: float, scores: np.ndarray | None
-) -> _Found:
+) -> Found:
     """Apply the sign convention to the components, and to the scores with them."""
     signs = axis_signs(components)
     components = components * signs[:, None]
@@ -182,21 +182,21 @@ def _signed(
     return components, s, total_ss, tail_ss, scores
 
 
-def _svd_found(
+def svd_found(
     U: np.ndarray, s_all: np.ndarray, Vt: np.ndarray, k: int, need_scores: bool
-) -> _Found:
+) -> Found:
     r"""The k leading of the thin SVD ``U, s_all, Vt`` of the centered data: the discarded
     :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, signs applied."""
     total_ss = float(s_all @ s_all)
     s, components = s_all[:k], Vt[:k]
     tail_ss = float(s_all[k:] @ s_all[k:])
     scores = U[:, :k] * s if need_scores else None
-    return _signed(components, s, total_ss, tail_ss, scores)
+    return signed(components, s, total_ss, tail_ss, scores)
 
 
-def _found_from_axes(
+def found_from_axes(
     Xc: np.ndarray, s: np.ndarray, V: np.ndarray, need_scores: bool
-) -> _Found:
+) -> Found:
     """What a route found from the axes V (p, k) and singular values s of `Xc`: the
     discarded sum of squares as the difference of two sums, scores :math:`X_c V`, signs
     applied."""
@@ -204,10 +204,10 @@ def _found_from_axes(
     total_ss = float(flat @ flat)
     tail_ss = max(total_ss - float(s @ s), 0.0)
     scores = Xc @ V if need_scores else None
-    return _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
+    return signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
 
 
-def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+def axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
     r"""Axes :math:`v_j = X_c^\top u_j / \sigma_j` (p, k) from left singular vectors U.
 
     For :math:`\sigma_j = 0`, :math:`X_c^\top u_j / \sigma_j` would be noise divided
@@ -216,5 +216,5 @@ def _axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.
     recovered axes, whose orthogonality the squared condition number degrades for
     small :math:`\sigma_j`."""
     keep = s > 0
-    return _orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
+    return orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
 

@@ -3,13 +3,13 @@ forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
 
 The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
 matrices; above about a thousand features forming it (one ``syrk``) and solving it
-(:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`_krylov_axes`
+(:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`krylov_axes`
 runs up to three stages: block Krylov (:func:`pcalib._eigen.krylov_top_operator`), then
 the Lanczos method within a budget of vectors (:func:`_lanczos_within`), both stopped by
 the a-posteriori residual test of ``pcalib._eigen.KRYLOV_RTOL``, then the formed
 matrix, as the eig or gram route would solve it. The budgets are the solver
 policy's (:mod:`pcalib.solvers`); the route's skeleton, which calls it as one
-step, is :func:`pcalib.pca._krylov_route`.
+step, is :func:`pcalib._routes.krylov_route`.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-from ._decomposition import _axes_from_left, _sqrt_eigenvalues
+from ._decomposition import axes_from_left, sqrt_eigenvalues
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     KRYLOV_RTOL,
-    _top_eigh_of_varying,
     krylov_block,
     krylov_top_operator,
     lanczos_top_operator,
     top_eigh,
+    top_eigh_of_varying,
 )
 
 
@@ -59,7 +59,7 @@ def _lanczos_within(Xc: np.ndarray, k: int, max_vectors: int) -> tuple[np.ndarra
         return None
 
 
-def _krylov_axes(
+def krylov_axes(
     Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, max_vectors: int = 0
 ) -> tuple[np.ndarray, np.ndarray, str]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
@@ -90,7 +90,7 @@ def _krylov_axes(
     route: the Krylov stages start from random vectors that are not, so for n >= p
     their Ritz vectors are cut to the varying columns and re-orthonormalized (a
     Cholesky QR step, which keeps zero rows zero), and the formed matrix is solved on
-    the varying columns (:func:`_top_eigh_of_varying`); with no more varying columns
+    the varying columns (:func:`pcalib._eigen.top_eigh_of_varying`); with no more varying columns
     than k, only the formed matrix runs.
     """
     n, p = Xc.shape
@@ -117,7 +117,7 @@ def _krylov_axes(
     if top is None and max_vectors:
         top = _lanczos_within(Xc, k, max_vectors)
     if top is None and n >= p:  # the formed matrix (a syrk), as the eig route
-        w, W = _top_eigh_of_varying(Xc.T @ Xc, k, constant)
+        w, W = top_eigh_of_varying(Xc.T @ Xc, k, constant)
         route = "eig"
     elif top is None:  # as the gram route
         w, W = top_eigh(Xc @ Xc.T, k)
@@ -129,5 +129,5 @@ def _krylov_axes(
             W[constant] = 0.0
             R = scipy.linalg.cholesky(blas.dsyrk(1.0, W, trans=1), lower=False, check_finite=False)
             W = blas.dtrsm(1.0, R, W, side=1, lower=0)  # W R^{-1}
-    s = _sqrt_eigenvalues(w, n, p)
-    return s, (W if n >= p else _axes_from_left(Xc, W, s, k)), route
+    s = sqrt_eigenvalues(w, n, p)
+    return s, (W if n >= p else axes_from_left(Xc, W, s, k)), route

@@ -13,7 +13,7 @@ Three solvers:
   LAPACK (``?syevr`` with an index range, or ``?syevd``) otherwise or when the
   Krylov method does not converge.
 
-:func:`_top_eigh_of_varying` gives a PCA scatter matrix's constant columns loadings of
+:func:`top_eigh_of_varying` gives a PCA scatter matrix's constant columns loadings of
 exactly 0, by solving on the other columns only.
 
 Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
@@ -35,7 +35,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 from scipy.linalg import blas
 
-__all__ = ["krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh"]
+__all__ = ["krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh", "top_eigh_of_varying"]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
@@ -334,7 +334,7 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return w[::-1], V[:, ::-1]
 
 
-def _top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`top_eigh` of a scatter matrix C whose rows and columns of
     `constant` columns are 0: solved on the varying columns only, so the loadings of
     the constant ones are exactly 0 (the eigensolver would mix them in to

@@ -7,7 +7,7 @@ dense; a Dask array does not fit in memory). They read the data through
 data and QR factorizations of dense blocks carry the centering, and end as the dense
 routes do (:mod:`pcalib._decomposition`), with no scores (``transform`` gives them):
 
-* "eig": :func:`_decompose_moments`, the k leading eigenpairs of the scatter matrix
+* "eig": :func:`decompose_moments`, the k leading eigenpairs of the scatter matrix
   from the one-pass moments (any kind of data, and the stream of ``partial_fit``);
 * "randomized" and "krylov": :func:`_decompose_implicit`, Lanczos (sparse) or block
   Krylov (Dask) on products with :math:`X_c^\top X_c`, never formed;
@@ -16,7 +16,7 @@ routes do (:mod:`pcalib._decomposition`), with no scores (``transform`` gives th
 * "gram": :func:`_decompose_sparse_gram`, the n x n matrix :math:`X_c X_c^\top` of
   sparse data with few rows.
 
-:func:`_decompose_sparse_or_dask` takes a route's name to its function.
+:func:`decompose_sparse_or_dask` takes a route's name to its function.
 """
 
 from __future__ import annotations
@@ -30,36 +30,37 @@ from scipy.linalg import blas
 
 from ._center import Center
 from ._decomposition import (
-    _EPS,
-    _KEPT_MOMENTS_MAX_FEATURES,
-    _check_variance,
-    _Decomposition,
-    _signed,
-    _sqrt_eigenvalues,
+    KEPT_MOMENTS_MAX_FEATURES,
+    Decomposition,
+    check_variance,
+    signed,
+    sqrt_eigenvalues,
 )
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     KRYLOV_RTOL,
-    _top_eigh_of_varying,
     krylov_block,
     krylov_top_operator,
     lanczos_top_operator,
     top_eigh,
+    top_eigh_of_varying,
 )
 from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
-from .covariance_matrix import _checked_scale, _rescale
-from .lowrank import _exact_svd, _orthonormal_completion
+from ._svd import exact_svd, orthonormal_completion
+from ._units import checked_scale, rescale
+
+_EPS = np.finfo(np.float64).eps
 
 
-def _decompose_sparse_or_dask(
+def decompose_sparse_or_dask(
     data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool
-) -> _Decomposition:
+) -> Decomposition:
     r"""Principal axes of sparse or Dask data by one route: "eig" from the one-pass
     moments, "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR
     (Dask) or QR factorizations of dense blocks (sparse), "gram" from the sparse
     :math:`X X^\top` (sparse only)."""
     if route == "eig":
-        return _decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
+        return decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route in ("randomized", "krylov"):
         return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
     if isinstance(data, SparseMatrix):
@@ -84,12 +85,12 @@ class _MomentUnits:
     def of(cls, moments: Moments, ddof: int, standardize: bool, name: str = "X") -> _MomentUnits:
         """Refuses data whose columns are all constant, or constant columns to standardize."""
         constant, e = moments.constant, moments.exponent
-        _check_variance(constant)
+        check_variance(constant)
         if not standardize:
             ones = np.ones(constant.size)
             return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
-        sd = _checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
-        data_sd = _rescale(sd, e, "the standard deviations")
+        sd = checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
+        data_sd = rescale(sd, e, "the standard deviations")
         return cls(data_sd, sd, data_sd, 0)
 
     def total_ss(self, moments: Moments) -> float:
@@ -98,7 +99,7 @@ class _MomentUnits:
         return float(np.sum(squares / self.frame_divisor**2))
 
 
-def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The covariance route from the one-pass moments :math:`(n, \bar x, M)` of the
     data (any kind: :meth:`pcalib._inputs.Moments.merge` of blocks, chunks or
     batches): the k leading eigenpairs of :math:`D^{-1} M D^{-1}`
@@ -112,23 +113,23 @@ def _decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool
     C /= units.frame_divisor[:, None]
     C /= units.frame_divisor
     total_ss = float(np.trace(C))
-    w, V = _top_eigh_of_varying(C, k, moments.constant)
-    s = _sqrt_eigenvalues(w, moments.n, p)
-    kept = moments if p <= _KEPT_MOMENTS_MAX_FEATURES else None
+    w, V = top_eigh_of_varying(C, k, moments.constant)
+    s = sqrt_eigenvalues(w, moments.n, p)
+    kept = moments if p <= KEPT_MOMENTS_MAX_FEATURES else None
     return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)
 
 
 def _decomposition_of_axes(
     V: np.ndarray, s: np.ndarray, total_ss: float, moments: Moments, units: _MomentUnits, route: str
-) -> _Decomposition:
-    """A _Decomposition from axes V (p, k) and singular values s of Z (see
+) -> Decomposition:
+    """A Decomposition from axes V (p, k) and singular values s of Z (see
     :class:`_MomentUnits`), no scores."""
     tail_ss = max(total_ss - float(s @ s), 0.0)
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return _Decomposition(*found, moments.center(), units.scale, units.exponent, route)
+    found = signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
+    return Decomposition(*found, moments.center(), units.scale, units.exponent, route)
 
 
-def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The wide route for data that stay sparse or out of core: the k leading
     eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
     with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
@@ -183,7 +184,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
                 "ask for fewer or more components, or densify X if it fits in memory"
             )
     w, V = top[:2]
-    return _decomposition_of_axes(V, _sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
+    return _decomposition_of_axes(V, sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
 
 
 def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
@@ -195,7 +196,7 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
     a Householder QR with its Q, and as accurate for columns this close to
     orthonormal); otherwise (some :math:`\sigma_j` at most :math:`\max(n, p)\,
     \varepsilon\,\sigma_1`, round-off whose :math:`u_j` is noise, or Cholesky failing)
-    by :func:`pcalib.lowrank._orthonormal_completion`, whose completion gives the axes
+    by :func:`pcalib._svd.orthonormal_completion`, whose completion gives the axes
     of those :math:`\sigma_j`."""
     k = s.size
     keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
@@ -207,10 +208,10 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
             return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
         except np.linalg.LinAlgError:  # columns too far from orthonormal: Householder
             pass
-    return _orthonormal_completion(V, k)
+    return orthonormal_completion(V, k)
 
 
-def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The Gram route for sparse data with few rows: the k leading eigenpairs
     :math:`(\sigma_j^2, u_j)` of the n x n matrix :math:`Z_c Z_c^\top`
     (:meth:`pcalib._inputs.SparseMatrix.centered_gram`, :func:`pcalib._eigen.top_eigh`),
@@ -224,12 +225,12 @@ def _decompose_sparse_gram(data: SparseMatrix, k: int, *, ddof: int, standardize
     units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
     w, U = top_eigh(np.asfortranarray(data.centered_gram(center, units.divisor)), k)
-    s = _sqrt_eigenvalues(w, n, p)
+    s = sqrt_eigenvalues(w, n, p)
     V = _recovered_axes(data, U, s, center, units.divisor)
     return _decomposition_of_axes(V, s, units.total_ss(moments), moments, units, "gram")
 
 
-def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The SVD route for sparse data: the singular values of :math:`Z_c` from those of
     the triangular factor R of its dense blocks (:meth:`pcalib._inputs.SparseMatrix.centered_r`,
     to about :math:`\varepsilon \sigma_1`: the condition number is never squared),
@@ -240,10 +241,10 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     moments = data.moments(full=False)
     units = _MomentUnits.of(moments, ddof, standardize)
     center = moments.center()
-    _, s_all, Wt = _exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
+    _, s_all, Wt = exact_svd(data.centered_r(center, units.divisor), overwrite_a=True)
     s = np.concatenate([s_all, np.zeros(max(k - s_all.size, 0))])[:k]
     if n >= p:
-        V = _orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
+        V = orthonormal_completion(Wt[: min(k, Wt.shape[0])].T, k)
     else:
         U = np.zeros((n, k))
         U[:, : min(k, Wt.shape[0])] = Wt[:k].T
@@ -251,7 +252,7 @@ def _decompose_sparse_qr(data: SparseMatrix, k: int, *, ddof: int, standardize: 
     return _decomposition_of_axes(V, s, float(s_all @ s_all), moments, units, "svd")
 
 
-def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> _Decomposition:
+def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
     r"""The SVD route for Dask data: TSQR of the centered (scaled) data,
     :math:`Y_c = Q R` (``dask.array.linalg.tsqr``, one pass and the tree of small QR
     factorizations; the rounding error of the mean corrected in R, see
@@ -260,5 +261,5 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
     condition number never squared. The accuracy guard of the covariance route."""
     moments = data.moments(full=False)
     units = _MomentUnits.of(moments, ddof, standardize)
-    _, s_all, Vt = _exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
+    _, s_all, Vt = exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
     return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, units, "svd")

@@ -2,12 +2,12 @@ r"""The kinds of data pcalib reads, each behind the same few primitives.
 
 A data matrix X (n x p, one sample per row) comes as a NumPy array in memory,
 a ``scipy.sparse`` matrix or array (CSR or CSC), or a ``dask.array.Array``
-chunked by rows (out of core or distributed). The routes of :mod:`pcalib.pca`
+chunked by rows (out of core or distributed). The routes of :mod:`pcalib._routes`
 and :class:`pcalib.PCA` see the last two only through these primitives,
 implemented once per kind: :class:`DenseMatrix` here,
 :class:`pcalib._sparse_input.SparseMatrix` and :class:`pcalib._dask_input.DaskMatrix`
 (and NumPy arrays keep their in-memory routes, which read them through
-``pcalib.covariance_matrix._Frame``):
+``pcalib._units.Frame``):
 
 * :meth:`moments`: one pass, the count, mean and scatter matrix
   :math:`(n, \bar x, M)`, :math:`M = \sum_i (x_i - \bar x)(x_i - \bar x)^\top`,
@@ -59,7 +59,7 @@ __all__ = [
 class DenseMatrix:
     """A validated NumPy array in memory (integers kept as they are)."""
 
-    implicit = False  #: the in-memory routes of pcalib.pca read `arr` directly
+    implicit = False  #: the in-memory routes of pcalib._routes read `arr` directly
     in_memory = True
     supports_svd = True
 
@@ -100,7 +100,7 @@ def as_matrix(X: Any, name: str = "X", *, defer_finite: bool = False) -> DenseMa
     """`X` validated and wrapped in the primitives of its kind (the one place where
     pcalib looks at the kind of its input). With `defer_finite`, a NumPy array's
     values are not yet checked for NaN and infinity (``finite_checked`` is False):
-    :func:`pcalib.pca._decompose_data`, the one reader of such an array, checks
+    :func:`pcalib._routes._decompose_data`, the one reader of such an array, checks
     them or finds them finite in its own pass."""
     dask_array = _dask_array_type()
     if dask_array is not None and isinstance(X, dask_array):

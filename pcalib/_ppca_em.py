@@ -5,9 +5,9 @@ the log-likelihood history, the stopping rule (:func:`_converged`), and the warn
 when EM stops at ``max_iter`` or converges slowly. What differs between the models, the
 E step and the M step with its parameter expansion (PX-EM, Liu, Rubin and Wu 1998),
 comes in a step object (:class:`EMStep`): :class:`CompleteStep` here, for centered
-complete data, and ``pcalib.missing._ObservedStep``, for the observed entries of data
+complete data, and ``pcalib._missing_fits._ObservedStep``, for the observed entries of data
 with NaN. Both work in units of a power of two chosen by their caller;
-:func:`_in_data_units` converts a fit back.
+:func:`in_data_units` converts a fit back.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import scipy.linalg
 
-from ._ppca_model import _canonical_W, _check_noise_variance, _spectral_log_likelihood
-from ._validation import _check_random_state, warn_outside_pcalib
-from .covariance_matrix import _rescale
+from ._ppca_model import canonical_W, check_noise_variance, spectral_log_likelihood
+from ._units import rescale
+from ._validation import check_random_state, warn_outside_pcalib
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
@@ -244,8 +244,8 @@ def run_em(step: EMStep, k: int, *, max_iter: int, tol: float, random_state: obj
     stops the iteration.
     """
     p, average = step.n_features, step.average_variance
-    _check_noise_variance(average, average)  # constant data
-    rng = _check_random_state(random_state)
+    check_noise_variance(average, average)  # constant data
+    rng = check_random_state(random_state)
     params = Params(rng.standard_normal((p, k)) * np.sqrt(average), np.zeros(p), average)
     label, missing = (" with missing values", True) if step.with_missing_values else ("", False)
     history: list[float] = []
@@ -278,15 +278,15 @@ def run_em(step: EMStep, k: int, *, max_iter: int, tol: float, random_state: obj
             + _slow_em_reason(history, k, missing),
             UserWarning,
         )
-    return PPCAFit(_canonical_W(params.W), params.mean, params.sigma2, np.asarray(history))
+    return PPCAFit(canonical_W(params.W), params.mean, params.sigma2, np.asarray(history))
 
 
 def complete_log_likelihood(Xc: np.ndarray, W: np.ndarray, sigma2: float) -> tuple[float, float]:
     r"""Total log-likelihood of centered complete data under :math:`\mathcal N(0, W W^\top
-    + \sigma^2 I)`, by the thin SVD of W and :func:`_spectral_log_likelihood`, and the
+    + \sigma^2 I)`, by the thin SVD of W and :func:`pcalib._ppca_model.spectral_log_likelihood`, and the
     sum of the sizes of its terms (for its round-off)."""
     A, d, _ = np.linalg.svd(W, full_matrices=False)
-    values, sizes = _spectral_log_likelihood(Xc, A, d**2 + sigma2, sigma2)
+    values, sizes = spectral_log_likelihood(Xc, A, d**2 + sigma2, sigma2)
     return float(values.sum()), float(sizes.sum())
 
 
@@ -326,11 +326,11 @@ class CompleteStep:
         residual = self.Xc - Z @ W_star.T
         sigma2 = (float(np.einsum("ij,ij->", residual, residual))
                   + n * sigma2 * float(np.einsum("ij,ji->", Minv, W_star.T @ W_star))) / (n * p)
-        _check_noise_variance(sigma2, self.average_variance)
+        check_noise_variance(sigma2, self.average_variance)
         return Params(W_star @ scipy.linalg.cholesky(E / n, lower=True), params.mean, sigma2)  # the expansion
 
 
-def _in_data_units(fit: PPCAFit, exponent: int, n_observed: int, center: np.ndarray | float = 0.0) -> PPCAFit:
+def in_data_units(fit: PPCAFit, exponent: int, n_observed: int, center: np.ndarray | float = 0.0) -> PPCAFit:
     r"""A fit of :math:`y = 2^{-e}(x - c)` as a fit of x: W times :math:`2^e`, the mean
     :math:`c + 2^e \mu`, :math:`\sigma^2` times :math:`4^e`, and the log-likelihoods less
     :math:`N e \log 2` (the density of x is :math:`2^{-e}` per observed coordinate
@@ -338,8 +338,8 @@ def _in_data_units(fit: PPCAFit, exponent: int, n_observed: int, center: np.ndar
     float64 range is said in a warning naming the estimator's attribute.
     """
     return PPCAFit(
-        _rescale(fit.W, exponent, "W_"),
-        center + _rescale(fit.mean, exponent, "mean_"),
-        float(_rescale(np.asarray(fit.sigma2), 2 * exponent, "sigma2_")),
+        rescale(fit.W, exponent, "W_"),
+        center + rescale(fit.mean, exponent, "mean_"),
+        float(rescale(np.asarray(fit.sigma2), 2 * exponent, "sigma2_")),
         fit.loglik_history - n_observed * exponent * np.log(2.0),
     )

@@ -1,5 +1,5 @@
 r"""The PPCA model's closed forms, shared by :mod:`pcalib.ppca` (the estimator),
-:mod:`pcalib._ppca_em` and :mod:`pcalib.missing` (its EM, with and without missing
+:mod:`pcalib._ppca_em` and :mod:`pcalib._missing_fits` (its EM, with and without missing
 values) and the PPCA scores of :class:`pcalib.PCA`: the log-density in spectral form,
 the canonical W, and the check that the noise variance is not 0.
 """
@@ -14,7 +14,7 @@ _EPS = np.finfo(np.float64).eps
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
-def _spectral_log_likelihood(
+def spectral_log_likelihood(
     D: np.ndarray, A: np.ndarray, c: np.ndarray, sigma2: float
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Log-density of each row of `D` under :math:`\mathcal N(0, C)`,
@@ -65,7 +65,7 @@ def _spectral_log_likelihood(
     return -0.5 * (p * _LOG_2PI + logdet + quad), sizes
 
 
-def _canonical_W(W: np.ndarray) -> np.ndarray:
+def canonical_W(W: np.ndarray) -> np.ndarray:
     r"""Remove the rotation R from :math:`W = U_k (\Lambda_k - \sigma^2 I)^{1/2} R`.
 
     The SVD :math:`W = A D B^\top` gives :math:`W B = A D`, orthogonal columns in
@@ -76,7 +76,7 @@ def _canonical_W(W: np.ndarray) -> np.ndarray:
     return Wc * axis_signs(Wc.T)
 
 
-def _check_noise_variance(sigma2: float, average_variance: float) -> None:
+def check_noise_variance(sigma2: float, average_variance: float) -> None:
     r"""Raise ``ValueError`` if the noise variance is 0 to working precision,
     :math:`\sigma^2 \le (10^3\varepsilon)^2 \bar v` with :math:`\bar v` the average
     variance of the data: they have rank at most k after centering, and the

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._ppca_model import _spectral_log_likelihood
+from ._ppca_model import spectral_log_likelihood
 
 
 class _Fitted(Protocol):
@@ -32,7 +32,7 @@ class _Fitted(Protocol):
 _EPS = np.finfo(np.float64).eps
 
 
-def _above_round_off(variances: np.ndarray, n: int, p: int) -> np.ndarray:
+def above_round_off(variances: np.ndarray, n: int, p: int) -> np.ndarray:
     r"""Which variances (decreasing) exceed round-off, :math:`\max(n, p)\,\varepsilon\,\lambda_1`:
     the SVD returns about that where the other routes return exact zeros."""
     return variances > max(n, p) * _EPS * variances[0]
@@ -74,7 +74,7 @@ class PPCAScoring:
         # C has eigenvalue max(lambda_j, sigma^2) along v_j and sigma^2 elsewhere
         variances = np.maximum(self.explained_variance_.astype(np.float64), self.noise_variance_)
         # Variances at round-off level are zeros: one answer whatever the solver.
-        positive = int(np.sum(_above_round_off(variances, self.n_samples_, self.n_features_in_)))
+        positive = int(np.sum(above_round_off(variances, self.n_samples_, self.n_features_in_)))
         if self.noise_variance_ == 0 and positive < self.n_features_in_:
             raise ValueError(
                 f"noise_variance_ is 0 and only {positive} of the {self.n_features_in_} "
@@ -87,7 +87,7 @@ class PPCAScoring:
 
         def log_likelihood(block: np.ndarray) -> np.ndarray:
             Z = (block - mean) / scale
-            return _spectral_log_likelihood(Z, components.T, variances, self.noise_variance_)[0] - jacobian
+            return spectral_log_likelihood(Z, components.T, variances, self.noise_variance_)[0] - jacobian
 
         return data.map_rows(log_likelihood, None)
 

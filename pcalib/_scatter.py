@@ -1,11 +1,11 @@
 r"""The covariance route's scatter matrix, in one pass over the data and without a centered copy.
 
-The eig route of :mod:`pcalib.pca` asks one question of the data,
+The eig route of :mod:`pcalib._routes` asks one question of the data,
 :math:`C = Y_c^\top Y_c` with the exact column means, and later the scores
 :math:`Y_c V_k`. This module answers both by blocks of rows, and adds what the chapters'
 formula :math:`S = X_c^\top X_c / (n - 1)` leaves out:
 
-* a frame (:class:`pcalib.covariance_matrix._Frame`): Y is X times an exact power of
+* a frame (:class:`pcalib._units.Frame`): Y is X times an exact power of
   two, minus the column minima for integer data, so that no square overflows or
   underflows at any scale and 64-bit integers near :math:`2^{62}` lose no digit;
 * shifted blocks (Chan, Golub and LeVeque 1983): each block is centered about a shift
@@ -16,7 +16,7 @@ formula :math:`S = X_c^\top X_c / (n - 1)` leaves out:
 * constant columns: rows and columns of exactly 0 in C, so their loadings are exactly 0;
 * the column standard deviations, with ``standardize``.
 
-:func:`_scatter` is the entry point, :func:`_scores_by_row_blocks` the scores.
+:func:`scatter_matrix` is the entry point, :func:`scores_by_row_blocks` the scores.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._center import Center
-from ._decomposition import _check_variance
+from ._decomposition import check_variance
 from ._inputs import Moments, gram_and_sums, row_blocks, shifted_gram
+from ._units import Frame, checked_scale
 from ._validation import checked_finite
-from .covariance_matrix import _checked_scale, _Frame
 
 
-def _scatter(
+def scatter_matrix(
     arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
-) -> tuple[np.ndarray, Center, np.ndarray, _Frame]:
+) -> tuple[np.ndarray, Center, np.ndarray, Frame]:
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
-    Y is X read in a frame (:class:`pcalib.covariance_matrix._Frame`), where C neither
+    Y is X read in a frame (:class:`pcalib._units.Frame`), where C neither
     overflows nor underflows. Most data are read in their own units
     (:func:`_one_pass_scatter`: one pass, at most one bit lost, no copy for
     C-contiguous float64 data whose column means are at most their spread).
@@ -73,25 +73,25 @@ def _scatter(
     found = _one_pass_scatter(arr, blocks)
     if found is not None:
         C, center, constant = found
-        frame = _Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
+        frame = Frame(None, np.zeros(p if standardize else (), dtype=np.int64), constant)
     else:
         if not finite_checked:
             checked_finite(arr, name)
-        frame = _Frame.of(arr, per_column=standardize)
+        frame = Frame.of(arr, per_column=standardize)
         C, center = _shifted_scatter(arr, frame, blocks)
-    _check_variance(frame.constant)
+    check_variance(frame.constant)
     C[frame.constant] = 0.0
     C[:, frame.constant] = 0.0
     sd = np.ones(p)
     if standardize:
-        sd = _checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
+        sd = checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
         C /= sd[:, None]
         C /= sd
     return C, center, sd, frame
 
 
-def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
-    r""":func:`_scatter`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
+def _shifted_scatter(arr: np.ndarray, frame: Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
+    r""":func:`scatter_matrix`'s shifted-data pass: ``(Y_c^T Y_c, center)``, frame units.
 
     Floating data whose frame exponent is within :math:`\pm 200` (no square can
     overflow or underflow unscaled) are shifted in their own units, one subtraction
@@ -115,7 +115,7 @@ def _shifted_scatter(arr: np.ndarray, frame: _Frame, blocks: list[slice]) -> tup
     return C, Center(shift * unit, r / n * unit)
 
 
-def _read_shifted(block: np.ndarray, frame: _Frame, shift: np.ndarray, buf: np.ndarray) -> np.ndarray:
+def _read_shifted(block: np.ndarray, frame: Frame, shift: np.ndarray, buf: np.ndarray) -> np.ndarray:
     """`block` read in `frame` into the first rows of `buf`, minus `shift`."""
     out = frame.read(block, out=buf[: block.shape[0]])
     out -= shift
@@ -134,7 +134,7 @@ _ONE_PASS_PEAK_RANGE = (2.0**-250, 2.0**200)
 
 
 def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray, Center, np.ndarray] | None:
-    r"""The fast pass of :func:`_scatter`: :math:`X_c^\top X_c` by the shifted-data
+    r"""The fast pass of :func:`scatter_matrix`: :math:`X_c^\top X_c` by the shifted-data
     algorithm of :meth:`pcalib._inputs.Moments.of_rows`, in X's own units. One
     pass over X as it is (no copy) for C-contiguous float64 data whose column means
     are at most their spread, where :math:`G = X^\top X` and :math:`r = X^\top \mathbf 1`
@@ -169,8 +169,8 @@ def _one_pass_scatter(arr: np.ndarray, blocks: list[slice]) -> tuple[np.ndarray,
     return found.scatter, found.center(), found.constant
 
 
-def _scores_by_row_blocks(
-    arr: np.ndarray, frame: _Frame, center: Center, scale: np.ndarray, V: np.ndarray
+def scores_by_row_blocks(
+    arr: np.ndarray, frame: Frame, center: Center, scale: np.ndarray, V: np.ndarray
 ) -> np.ndarray:
     r"""Scores :math:`((y - \bar y) / s) V`, one row block at a time (no centered copy).
 

@@ -45,15 +45,15 @@ from ._frames import (
 )
 from ._validation import NotFittedError
 
-__all__ = ["EstimatorBase"]
+__all__ = ["AT_LEAST_ONE", "EstimatorBase"]
 
 #: The fewest samples and features an input may have, each with the reason
 #: (said in the error message).
 Minimum = tuple[tuple[int, str], tuple[int, str]]
-_AT_LEAST_ONE: Minimum = ((1, ""), (1, ""))
+AT_LEAST_ONE: Minimum = ((1, ""), (1, ""))
 
 
-def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum = _AT_LEAST_ONE) -> Any:
+def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum = AT_LEAST_ONE) -> Any:
     """`X` as a 2-D array with at least `minimum` (samples, features), not copied if possible.
 
     A Dask collection (``__dask_graph__``) and, if `accepts_sparse`, a

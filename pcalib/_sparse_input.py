@@ -27,7 +27,7 @@ from scipy.linalg import blas
 from ._center import Center
 from ._moments import Moments, sum_into_first
 from ._threads import cores
-from ._validation import _as_numeric_array, output_dtype, warn_outside_pcalib
+from ._validation import as_numeric_array, output_dtype, warn_outside_pcalib
 
 __all__ = ["SparseMatrix"]
 
@@ -327,7 +327,7 @@ class SparseMatrix:
             raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
         if X.format not in ("csr", "csc"):
             X = X.tocsr()  # a copy of the non-zeros, never a dense matrix
-        data = _as_numeric_array(X.data, name)
+        data = as_numeric_array(X.data, name)
         if np.prod(X.shape) == 0:
             raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
         if data.dtype.kind == "f" and not np.all(np.isfinite(data)):

@@ -14,12 +14,12 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._decomposition import _Decomposition
-from ._implicit_routes import _decompose_moments
+from ._decomposition import Decomposition
+from ._implicit_routes import decompose_moments
 from ._inputs import as_matrix
 from ._moments import Moments
-from ._sklearn_compat import _AT_LEAST_ONE
-from ._validation import NotFittedError, _check_ddof, _fewest_samples, check_flag
+from ._sklearn_compat import AT_LEAST_ONE
+from ._validation import NotFittedError, check_ddof, check_flag, fewest_samples
 from .solvers import components_to_compute, cut_to_request
 
 
@@ -38,7 +38,7 @@ class _Streamed(Protocol):
     _stream_dtype: np.dtype
     _unsolved: bool
 
-    def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None: ...
+    def _store(self, found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None: ...
     def _remember_input(self, X: ArrayLike, smallest: Any = ...) -> Any: ...
     def _check_input(self, X: ArrayLike) -> Any: ...
     def _solve_stream(self) -> None: ...
@@ -118,7 +118,7 @@ class StreamingFit:
                 "with solver='eig', or pass every batch, the first included, to partial_fit"
             )
         data = as_matrix(
-            self._remember_input(X, _AT_LEAST_ONE) if previous is None else self._check_input(X)
+            self._remember_input(X, AT_LEAST_ONE) if previous is None else self._check_input(X)
         )
         p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
         if p > _PARTIAL_FIT_MAX_FEATURES:
@@ -131,7 +131,7 @@ class StreamingFit:
         check_flag(self.standardize, "standardize")
         check_flag(self.whiten, "whiten")
         components_to_compute(self.n_components, self.solver, p, p)  # more samples may come
-        _check_ddof(self.ddof, None)
+        check_ddof(self.ddof, None)
         batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
         dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
@@ -146,7 +146,7 @@ class StreamingFit:
         moments = self._moments
         n, p = moments.n, moments.mean.size
         ddof = int(self.ddof)  # checked by partial_fit
-        needed, why = _fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
+        needed, why = fewest_samples(ddof), f"more than ddof={ddof} and at least 2"
         nc = self.n_components
         if isinstance(nc, numbers.Integral) and not isinstance(nc, (bool, np.bool_)) and int(nc) > needed:
             needed, why = int(nc), f"at least n_components={nc}"
@@ -158,7 +158,7 @@ class StreamingFit:
                 f"sample(s) and it needs {needed} ({why}); pass more batches"
             )
         k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        found = _decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))
+        found = decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))
         if fraction:
             found = cut_to_request(found, self.n_components, n)
         self._store(found, n, p, ddof, self._stream_dtype, "eig")

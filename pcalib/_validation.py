@@ -11,7 +11,7 @@ import numbers
 import sys
 import types
 import warnings
-from typing import Literal, overload
+from typing import Any, Literal, cast, overload
 
 import numpy as np
 import scipy.sparse
@@ -22,10 +22,20 @@ from ._frames import check_numeric_columns
 __all__ = [
     "NotFittedError",
     "as_data_matrix",
+    "as_numeric_array",
     "as_square_matrix",
+    "check_ddof",
+    "check_flag",
     "check_n_components",
+    "check_positive_int",
+    "check_random_state",
+    "check_rank",
+    "check_tol",
     "checked_finite",
+    "fewest_samples",
+    "incomplete_matrix",
     "output_dtype",
+    "validated",
     "warn_outside_pcalib",
 ]
 
@@ -80,7 +90,7 @@ def _object_array_as_float(arr: np.ndarray, name: str) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
+def as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
     """`value` as a real (integer or floating) NumPy array, or a TypeError saying what it is."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
@@ -131,7 +141,7 @@ def as_data_matrix(
     ValueError
         If `X` is not 2-D, is empty, or holds NaN or infinity.
     """
-    arr = _as_numeric_array(X, name)
+    arr = as_numeric_array(X, name)
     if np.issubdtype(arr.dtype, np.integer) and keep_integers:
         pass
     else:
@@ -177,6 +187,52 @@ def as_square_matrix(M: ArrayLike, name: str = "M") -> np.ndarray:
     return arr
 
 
+def _first_few(indices: np.ndarray) -> str:
+    """The first ten of `indices` for a message, ``...`` after them if there are more."""
+    shown = indices[:10].tolist()
+    return f"{shown}{' ...' if indices.size > 10 else ''}"
+
+
+def incomplete_matrix(
+    X: ArrayLike, name: str = "X", *, n_features: int | None = None, whole_columns: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+    """Validate a data matrix whose missing entries are NaN.
+
+    Returns a float64 copy, the boolean mask of observed entries and the output
+    dtype. Every row must observe at least one feature, and with
+    `whole_columns` every feature must be observed in at least one row.
+    """
+    if scipy.sparse.issparse(X):
+        raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
+    if type(X).__module__.partition(".")[0] == "pandas":
+        # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
+        # (PPCA.fit reads it so; its columns are checked first, each named if refused)
+        check_numeric_columns(X, name)
+        X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
+    arr = as_numeric_array(X, name)
+    arr = np.array(arr, dtype=output_dtype(arr), copy=True)
+    dtype = output_dtype(arr)
+    observed = ~np.isnan(arr)
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinity; observed entries must be finite (missing ones NaN)")
+    as_data_matrix(np.where(observed, arr, 0.0), name, copy=False)  # shape checks, NaN aside
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
+    empty_rows = np.flatnonzero(~observed.any(axis=1))
+    if empty_rows.size:
+        raise ValueError(
+            f"{name} has {empty_rows.size} row(s) with no observed value (all NaN): rows "
+            f"{_first_few(empty_rows)}; such a row carries no information, drop it"
+        )
+    empty_columns = np.flatnonzero(~observed.any(axis=0))
+    if whole_columns and empty_columns.size:
+        raise ValueError(
+            f"{name} has {empty_columns.size} column(s) with no observed value (all NaN): columns "
+            f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
+        )
+    return arr.astype(np.float64, copy=False), observed, dtype
+
+
 def check_flag(value: object, name: str) -> bool:
     """`value` as a bool; ``TypeError`` naming `name` unless it is True or False."""
     if not isinstance(value, (bool, np.bool_)):
@@ -194,6 +250,33 @@ def check_n_components(k: object, upper: int, name: str = "k") -> int:
     return k
 
 
+def check_positive_int(value: object, name: str) -> int:
+    """`value` as an ``int`` of at least 1 (an iteration count), else TypeError or ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def check_tol(value: object, name: str = "tol") -> float:
+    """`value` as a positive ``float`` (a tolerance), else ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def check_rank(k: object, n: int, p: int, name: str = "k") -> int:
+    """The rank `k` of an imputation model of n x p data: an integer with 1 <= k < min(n, p)."""
+    k = check_n_components(k, min(n, p), name)
+    if k >= min(n, p):
+        raise ValueError(
+            f"{name} must be smaller than min(n_samples, n_features) = {min(n, p)} to impute "
+            f"(a rank-{k} model fits every observed entry exactly), got {k}"
+        )
+    return k
+
+
 class NotFittedError(ValueError, AttributeError):
     """Raised when a method that needs a fitted model is called before ``fit``.
 
@@ -201,12 +284,12 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
-def _fewest_samples(ddof: int) -> int:
+def fewest_samples(ddof: int) -> int:
     """The fewest samples that estimate a variance with divisor n - ddof: more than ddof, and 2."""
     return max(2, int(ddof) + 1)
 
 
-def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
+def check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     """Check ``ddof`` and that the data have more than ``ddof`` samples (the value
     alone if `n_samples` is None)."""
     if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
@@ -214,7 +297,7 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     ddof = int(ddof)
     if ddof < 0:
         raise ValueError(f"ddof must be non-negative, got {ddof}")
-    needed = _fewest_samples(ddof)
+    needed = fewest_samples(ddof)
     if n_samples is not None and n_samples < needed:
         raise ValueError(
             f"{name} needs at least {needed} samples (rows) to estimate a variance "
@@ -223,20 +306,20 @@ def _check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     return ddof
 
 
-def _validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
+def validated(X: ArrayLike, ddof: int, name: str = "X") -> tuple[np.ndarray, int]:
     """Validate `X` (no copy for float input, integers kept as they are) and `ddof`
     against its number of samples."""
     arr = as_data_matrix(X, name, copy=False, keep_integers=True)
-    return arr, _check_ddof(ddof, arr.shape[0], name)
+    return arr, check_ddof(ddof, arr.shape[0], name)
 
 
 @overload
-def _check_random_state(random_state: object) -> np.random.Generator: ...
+def check_random_state(random_state: object) -> np.random.Generator: ...
 @overload
-def _check_random_state(random_state: object, *, draw: Literal[True]) -> np.random.Generator: ...
+def check_random_state(random_state: object, *, draw: Literal[True]) -> np.random.Generator: ...
 @overload
-def _check_random_state(random_state: object, *, draw: bool) -> np.random.Generator | None: ...
-def _check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
+def check_random_state(random_state: object, *, draw: bool) -> np.random.Generator | None: ...
+def check_random_state(random_state: object, *, draw: bool = True) -> np.random.Generator | None:
     """The Generator for `random_state`, or with ``draw=False`` only its validation.
 
     Validation never draws from a ``RandomState`` passed in (it would advance it),

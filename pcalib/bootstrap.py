@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import _check_random_state, _validated, check_flag, output_dtype
-from .covariance_matrix import _center_array, _rescale
+from ._units import center_array, rescale
+from ._validation import check_flag, check_random_state, output_dtype, validated
 from .estimator import PCA
 
 __all__ = ["BootstrapResult", "align_axes", "bootstrap_pca"]
@@ -270,7 +270,7 @@ def bootstrap_pca(
     Notes
     -----
     The resamples are drawn from the centered data read in their frame
-    (``pcalib.covariance_matrix._center_array``: an exact power-of-two scale, or the
+    (``pcalib._units.center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
     units at the end.
@@ -293,11 +293,11 @@ def bootstrap_pca(
         `level`; when standardizing, for a resample in which a column is constant.
     """
     reference = PCA(n_components=k, solver="svd", standardize=standardize, ddof=ddof).fit(X)
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     dtype = output_dtype(arr)
     # frame units (an exact power of two) or standardized columns: no square overflows;
     # a resample is standardized by its own deviations whatever the columns' scale
-    centered = _center_array(arr, ddof, scale=standardize)
+    centered = center_array(arr, ddof, scale=standardize)
     Xc, exponent = centered.values, centered.exponent
     n, p = Xc.shape
     k = reference.n_components_
@@ -306,7 +306,7 @@ def bootstrap_pca(
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
     check_flag(keep_samples, "keep_samples")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     axes_ref = reference.components_.astype(np.float64)
     tails = [(1 - level) / 2, (1 + level) / 2]
     eigenvalues = np.empty((n_resamples, k))
@@ -338,7 +338,7 @@ def bootstrap_pca(
         axes_quantiles.add(aligned)
         if axes is not None:
             axes[stack] = aligned
-    eigenvalues = _rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
+    eigenvalues = rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
     axes_interval = axes_quantiles.result()
     return BootstrapResult(
         explained_variance=reference.explained_variance_,

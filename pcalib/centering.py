@@ -7,8 +7,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._units import center_array, rescale
 from ._validation import as_data_matrix, output_dtype
-from .covariance_matrix import _center_array, _rescale
 
 __all__ = ["centering_matrix", "center"]
 
@@ -92,7 +92,7 @@ def center(X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
            [ 1.,  2.]])
     """
     arr = as_data_matrix(X, "X", copy=False, keep_integers=True)
-    centered = _center_array(arr, 0)
-    Xc = _rescale(centered.values, centered.exponent, "the centered data")
+    centered = center_array(arr, 0)
+    Xc = rescale(centered.values, centered.exponent, "the centered data")
     dtype = output_dtype(arr)
     return Xc.astype(dtype, copy=False), centered.center.value.astype(dtype)

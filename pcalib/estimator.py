@@ -15,18 +15,18 @@ from numpy.typing import ArrayLike
 
 from . import missing as _missing
 from ._center import Center
-from ._decomposition import _Decomposition
+from ._decomposition import Decomposition
 from ._inputs import as_matrix
-from ._ppca_scoring import PPCAScoring, _above_round_off
+from ._ppca_scoring import PPCAScoring, above_round_off
 from ._sklearn_compat import EstimatorBase
 from ._streaming import StreamingFit
+from ._units import rescale
 from ._validation import (
     NotFittedError,
-    _check_ddof,
-    _check_random_state,
+    check_ddof,
     check_flag,
+    check_random_state,
 )
-from .covariance_matrix import _rescale
 from .solvers import components_to_compute, cut_to_request, fit_by_route
 
 __all__ = ["PCA", "NotFittedError"]
@@ -191,11 +191,11 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             X = _missing.complete_for_pca(self, X)
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
-        ddof = _check_ddof(self.ddof, n)
+        ddof = check_ddof(self.ddof, n)
         check_flag(self.standardize, "standardize")
         check_flag(self.whiten, "whiten")
         k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        _check_random_state(self.random_state, draw=False)  # whatever the solver
+        check_random_state(self.random_state, draw=False)  # whatever the solver
         found, solver = fit_by_route(
             data, k, self.solver, every_component=fraction or self.n_components is None, ddof=ddof,
             standardize=bool(self.standardize), need_scores=need_scores, random_state=self.random_state,
@@ -213,7 +213,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
             scores = found.scores / (found.s / np.sqrt(n - ddof))  # scale-free: no overflow
         return scores.astype(data.dtype, copy=False)
 
-    def _store(self, found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
+    def _store(self, found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, solver: str) -> None:
         """Set the fitted attributes from a decomposition of n samples of p features."""
         for name, value in _fitted_attributes(found, n, p, ddof, dtype, bool(self.whiten)).items():
             setattr(self, name, value)
@@ -328,7 +328,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
 
 def _fitted_attributes(
-    found: _Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
+    found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
 ) -> dict[str, Any]:
     r"""The fitted attributes of :class:`PCA` that a decomposition of n samples of p
     features gives, as arrays of `dtype`; ``noise_variance_`` is
@@ -340,7 +340,7 @@ def _fitted_attributes(
     m = min(n, p)
     resolved = k < m and not found.tail_is_round_off(n, p)
     noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
-    resolved_variances = _above_round_off(s**2, n, p)
+    resolved_variances = above_round_off(s**2, n, p)
     if whiten and not np.all(resolved_variances):
         raise ValueError(
             "whiten=True divides by the square root of each explained variance, but "
@@ -363,5 +363,5 @@ def _fitted_attributes(
     }
     fitted: dict[str, Any] = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in arrays.items()}
     fitted["n_components_"] = int(k)
-    fitted["noise_variance_"] = float(_rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
+    fitted["noise_variance_"] = float(rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
     return fitted

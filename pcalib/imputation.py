@@ -1,6 +1,6 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (:mod:`pcalib.missing`).
+or by (regularized) iterative PCA (:func:`pcalib._missing_fits.iterative_pca`).
 """
 
 from __future__ import annotations
@@ -8,18 +8,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._ppca_em import _in_data_units
-from .missing import (
-    METHODS,
-    _check_positive_int,
-    _check_rank,
-    _check_tol,
-    _fit_ppca_in_units,
-    _incomplete_matrix,
-    _iterative_pca,
-    _unit_exponent,
-    fill_missing,
-)
+from ._missing_fits import fit_ppca_in_units, iterative_pca
+from ._ppca_em import in_data_units
+from ._units import unit_exponent
+from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
+from .missing import METHODS, fill_missing
 from .ppca import PPCA
 
 __all__ = ["impute_pca"]
@@ -116,15 +109,15 @@ def impute_pca(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    max_iter = _check_positive_int(max_iter, "max_iter")
-    arr, observed, dtype = _incomplete_matrix(X)
-    k = _check_rank(k, *arr.shape)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    arr, observed, dtype = incomplete_matrix(X)
+    k = check_rank(k, *arr.shape)
     # in units of 2**e (exact): no square overflows or underflows at any scale of X, and
     # the iterations and their stopping tests do not depend on it
-    e = _unit_exponent(arr)
+    e = unit_exponent(arr)
     unit = np.ldexp(arr, -e)
     if method == "em":
-        tol = _check_tol(1e-10 if tol is None else tol)
+        tol = check_tol(1e-10 if tol is None else tol)
         model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state)
         if observed.all():  # no hole: the complete-data fit, nothing to fill
             model.fit(arr)
@@ -133,12 +126,12 @@ def impute_pca(
             model._remember_input(arr)  # what PPCA.fit records first
             # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
             # (below the float64 range at 1e-200) or inf, which would change the filled values
-            fit, _, n_observed = _fit_ppca_in_units(model, arr)
-            model._set_fitted(_in_data_units(fit, e, n_observed))
+            fit, _, n_observed = fit_ppca_in_units(model, arr)
+            model._set_fitted(in_data_units(fit, e, n_observed))
             completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
     else:
-        tol = _check_tol(1e-8 if tol is None else tol)
-        completed, _ = _iterative_pca(
+        tol = check_tol(1e-8 if tol is None else tol)
+        completed, _ = iterative_pca(
             unit, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
         )
         completed = np.ldexp(completed, e)

@@ -52,7 +52,7 @@ from ._kernels import (
 )
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import _check_random_state, as_data_matrix
+from ._validation import as_data_matrix, check_random_state
 
 __all__ = ["KernelPCA", "median_heuristic_gamma"]
 
@@ -209,7 +209,7 @@ class KernelPCA(EstimatorBase):
 
     def _check_params(self) -> None:
         check_kernel_parameters(self.kernel, self.gamma, self.degree, self.coef0, self.n_landmarks)
-        _check_random_state(self.random_state, draw=False)
+        check_random_state(self.random_state, draw=False)
         if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral):
             raise TypeError(f"n_components must be an integer, got {self.n_components!r}")
 
@@ -277,7 +277,7 @@ class KernelPCA(EstimatorBase):
     def _fit_nystrom(self, arr: np.ndarray) -> np.ndarray:
         n = arr.shape[0]
         m = min(int(cast(int, self.n_landmarks)), n)  # the Nystrom route: not None
-        self.landmarks_ = np.sort(_check_random_state(self.random_state).choice(n, size=m, replace=False))
+        self.landmarks_ = np.sort(check_random_state(self.random_state).choice(n, size=m, replace=False))
         self.X_fit_ = L = arr[self.landmarks_]
         W = self._kernel(L, L)
         P = landmark_root(W)  # W^{+1/2}, m x r: features f(x) = k(x, L) P

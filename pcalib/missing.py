@@ -16,12 +16,12 @@ log-likelihood of the observed entries is
 with :math:`p_i = |o_i|`, :math:`y_i = x_{i,o_i} - \mu_{o_i}`,
 :math:`M_i = W_{o_i}^\top W_{o_i} + \sigma^2 I_k` and the posterior mean
 :math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. EM with a parameter-expanded M step
-(PX-EM, Liu, Rubin and Wu 1998, see :class:`_ObservedStep`, run by
-:func:`pcalib._ppca_em.run_em`) never decreases it.
+(PX-EM, Liu, Rubin and Wu 1998, see :class:`pcalib._missing_fits._ObservedStep`, run
+by :func:`pcalib._ppca_em.run_em`) never decreases it.
 
 Iterative PCA (the "EM" method of the R package missMDA) and regularized
-iterative PCA (Josse and Husson 2012), see :func:`_iterative_pca`: fill the
-holes with column means, then repeat "PCA of the completed matrix, refill the
+iterative PCA (Josse and Husson 2012), see :func:`pcalib._missing_fits.iterative_pca`:
+fill the holes with column means, then repeat "PCA of the completed matrix, refill the
 holes with its rank-k reconstruction", the regularized version shrinking
 component j by :math:`1 - \sigma^2/\tilde\lambda_j`, with :math:`\sigma^2` the mean
 of the p - k discarded eigenvalues (missMDA's ``imputePCA`` uses
@@ -32,24 +32,16 @@ of the p - k discarded eigenvalues (missMDA's ``imputePCA`` uses
 from __future__ import annotations
 
 import numbers
-import warnings
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
-from ._eigen import top_eigh
-from ._frames import check_numeric_columns
-from ._ppca_em import Params, PosteriorMoments, PPCAFit, _in_data_units, run_em
-from ._ppca_model import _check_noise_variance
-from ._validation import (
-    _as_numeric_array,
-    as_data_matrix,
-    check_n_components,
-    output_dtype,
-)
-from .covariance_matrix import _checked_scale
+from ._missing_fits import fit_ppca_in_units, iterative_pca, latent_means, observed_posterior
+from ._ppca_em import PPCAFit, in_data_units
+from ._units import unit_exponent
+from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
 
 if TYPE_CHECKING:
     from .estimator import PCA
@@ -59,7 +51,6 @@ __all__ = ["fill_missing", "fit_ppca", "observed_log_likelihood"]
 
 METHODS = ("em", "regularized", "iterative")
 _ESTIMATOR_METHODS = ("regularized",)
-_LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 # -- validation -------------------------------------------------------------------
@@ -76,149 +67,7 @@ def has_missing(X: object) -> bool:
     return arr.dtype.kind == "f" and bool(np.isnan(arr).any())
 
 
-def _first_few(indices: np.ndarray) -> str:
-    shown = indices[:10].tolist()
-    return f"{shown}{' ...' if indices.size > 10 else ''}"
-
-
-def _incomplete_matrix(
-    X: ArrayLike, name: str = "X", *, n_features: int | None = None, whole_columns: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.dtype]:
-    """Validate a data matrix whose missing entries are NaN.
-
-    Returns a float64 copy, the boolean mask of observed entries and the output
-    dtype. Every row must observe at least one feature, and with
-    `whole_columns` every feature must be observed in at least one row.
-    """
-    if scipy.sparse.issparse(X):
-        raise TypeError(f"{name} with missing values must be a dense array, got a sparse matrix")
-    if type(X).__module__.partition(".")[0] == "pandas":
-        # a nullable column ("Float64", "Int64") holds pd.NA: a missing value, as NaN is
-        # (PPCA.fit reads it so; its columns are checked first, each named if refused)
-        check_numeric_columns(X, name)
-        X = cast(Any, X).to_numpy(dtype=np.float64, na_value=np.nan)
-    arr = _as_numeric_array(X, name)
-    arr = np.array(arr, dtype=output_dtype(arr), copy=True)
-    dtype = output_dtype(arr)
-    observed = ~np.isnan(arr)
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} contains infinity; observed entries must be finite (missing ones NaN)")
-    as_data_matrix(np.where(observed, arr, 0.0), name, copy=False)  # shape checks, NaN aside
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(f"{name} has {arr.shape[1]} features, but the model was fitted with {n_features}")
-    empty_rows = np.flatnonzero(~observed.any(axis=1))
-    if empty_rows.size:
-        raise ValueError(
-            f"{name} has {empty_rows.size} row(s) with no observed value (all NaN): rows "
-            f"{_first_few(empty_rows)}; such a row carries no information, drop it"
-        )
-    empty_columns = np.flatnonzero(~observed.any(axis=0))
-    if whole_columns and empty_columns.size:
-        raise ValueError(
-            f"{name} has {empty_columns.size} column(s) with no observed value (all NaN): columns "
-            f"{_first_few(empty_columns)}; nothing can be learned about them, drop them"
-        )
-    return arr.astype(np.float64, copy=False), observed, dtype
-
-
-def _unit_exponent(arr: np.ndarray) -> int:
-    r"""The e with :math:`\max_{ij} |x_{ij}|\, 2^{-e} \in [1/2, 1)` over the non-NaN entries
-    (0 if they are all 0).
-
-    ``np.ldexp(arr, -e)`` is exact (a change of units by a power of two) and
-    puts every entry in (-1, 1), so sums of squares neither overflow (:math:`10^{160}`
-    squared) nor underflow (:math:`10^{-200}` squared is 0); every result in these units
-    is converted back exactly. The iterations and their stopping tests are the same
-    at every scale (to the last bit for scales that are powers of two).
-    """
-    largest = float(np.nanmax(np.abs(arr))) if arr.size else 0.0
-    return int(np.frexp(largest)[1]) if largest > 0 else 0
-
-
-def _check_positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r} of type {type(value).__name__}")
-    if int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_tol(value: object, name: str = "tol") -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return float(value)
-
-
 # -- probabilistic PCA over the observed entries ---------------------------------
-
-
-def _row_gram(mask: np.ndarray, W: np.ndarray) -> np.ndarray:
-    r""":math:`W_{o_i}^\top W_{o_i} = \sum_{j \in o_i} w_j w_j^\top` for every row, shape (n, k, k)."""
-    p, k = W.shape
-    outer = (W[:, :, None] * W[:, None, :]).reshape(p, k * k)
-    return (mask @ outer).reshape(-1, k, k)
-
-
-def _latent_means(Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
-    r"""Posterior means :math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`, shape (n, k).
-
-    `Y0` holds the centered observed entries and 0 at the missing ones, `mask`
-    is 1.0 at observed entries. With :math:`\sigma^2 = 0` the limit, the
-    minimum-norm least-squares solution :math:`W_{o_i}^{+} y_i`, is returned.
-    """
-    G = _row_gram(mask, W)
-    B = (Y0 @ W)[..., None]
-    if sigma2 > 0:
-        G[:, np.arange(W.shape[1]), np.arange(W.shape[1])] += sigma2
-        return np.linalg.solve(G, B)[..., 0]
-    return (np.linalg.pinv(G, hermitian=True) @ B)[..., 0]
-
-
-def _posterior(
-    Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    r"""E step: posterior means (n, k), posterior covariances :math:`\sigma^2 M_i^{-1}`
-    (n, k, k), the observed-data log-likelihood of the parameters, and the sum of the
-    sizes of its terms (for its round-off, see :func:`_observed_posterior`)."""
-    Z, M_inv, row_logliks, sizes = _observed_posterior(Y0, mask, W, sigma2)
-    return Z, sigma2 * M_inv, float(np.sum(row_logliks)), float(np.sum(sizes))
-
-
-def _observed_posterior(
-    Y0: np.ndarray, mask: np.ndarray, W: np.ndarray, sigma2: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    r"""For each row, with :math:`o` its observed features and :math:`y_o` its centered
-    observed entries (`Y0`, zero elsewhere): the posterior mean
-    :math:`\hat z = M_o^{-1} W_o^\top y_o`, :math:`M_o = W_o^\top W_o + \sigma^2 I`, the
-    inverses :math:`M_o^{-1}` (n, k, k), and the log-density of :math:`y_o` under
-    :math:`\mathcal N(0, W_o W_o^\top + \sigma^2 I)` (n,), by the matrix determinant
-    lemma and Woodbury's identity (k x k systems, never :math:`|o| \times |o|`):
-
-    .. math::
-
-        \log p(y_o) = -\tfrac12\Big(|o| \log 2\pi + (|o| - k)\log\sigma^2 + \log|M_o|
-        + \frac{\|y_o - W_o \hat z\|^2 + \sigma^2 \|\hat z\|^2}{\sigma^2}\Big).
-
-    Last, for round-off estimates, a bound on the size of the terms summed for each
-    row, as :func:`pcalib._ppca_model._spectral_log_likelihood` gives it: the sum of
-    their absolute values (the log-eigenvalues of :math:`M_o` one by one) plus
-    :math:`2\|y_o\|\sqrt{q/\sigma^2}`, q the quadratic term, the effect of the rounding
-    error of :math:`y_o` (about :math:`\varepsilon\|y_o\|`) on q.
-    """
-    k = W.shape[1]
-    M = _row_gram(mask, W)
-    M[:, np.arange(k), np.arange(k)] += sigma2
-    L = np.linalg.cholesky(M)
-    M_inv = np.linalg.inv(M)
-    Z = (M_inv @ (Y0 @ W)[..., None])[..., 0]
-    residual = (Y0 - Z @ W.T) * mask
-    p_obs = mask.sum(axis=1)
-    quad = (np.einsum("ij,ij->i", residual, residual) + sigma2 * np.einsum("ij,ij->i", Z, Z)) / sigma2
-    log_diagonal = np.log(np.diagonal(L, axis1=1, axis2=2))
-    logdet_M = 2.0 * log_diagonal.sum(axis=1)
-    sizes = (p_obs * _LOG_2PI + (p_obs - k) * abs(np.log(sigma2)) + 2.0 * np.abs(log_diagonal).sum(axis=1)
-             + quad + 2.0 * np.linalg.norm(Y0, axis=1) * np.sqrt(quad / sigma2))
-    return Z, M_inv, -0.5 * (p_obs * _LOG_2PI + (p_obs - k) * np.log(sigma2) + logdet_M + quad), sizes
 
 
 def observed_log_likelihood(X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma2: float) -> np.ndarray:
@@ -227,145 +76,10 @@ def observed_log_likelihood(X: ArrayLike, mean: np.ndarray, W: np.ndarray, sigma
     :math:`\mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)` (chapter "Missing values"), what
     cross-validation with holes scores. Rows without NaN get the
     full log-density. Raises ``ValueError`` for a row with no observed entry."""
-    arr, observed, _ = _incomplete_matrix(X, whole_columns=False, n_features=W.shape[0])
+    arr, observed, _ = incomplete_matrix(X, whole_columns=False, n_features=W.shape[0])
     mask = observed.astype(np.float64)
     Y0 = np.where(observed, arr - mean, 0.0)
-    return _observed_posterior(Y0, mask, W, sigma2)[2]
-
-
-def _m_step(
-    X0: np.ndarray, mask: np.ndarray, Z: np.ndarray, Sigma: np.ndarray, n_observed: float
-) -> tuple[np.ndarray, np.ndarray, float]:
-    r"""M step: for each feature j, :math:`(w_j, \mu_j)` solves
-    :math:`A_j \beta_j = b_j` with
-
-    .. math::
-
-        A_j = \sum_{i:\, j \in o_i} \begin{pmatrix} \hat z_i \hat z_i^\top + \Sigma_i & \hat z_i \\
-        \hat z_i^\top & 1 \end{pmatrix}, \qquad
-        b_j = \sum_{i:\, j \in o_i} x_{ij} \begin{pmatrix} \hat z_i \\ 1 \end{pmatrix},
-
-    then :math:`\sigma^2 = \frac{1}{|\Omega|}\sum_{(i,j) \in \Omega}
-    \big((x_{ij} - \mu_j - w_j^\top \hat z_i)^2 + w_j^\top \Sigma_i w_j\big)`.
-    """
-    n, k = Z.shape
-    Z1 = np.hstack([Z, np.ones((n, 1))])
-    second = Z1[:, :, None] * Z1[:, None, :]
-    second[:, :k, :k] += Sigma
-    A = (mask.T @ second.reshape(n, -1)).reshape(-1, k + 1, k + 1)
-    beta = np.linalg.solve(A, (X0.T @ Z1)[..., None])[..., 0]
-    W, mu = beta[:, :k], beta[:, k]
-    residual = (X0 - Z @ W.T - mu) * mask
-    spread = np.sum(_row_gram(mask, W) * Sigma)
-    return W, mu, (float(np.sum(residual**2)) + float(spread)) / n_observed
-
-
-# The observed-data likelihood is taken as unbounded when, after this many iterations,
-# sigma^2 is below _UNBOUNDED_NOISE times the average variance and fell more than
-# _UNBOUNDED_FALL-fold over the last _UNBOUNDED_WINDOW iterations. A bounded maximum
-# with so little noise is reached in a few dozen iterations (sigma^2 then stops
-# moving); an unbounded one drives sigma^2 down geometrically until round-off stops it
-# (measured: 40 x 8 data, 70% missing, k = 3: 1e-3 of the variance after 100
-# iterations, 6e-5 after 200, 6e-8 after 400, 2e-11 after 800, another answer for
-# each start).
-_UNBOUNDED_NOISE = 1e-6
-_UNBOUNDED_FALL = 10.0
-_UNBOUNDED_WINDOW = 200
-
-
-def _check_bounded(noise: list[float], observed: np.ndarray, k: int) -> None:
-    """Raise ``ValueError`` when the noise variances of the EM iterates (relative to
-    the average variance) say the likelihood is unbounded (see _UNBOUNDED_NOISE)."""
-    if len(noise) <= _UNBOUNDED_WINDOW or noise[-1] >= _UNBOUNDED_NOISE:
-        return
-    if noise[-1] * _UNBOUNDED_FALL < noise[-1 - _UNBOUNDED_WINDOW]:
-        per_row = observed.sum(axis=1)
-        raise ValueError(
-            f"the observed-data likelihood of a rank-{k} PPCA is unbounded here: the noise "
-            f"variance fell to {noise[-1]:.1e} of the average variance and keeps falling "
-            f"(a rank-{k} model passes through the observed entries; rows observe "
-            f"{int(per_row.min())} to {int(per_row.max())} of {observed.shape[1]} features, "
-            f"median {float(np.median(per_row)):g}), so every start would give another "
-            "answer; choose fewer components, or observe more entries per row"
-        )
-
-
-class _ObservedStep:
-    r"""PX-EM over the observed entries of data with NaN, for :func:`pcalib._ppca_em.run_em`.
-
-    Each iteration is the E step of :func:`_posterior`, the M step of
-    :func:`_m_step`, and the parameter-expansion step: with
-    :math:`\nu = \frac1n\sum_i \hat z_i` and
-    :math:`\Psi = \frac1n\sum_i (\hat z_i \hat z_i^\top + \Sigma_i) - \nu\nu^\top`,
-
-    .. math::
-
-        \mu \leftarrow \mu + W\nu, \qquad W \leftarrow W L, \quad L L^\top = \Psi .
-
-    :math:`\nu` and :math:`\Psi` are the M step of the expanded model
-    :math:`z \sim \mathcal N(\nu, \Psi)`, whose observed-data likelihood is the same
-    function (its extra parameters are not identified); the map above collapses it
-    back to :math:`z \sim \mathcal N(0, I)` without changing the likelihood, so
-    the log-likelihood never decreases. After each M step the noise variance is
-    checked (:func:`pcalib._ppca_model._check_noise_variance` and
-    :func:`_check_bounded`). `X0` holds the observed entries less their column
-    means, 0 at the missing ones; the means of the iterates are relative to those.
-    """
-
-    with_missing_values = True
-
-    def __init__(self, X0: np.ndarray, observed: np.ndarray, k: int) -> None:
-        self.X0, self.observed, self.k = X0, observed, k
-        self.mask = observed.astype(np.float64)
-        self.n_features = X0.shape[1]
-        self.n_observed = float(self.mask.sum())
-        self.average_variance = float(np.sum(X0**2)) / self.n_observed
-        self.noise: list[float] = []  # sigma^2 of each iterate over the average variance
-
-    def expect(self, params: Params) -> tuple[float, float, PosteriorMoments]:
-        W, mu, sigma2 = params
-        Z, Sigma, loglik, size = _posterior(self.X0 - mu * self.mask, self.mask, W, sigma2)
-        return loglik, size, (Z, Sigma)
-
-    def maximize(self, params: Params, moments: PosteriorMoments) -> Params:
-        Z, Sigma = moments
-        W, mu, sigma2 = _m_step(self.X0, self.mask, Z, Sigma, self.n_observed)
-        _check_noise_variance(sigma2, self.average_variance)
-        self.noise.append(sigma2 / self.average_variance)
-        _check_bounded(self.noise, self.observed, self.k)
-        nu = Z.mean(axis=0)
-        Psi = (Z.T @ Z + Sigma.sum(axis=0)) / Z.shape[0] - np.outer(nu, nu)
-        return Params(W @ np.linalg.cholesky(Psi), mu + W @ nu, sigma2)
-
-
-def _observed_em(
-    arr: np.ndarray, observed: np.ndarray, k: int, *, max_iter: int, tol: float, random_state: object
-) -> PPCAFit:
-    """Maximum-likelihood PPCA of the observed entries of `arr` by PX-EM
-    (:class:`_ObservedStep`, run by :func:`pcalib._ppca_em.run_em`), in the units of `arr`.
-
-    Raises ``ValueError`` when every column is constant, when the likelihood is
-    unbounded (:func:`_check_bounded`), and when a posterior or the M step's systems
-    become singular (numpy's ``LinAlgError``, said in words).
-    """
-    n = arr.shape[0]
-    shift = np.nanmean(np.where(observed, arr, np.nan), axis=0)  # observed column means
-    step = _ObservedStep(np.where(observed, arr - shift, 0.0), observed, k)
-    if not step.average_variance > 0:
-        raise ValueError(
-            "X's observed entries all equal their column means (every column constant): "
-            "there is no variance for PPCA to model"
-        )
-    try:
-        fit = run_em(step, k, max_iter=max_iter, tol=tol, random_state=random_state)
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            f"PPCA EM with missing values broke down: the observed entries of X ({n} "
-            f"rows) do not determine a rank-{k} model (its covariance or the latent "
-            "posterior became singular, the likelihood is degenerate); choose fewer "
-            "components or observe more entries per feature"
-        ) from None
-    return fit._replace(mean=fit.mean + shift)
+    return observed_posterior(Y0, mask, W, sigma2)[2]
 
 
 def fit_ppca(model: PPCA, X: ArrayLike) -> PPCAFit:
@@ -384,21 +98,7 @@ def fit_ppca(model: PPCA, X: ArrayLike) -> PPCAFit:
         ``loglik_history_`` (the observed-data log-likelihood of every EM iterate,
         the last one that of the parameters returned).
     """
-    return _in_data_units(*_fit_ppca_in_units(model, X))
-
-
-def _fit_ppca_in_units(model: PPCA, X: ArrayLike) -> tuple[PPCAFit, int, int]:
-    r""":func:`fit_ppca` in the units of :func:`_unit_exponent`: the fit of
-    :math:`y = 2^{-e} x`, e and the number of observed entries (for
-    :func:`pcalib._ppca_em._in_data_units`). EM runs in those units, so no square
-    overflows or underflows at any scale of X; ``sigma2_`` itself may leave the
-    float64 range (a warning says so), these values do not."""
-    arr, observed, _ = _incomplete_matrix(X)
-    k = model._check_params(*arr.shape)
-    e = _unit_exponent(arr)  # EM in units of 2**e: x = 2**e y
-    fit = _observed_em(np.ldexp(arr, -e), observed, k, max_iter=model.max_iter, tol=model.tol,
-                       random_state=model.random_state)
-    return fit, e, int(observed.sum())
+    return in_data_units(*fit_ppca_in_units(model, X))
 
 
 def fill_missing(
@@ -424,97 +124,22 @@ def fill_missing(
     """
     if not has_missing(X):
         return X
-    arr, observed, dtype = _incomplete_matrix(X, "X", n_features=W.shape[0], whole_columns=False)
+    arr, observed, dtype = incomplete_matrix(X, "X", n_features=W.shape[0], whole_columns=False)
     scale = np.ones(W.shape[0]) if scale is None else np.asarray(scale, dtype=np.float64)
     rows = np.flatnonzero(~observed.all(axis=1))
     part, seen = arr[rows], observed[rows]
     # z is unchanged when y, W (by 2**-e) and sigma^2 (by 4**-e) change units together:
     # in units where W's largest entry is in [1/2, 1), W^T W neither overflows nor underflows
-    e = _unit_exponent(np.asarray(W, dtype=np.float64))
+    e = unit_exponent(np.asarray(W, dtype=np.float64))
     Y0 = np.ldexp(np.where(seen, (part - mean) / scale, 0.0), -e)
     W_unit = np.ldexp(np.asarray(W, dtype=np.float64), -e)
-    Z = _latent_means(Y0, seen.astype(np.float64), W_unit, float(np.ldexp(sigma2, -2 * e)))
+    Z = latent_means(Y0, seen.astype(np.float64), W_unit, float(np.ldexp(sigma2, -2 * e)))
     part[~seen] = (np.ldexp(Z @ W_unit.T, e) * scale + mean)[~seen]
     arr[rows] = part
     return arr.astype(dtype, copy=False)
 
 
 # -- iterative and regularized iterative PCA ---------------------------------------
-
-
-def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> tuple[np.ndarray, float]:
-    r"""Rank-k reconstruction of the centered matrix `Z` and :math:`\|Z\|_F^2`.
-
-    Component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j` if
-    `regularized`, with :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`
-    (eigenvalues of :math:`Z^\top Z / n`: the maximum-likelihood PPCA noise variance
-    of the completed matrix, so that a fixed point holds conditional means under that
-    fit). missMDA's ``imputePCA`` (version 1.21) uses
-    :math:`\min\big(n\sum_{j>k}\tilde\lambda_j/((n-1-k)(p-k)), \tilde\lambda_{k+1}\big)`
-    for :math:`n - 1 \ge p` instead: the residual sum of squares over its degrees of
-    freedom, :math:`n/(n-1-k)` times this value.
-    """
-    n, p = Z.shape
-    gram_of_columns = n >= p
-    G = Z.T @ Z if gram_of_columns else Z @ Z.T
-    total = float(np.trace(G))
-    w, U = top_eigh(G, k)
-    w = np.maximum(w, 0.0)
-    noise = max(total - float(w.sum()), 0.0) / (p - k)  # n sigma^2
-    shrink = np.divide(w - noise, w, out=np.zeros(k), where=w > 0) if regularized else np.ones(k)
-    fitted = (Z @ U) * shrink @ U.T if gram_of_columns else (U * shrink) @ (U.T @ Z)
-    return fitted, total
-
-
-def _iterative_pca(
-    arr: np.ndarray,
-    observed: np.ndarray,
-    k: int,
-    *,
-    regularized: bool,
-    standardize: bool = False,
-    max_iter: int,
-    tol: float,
-) -> tuple[np.ndarray, int]:
-    r"""Complete `arr` by (regularized) iterative PCA; returns the completed copy and the
-    number of iterations.
-
-    Start from the column means of the observed entries; then repeat: center
-    (and scale) the completed matrix :math:`\hat X`, take its rank-k
-    reconstruction (:func:`_shrunk_fit`), and copy it into the missing entries.
-    Unregularized, each iteration does not increase the residual sum of squares
-    over the observed entries. Stops when the change of the imputed values,
-    plus the change still to come if it shrinks geometrically (Aitken), is at
-    most ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in
-    standardized units if `standardize`).
-    """
-    rows, columns = np.nonzero(~observed)
-    completed = np.where(observed, arr, np.nanmean(np.where(observed, arr, np.nan), axis=0))
-    previous_step = np.inf
-    for iteration in range(1, max_iter + 1):
-        mean = completed.mean(axis=0)
-        centered = completed - mean
-        sd = np.ones(arr.shape[1])
-        if standardize:
-            squares = np.einsum("ij,ij->j", centered, centered)
-            sd = _checked_scale(squares == 0, squares, arr.shape[0], 0)
-            centered /= sd
-        fitted, total = _shrunk_fit(centered, k, regularized)
-        imputed = fitted[rows, columns] * sd[columns] + mean[columns]
-        step = float(np.linalg.norm((imputed - completed[rows, columns]) / sd[columns]))
-        completed[rows, columns] = imputed
-        ratio = step / previous_step if previous_step > 0 else 0.0
-        to_come = step * ratio / (1.0 - ratio) if ratio < 1.0 else np.inf
-        if max(step, to_come) <= tol * np.sqrt(total):
-            return completed, iteration
-        previous_step = step
-    warnings.warn(
-        f"iterative PCA did not converge in max_iter={max_iter} iterations (tol={tol}); "
-        "increase max_iter",
-        UserWarning,
-        stacklevel=3,
-    )
-    return completed, max_iter
 
 
 def complete_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
@@ -529,13 +154,13 @@ def complete_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
             f"missing={estimator.missing!r} needs an integer n_components (the rank of the "
             f"imputation model), got {k!r}"
         )
-    max_iter = _check_positive_int(estimator.missing_max_iter, "missing_max_iter")
-    tol = _check_tol(estimator.missing_tol, "missing_tol")
+    max_iter = check_positive_int(estimator.missing_max_iter, "missing_max_iter")
+    tol = check_tol(estimator.missing_tol, "missing_tol")
     if not has_missing(X):
         return X
-    arr, observed, dtype = _incomplete_matrix(X)
-    k = _check_rank(k, *arr.shape, "n_components")
-    completed, _ = _iterative_pca(
+    arr, observed, dtype = incomplete_matrix(X)
+    k = check_rank(k, *arr.shape, "n_components")
+    completed, _ = iterative_pca(
         arr, observed, k, regularized=True, standardize=bool(estimator.standardize),
         max_iter=max_iter, tol=tol,
     )
@@ -557,13 +182,3 @@ def fill_for_pca(estimator: PCA, X: ArrayLike) -> ArrayLike:
     ev = estimator.explained_variance_.astype(np.float64)
     W = estimator.components_.T.astype(np.float64) * np.sqrt(np.maximum(ev - sigma2, 0.0))
     return fill_missing(X, estimator.mean_.astype(np.float64), W, sigma2, estimator.scale_)
-
-
-def _check_rank(k: object, n: int, p: int, name: str = "k") -> int:
-    k = check_n_components(k, min(n, p), name)
-    if k >= min(n, p):
-        raise ValueError(
-            f"{name} must be smaller than min(n_samples, n_features) = {min(n, p)} to impute "
-            f"(a rank-{k} model fits every observed entry exactly), got {k}"
-        )
-    return k

@@ -17,14 +17,16 @@ The covariance and Gram routes square the condition number: eigenvalues are
 accurate to about :math:`\varepsilon \lambda_1` in absolute terms, the SVD to
 about :math:`\varepsilon \sigma_1` on the singular values.
 
-Each public route calls its skeleton here (:func:`_eig_route`, :func:`_svd_route`,
-:func:`_gram_route`): one named call a step (center, form the matrix, eigensolve or SVD,
-sign convention). :class:`pcalib.PCA` reaches them, and its "krylov" and "randomized"
-routes, through :func:`_decompose_matrix` and :func:`_decompose_data`. The engine below
-the steps is private, each module's docstring saying what it adds to the chapters'
-formulas: :mod:`pcalib._scatter` (the scatter matrix in one pass, no centered copy),
-:mod:`pcalib._eigen` (eigensolvers), :mod:`pcalib._dense_krylov` (axes without forming
-the matrix), :mod:`pcalib._decomposition` (the steps every route ends with) and
+Each public route calls its skeleton in :mod:`pcalib._routes`
+(:func:`pcalib._routes.eig_route`, :func:`pcalib._routes.svd_route`,
+:func:`pcalib._routes.gram_route`): one named call a step (center, form the matrix,
+eigensolve or SVD, sign convention). :class:`pcalib.PCA` reaches them, and its "krylov"
+and "randomized" routes, through the dispatcher there
+(:func:`pcalib._routes.decompose_matrix`). The engine below the steps is private, each
+module's docstring saying what it adds to the chapters' formulas: :mod:`pcalib._scatter`
+(the scatter matrix in one pass, no centered copy), :mod:`pcalib._eigen` (eigensolvers),
+:mod:`pcalib._svd` (SVDs), :mod:`pcalib._dense_krylov` (axes without forming the
+matrix), :mod:`pcalib._decomposition` (the steps every route ends with) and
 :mod:`pcalib._implicit_routes` (sparse and Dask data, ``PCA.partial_fit``).
 """
 
@@ -32,37 +34,17 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._decomposition import (
-    _axes_from_left,
-    _check_variance,
-    _data_moments,
-    _Decomposition,
-    _Found,
-    _found_from_axes,
-    _signed,
-    _sqrt_eigenvalues,
-    _svd_found,
-    _svd_moments,
-)
-from ._dense_krylov import _krylov_axes
-from ._eigen import _top_eigh_of_varying, top_eigh
-from ._implicit_routes import _decompose_sparse_or_dask
-from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
-from ._scatter import _scatter, _scores_by_row_blocks
-from ._validation import _validated, check_n_components, checked_finite, output_dtype
-from .covariance_matrix import _center_array, _Centered, _rescale
-from .lowrank import _auto_n_iter, _exact_svd, _randomized_svd_f64
+from ._decomposition import Decomposition
+from ._routes import centered_copy, eig_route, gram_route, svd_route
+from ._units import center_array, rescale
+from ._validation import check_n_components, output_dtype, validated
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
-
-# Oversampling columns of the randomized route (Halko, Martinsson and Tropp's p = 10).
-_OVERSAMPLE = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +121,7 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     slightly negative ones) are set to 0.
     """
     arr, k, ddof = _arguments(X, k, ddof)
-    return _result(_eig_route(arr, k, ddof=ddof), arr, ddof)
+    return _result(eig_route(arr, k, ddof=ddof), arr, ddof)
 
 
 def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -154,7 +136,7 @@ def pca_svd(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     :math:`O(np \min(n, p))`.
     """
     arr, k, ddof = _arguments(X, k, ddof)
-    return _result(_svd_route(_centered_copy(arr, ddof), k), arr, ddof)
+    return _result(svd_route(centered_copy(arr, ddof), k), arr, ddof)
 
 
 def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
@@ -173,7 +155,7 @@ def pca_gram(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
     their orthogonality). Such axes are one valid choice among many.
     """
     arr, k, ddof = _arguments(X, k, ddof)
-    return _result(_gram_route(_centered_copy(arr, ddof), k), arr, ddof)
+    return _result(gram_route(centered_copy(arr, ddof), k), arr, ddof)
 
 
 for _f in (pca_eig, pca_svd, pca_gram):
@@ -218,218 +200,24 @@ def reconstruction_error(X: ArrayLike, k: int, ddof: int = 1) -> float:
     >>> reconstruction_error([[0.0, 0.0], [2.0, 0.0], [0.0, 1.0], [2.0, 1.0]], 1)
     0.25
     """
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     n, p = arr.shape
     if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k == 0):
         k = check_n_components(k, min(n, p), "k")
-    centered = _center_array(arr, ddof)
+    centered = center_array(arr, ddof)
     s = scipy.linalg.svdvals(centered.values, overwrite_a=True, check_finite=False)
     tail = s[k:]
-    return float(_rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
-
-
-def _eig_route(
-    arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
-    finite_checked: bool = True, name: str = "X",
-) -> _Decomposition:
-    r"""The covariance route (chapter *Maximum variance*): center and scatter, eigensolve, signs.
-
-    .. math::
-
-        C = Y_c^\top Y_c = V \Lambda V^\top, \qquad \sigma_j = \sqrt{\lambda_j},
-        \qquad \text{scores} = Y_c V_k
-
-    Y is X read in its frame (X times an exact power of two, minus the column minima
-    for integer data), standardized with `standardize`. The steps, and the engine below
-    each:
-
-    1. center and scatter: :func:`pcalib._scatter._scatter`, C and the exact column
-       means in one pass by blocks of rows, with no centered copy (each block shifted
-       by a mean of the first rows, so a large mean costs no digits; rows and columns
-       of constant columns exactly 0); :func:`pcalib._decomposition._data_moments`
-       keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
-    2. eigensolve: :func:`pcalib._eigen._top_eigh_of_varying`, the k leading
-       eigenpairs of C solved on its varying columns, so constant columns get
-       loadings of exactly 0 (LAPACK, or block Krylov for large p:
-       :func:`pcalib._eigen.top_eigh`); :math:`\sigma_j` by
-       :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the rank tolerance;
-    3. scores: :func:`pcalib._scatter._scores_by_row_blocks`, :math:`Y_c V_k` block
-       by block (with `need_scores`);
-    4. signs: :func:`pcalib._decomposition._signed`, each axis's largest loading
-       positive, its scores flipped with it.
-
-    The discarded sum of squares is :math:`\operatorname{tr} C - \sum_{j \le k} \sigma_j^2`;
-    sizes stay in the frame's units until read. Unless `finite_checked`, `arr` is checked
-    for NaN and infinity, except where the one pass finds its sums of squares finite.
-    """
-    n, p = arr.shape
-    C, center, scale, frame = _scatter(arr, ddof, standardize, name, finite_checked=finite_checked)
-    total_ss = float(np.trace(C))
-    data_center = frame.data_center(center)
-    moments = _data_moments(n, C, scale, data_center, frame)  # before C is overwritten
-    w, V = _top_eigh_of_varying(C, k, frame.constant)
-    s = _sqrt_eigenvalues(w, n, p)
-    V = np.asfortranarray(V)
-    scores = _scores_by_row_blocks(arr, frame, center, scale, V) if need_scores else None
-    found = _signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
-    exponent = 0 if standardize else int(frame.exponent)
-    scale = _rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return _Decomposition(*found, data_center, scale, exponent, "eig", moments)
-
-
-def _centered_copy(
-    arr: np.ndarray, ddof: int, standardize: bool = False, finite_checked: bool = True, name: str = "X"
-) -> _Centered:
-    r"""The first step of the other routes: :math:`Y_c`, one centered float64 copy of
-    `arr` (:func:`pcalib.covariance_matrix._center_array`: read in its frame, centered
-    twice so that a large mean leaves no rounding error, constant columns exactly 0,
-    standardized with `standardize`). ValueError if `arr` holds NaN or infinity (checked
-    unless `finite_checked`) or every column is constant (zero total variance)."""
-    if not finite_checked:
-        checked_finite(arr, name)
-    centered = _center_array(arr, ddof, scale=standardize)
-    _check_variance(centered.constant)
-    return centered
-
-
-def _svd_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
-    r"""The SVD route (chapter *SVD and PCA*) on the centered copy: SVD, signs.
-
-    .. math:: Y_c = U \Sigma V^\top, \qquad \text{scores} = U_k \Sigma_k
-
-    1. SVD: :func:`pcalib.lowrank._exact_svd`, LAPACK's thin SVD (``gesdd``, ``gesvd``
-       if it fails), the condition number never squared: every :math:`\sigma_j` to about
-       :math:`\varepsilon \sigma_1`; :func:`pcalib._decomposition._svd_moments` keeps
-       the scatter :math:`V \Sigma^2 V^\top` for a later ``PCA.partial_fit`` (p <= 1024);
-    2. signs: :func:`pcalib._decomposition._svd_found`, the k leading triplets, the
-       discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
-       sign convention.
-    """
-    U, s_all, Vt = _exact_svd(centered.values, overwrite_a=True)
-    moments = _svd_moments(centered, s_all, Vt)
-    return _Decomposition.of_centered(_svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
-
-
-def _gram_route(centered: _Centered, k: int, need_scores: bool = True) -> _Decomposition:
-    r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
-    eigensolve, axes, signs.
-
-    .. math::
-
-        G = Y_c Y_c^\top = U \Sigma^2 U^\top, \qquad v_j = \frac{Y_c^\top u_j}{\sigma_j},
-        \qquad \text{scores} = Y_c V_k
-
-    1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``);
-    2. eigensolve: :func:`pcalib._eigen.top_eigh`, its k leading eigenpairs;
-       :math:`\sigma_j` by :func:`pcalib._decomposition._sqrt_eigenvalues`, 0 below the
-       rank tolerance;
-    3. axes: :func:`pcalib._decomposition._axes_from_left`, :math:`Y_c^\top u_j /
-       \sigma_j` re-orthonormalized, completed to an orthonormal basis where
-       :math:`\sigma_j = 0`;
-    4. signs: :func:`pcalib._decomposition._found_from_axes`, scores :math:`Y_c V_k`,
-       the discarded sum of squares as a difference of two sums, the sign convention.
-    """
-    Yc = centered.values
-    w, U = top_eigh(Yc @ Yc.T, k)
-    s = _sqrt_eigenvalues(w, *Yc.shape)
-    V = _axes_from_left(Yc, U, s, k)
-    return _Decomposition.of_centered(_found_from_axes(Yc, s, V, need_scores), centered, "gram")
-
-
-def _krylov_route(
-    centered: _Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
-) -> _Decomposition:
-    r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
-    eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
-    formed, then signs.
-
-    1. axes: :func:`pcalib._dense_krylov._krylov_axes`, block Krylov within
-       `max_blocks` blocks, then Lanczos within `max_vectors` vectors, each stopped by
-       the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
-       the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
-       (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
-    2. signs: :func:`pcalib._decomposition._found_from_axes`, as for the Gram route.
-    """
-    s, V, route = _krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
-    return _Decomposition.of_centered(_found_from_axes(centered.values, s, V, need_scores), centered, route)
-
-
-def _randomized_route(
-    centered: _Centered, k: int, need_scores: bool = True, random_state: np.random.Generator | None = None
-) -> _Decomposition:
-    r"""The randomized route (approximate; chapter *PCA at scale*) on the centered copy:
-    :func:`pcalib.lowrank._randomized_svd_f64` (block Krylov from a Gaussian test matrix
-    of k + 10 columns, the passes of :func:`pcalib.lowrank._auto_n_iter`, a fixed seed
-    without `random_state`), then signs (:func:`pcalib._decomposition._found_from_axes`)."""
-    Yc = centered.values
-    rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
-    _, s, Vt = _randomized_svd_f64(Yc, k, _OVERSAMPLE, _auto_n_iter(k, Yc.shape), rng)
-    return _Decomposition.of_centered(_found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
-
-
-def _decompose_data(
-    arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
-    random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
-    max_blocks: int | None = None, max_vectors: int = 0,
-) -> _Decomposition:
-    r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
-    :func:`_eig_route`, or the centered copy (:func:`_centered_copy`) and
-    :func:`_svd_route`, :func:`_gram_route`, :func:`_krylov_route` (`max_blocks` and
-    `max_vectors`: its budget) or :func:`_randomized_route` (`random_state`).
-
-    Raises
-    ------
-    ValueError
-        If `arr` holds NaN or infinity (checked unless `finite_checked`), or every
-        column is constant (zero total variance).
-    """
-    if route == "eig":
-        return _eig_route(arr, k, ddof=ddof, standardize=standardize, need_scores=need_scores,
-                          finite_checked=finite_checked, name=name)
-    centered = _centered_copy(arr, ddof, standardize, finite_checked, name)
-    if route == "svd":
-        return _svd_route(centered, k, need_scores)
-    if route == "gram":
-        return _gram_route(centered, k, need_scores)
-    if route == "krylov":
-        return _krylov_route(centered, k, need_scores, max_blocks, max_vectors)
-    return _randomized_route(centered, k, need_scores, random_state)
-
-
-def _decompose_matrix(
-    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
-    **in_memory: Any,
-) -> _Decomposition:
-    r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
-
-    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
-    `max_vectors`); sparse and Dask data to
-    :func:`pcalib._implicit_routes._decompose_sparse_or_dask`, with no scores
-    (``transform`` gives them).
-    """
-    if isinstance(data, DenseMatrix):
-        return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
-                               finite_checked=data.finite_checked, name=data.name, **in_memory)
-    return _decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
-
-
-def _decompose(Xc: np.ndarray, k: int, route: Literal["svd"], *, need_scores: bool = True) -> _Found:
-    r"""The SVD route's steps on data the caller centered, `Xc` (float64, overwritten):
-    :math:`X_c = U \Sigma V^\top` (:func:`pcalib.lowrank._exact_svd`), then the k
-    leading triplets with signs (:func:`pcalib._decomposition._svd_found`). For PPCA's
-    closed form (:mod:`pcalib.ppca`), whose `route` is "svd"."""
-    return _svd_found(*_exact_svd(Xc, overwrite_a=True), k, need_scores)
+    return float(rescale(tail @ tail / n, 2 * centered.exponent, "the reconstruction error"))
 
 
 def _arguments(X: ArrayLike, k: int | None, ddof: int) -> tuple[np.ndarray, int, int]:
     """A public route's validated data, number of components (None: all min(n, p)) and ddof."""
-    arr, ddof = _validated(X, ddof)
+    arr, ddof = validated(X, ddof)
     m = min(arr.shape)
     return arr, (m if k is None else check_n_components(k, m, "k")), ddof
 
 
-def _result(found: _Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
+def _result(found: Decomposition, arr: np.ndarray, ddof: int) -> PCAResult:
     """A public route's result from its skeleton's, in the data's units and output dtype."""
     arrays = (
         found.components,

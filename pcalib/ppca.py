@@ -21,18 +21,18 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import missing as _missing
-from ._ppca_em import CompleteStep, PPCAFit, _in_data_units, complete_log_likelihood, run_em
-from ._ppca_model import _check_noise_variance, _spectral_log_likelihood
+from ._ppca_em import CompleteStep, PPCAFit, complete_log_likelihood, in_data_units, run_em
+from ._ppca_model import check_noise_variance, spectral_log_likelihood
+from ._routes import svd_of_centered
 from ._sklearn_compat import EstimatorBase
+from ._units import center_array
 from ._validation import (
-    _check_random_state,
-    _validated,
     as_data_matrix,
     check_n_components,
+    check_positive_int,
+    check_random_state,
+    validated,
 )
-from .covariance_matrix import _center_array
-from .missing import _check_positive_int
-from .pca import _decompose
 
 __all__ = ["PPCA"]
 
@@ -46,7 +46,7 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
 
     The thin SVD :math:`W = A\, \operatorname{diag}(d)\, B^\top` gives C in
     spectral form, eigenvalues :math:`d_j^2 + \sigma^2` along the columns of A and
-    :math:`\sigma^2` elsewhere (:func:`_spectral_log_likelihood`): the p x p
+    :math:`\sigma^2` elsewhere (:func:`pcalib._ppca_model.spectral_log_likelihood`): the p x p
     matrix C is never formed, and the residual term is computed directly.
 
     Parameters
@@ -66,7 +66,7 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
         If C is singular (``sigma2 == 0`` and :math:`W W^\top` singular): the density does not exist.
     """
     A, d, _ = np.linalg.svd(W, full_matrices=False)
-    return _spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
+    return spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
 
 
 class PPCA(EstimatorBase):
@@ -211,10 +211,10 @@ class PPCA(EstimatorBase):
     def _check_params(self, n: int, p: int) -> int:
         if self.method not in ("closed_form", "em"):
             raise ValueError(f'method must be "closed_form" or "em", got {self.method!r}')
-        _check_positive_int(self.max_iter, "max_iter")
+        check_positive_int(self.max_iter, "max_iter")
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        _check_random_state(self.random_state, draw=False)
+        check_random_state(self.random_state, draw=False)
         k = check_n_components(self.n_components, min(n, p), "n_components")
         if k >= p:
             raise ValueError(
@@ -230,30 +230,30 @@ class PPCA(EstimatorBase):
         (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the data divided
         by the power of two that brings their largest entry into [1/2, 1). Otherwise
         both methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib.covariance_matrix._Frame``). Either way no square overflows or
+        two, ``pcalib._units.Frame``). Either way no square overflows or
         underflows; W, sigma^2 and the log-likelihood are converted back to the data's
         units (a warning says if sigma^2 leaves the float64 range there).
         """
         X = self._remember_input(X)
         if _missing.has_missing(X):
             return self._set_fitted(_missing.fit_ppca(self, X))
-        arr, _ = _validated(X, 0)
+        arr, _ = validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
-        centered = _center_array(arr, 0)
+        centered = center_array(arr, 0)
         Xc = centered.values
         if self.method == "closed_form":
-            components, s, _, _, _ = _decompose(Xc.copy(), min(n, p), "svd", need_scores=False)
+            components, s, _, _, _ = svd_of_centered(Xc.copy(), min(n, p), need_scores=False)
             lam = s**2 / n  # the nonzero eigenvalues of S; the other p - min(n, p) are 0
             sigma2 = float(lam[k:].sum()) / (p - k)  # from the tail directly: no cancellation
-            _check_noise_variance(sigma2, float(lam.sum()) / p)
+            check_noise_variance(sigma2, float(lam.sum()) / p)
             W = components[:k].T * np.sqrt(np.maximum(lam[:k] - sigma2, 0.0))
             fit = PPCAFit(W, np.zeros(p), sigma2, np.array([complete_log_likelihood(Xc, W, sigma2)[0]]))
         else:
             fit = run_em(CompleteStep(Xc), k, max_iter=self.max_iter, tol=self.tol,
                          random_state=self.random_state)
         # back to the data's units: x = center + 2**e y
-        return self._set_fitted(_in_data_units(fit, centered.exponent, n * p, centered.center.value))
+        return self._set_fitted(in_data_units(fit, centered.exponent, n * p, centered.center.value))
 
     def _set_fitted(self, fit: PPCAFit) -> PPCA:
         """Store `fit` (in the data's units) as the fitted attributes; returns self."""
@@ -313,7 +313,7 @@ class PPCA(EstimatorBase):
         self._require_fitted()
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
-        rng = _check_random_state(random_state)
+        rng = check_random_state(random_state)
         p, k = self.W_.shape
         z = rng.standard_normal((int(n), k))
         eps = rng.standard_normal((int(n), p)) * np.sqrt(self.sigma2_)

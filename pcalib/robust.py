@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import _check_random_state, as_data_matrix
+from ._validation import as_data_matrix, check_random_state
 
 __all__ = [
     "MCD",
@@ -334,7 +334,7 @@ def mcd(
     """
     T = np.asarray(T, dtype=np.float64)
     n, k = T.shape
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     if h >= n:
         best = (0.0, np.arange(n))
     else:
@@ -480,7 +480,7 @@ class RobustPCA(EstimatorBase):
         alpha = self.alpha
         if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.5 <= alpha <= 1:
             raise ValueError(f"alpha must be a number in [0.5, 1], got {alpha!r}")
-        _check_random_state(self.random_state, draw=False)
+        check_random_state(self.random_state, draw=False)
         k = self.n_components
         if isinstance(k, bool) or not isinstance(k, numbers.Integral):
             raise TypeError(f"n_components must be an integer, got {k!r}")
@@ -507,7 +507,7 @@ class RobustPCA(EstimatorBase):
         arr = np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)
         n, p = arr.shape
         k, h = self._check_params(n, p)
-        rng = _check_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
         if self.method == "robpca":
             center, axes, variances = self._robpca(arr, k, h, rng)
         elif self.method == "spherical":
@@ -704,7 +704,7 @@ def outlyingness(Z: np.ndarray, h: int, random_state: Any = None) -> np.ndarray:
     if n * (n - 1) // 2 <= N_DIRECTIONS:
         a, b = np.triu_indices(n, 1)
     else:
-        rng = _check_random_state(random_state)
+        rng = check_random_state(random_state)
         a = rng.integers(0, n, N_DIRECTIONS)
         b = (a + rng.integers(1, n, N_DIRECTIONS)) % n  # b != a
     B = Z[a] - Z[b]

@@ -29,8 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ._validation import _check_random_state, _validated, check_flag
-from .covariance_matrix import _center_array, _centered, _rescale
+from ._units import center_array, centered_data, rescale
+from ._validation import check_flag, check_random_state, validated
 from .pca import pca_eig, pca_gram
 
 __all__ = [
@@ -102,8 +102,8 @@ def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
     range in [1/2, 1)), so that no square overflows or underflows at any scale of X:
     every rule for k is scale-free, and at 1e-200 the squares in the data's units (1e-400)
     are 0, at 1e160 infinite."""
-    arr, _ = _validated(X, 1)
-    centered = _center_array(arr, 1, scale=check_flag(standardize, "standardize"))
+    arr, _ = validated(X, 1)
+    centered = center_array(arr, 1, scale=check_flag(standardize, "standardize"))
     return centered.values, int(centered.exponent)
 
 
@@ -331,8 +331,8 @@ def parallel_analysis(
     k, observed, thresholds, e = _parallel_analysis(X, n_resamples, quantile, standardize, random_state)
     return ParallelAnalysis(
         n_components=k,
-        eigenvalues=_rescale(observed, 2 * e, "the eigenvalues"),
-        thresholds=_rescale(thresholds, 2 * e, "the thresholds"),
+        eigenvalues=rescale(observed, 2 * e, "the eigenvalues"),
+        thresholds=rescale(thresholds, 2 * e, "the thresholds"),
     )
 
 
@@ -345,7 +345,7 @@ def _parallel_analysis(
     n_resamples = _check_int(n_resamples, "n_resamples", 1)
     if isinstance(quantile, bool) or not isinstance(quantile, numbers.Real) or not 0 < quantile < 1:
         raise ValueError(f"quantile must be a number in (0, 1), got {quantile!r}")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     observed = _spectrum(Xc)
     # Permuting a centered column keeps it centered: the null data need no re-centering.
     null = np.array([_spectrum(rng.permuted(Xc, axis=0)) for _ in range(n_resamples)])
@@ -414,7 +414,7 @@ def cv_press(
         when standardizing.
     """
     press, e = _cv_press(X, max_k, n_folds, standardize, random_state)
-    return _rescale(press, 2 * e, "PRESS")
+    return rescale(press, 2 * e, "PRESS")
 
 
 def _cv_press(
@@ -424,7 +424,7 @@ def _cv_press(
     multiplied by the power of two :math:`2^{-e}` that brings their largest absolute
     value into [1/2, 1) (exact), so no square overflows or underflows; e = 0 when
     standardizing (PRESS is then in standard units)."""
-    arr, _ = _validated(X, 1)
+    arr, _ = validated(X, 1)
     n, p = arr.shape
     largest_entry = float(np.max(np.abs(arr))) if arr.size else 0.0
     e = int(np.frexp(largest_entry)[1]) if largest_entry > 0 else 0
@@ -445,13 +445,13 @@ def _cv_press(
             f"n_folds={n_folds}, got {max_k}"
         )
     standardize = check_flag(standardize, "standardize")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     fold = np.empty(n, dtype=np.intp)
     fold[rng.permutation(n)] = np.arange(n) % n_folds
     press = np.zeros(max_k + 1)
     for f in range(n_folds):
         train, held_out = arr[fold != f], arr[fold == f]
-        Xc, mean, scale, _, _ = _centered(train, 1, scale=standardize)
+        Xc, mean, scale, _, _ = centered_data(train, 1, scale=standardize)
         axes = _leading_axes(Xc, max_k)
         residual = (held_out - mean) / scale  # e for k = 0
         leverage = np.zeros(p)

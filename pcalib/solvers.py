@@ -4,9 +4,10 @@ r"""Which route fits which data: the policy of ``PCA(solver="auto")``.
 (sparse and Dask data) which route to run, and :func:`fit_by_route` runs it with the
 accuracy guard of "auto". The functions that choose are pure functions of the shape,
 the number of components and (for sparse data) the stored entries per row and column;
-no data are read there. The routes themselves live in ``pcalib.pca``. Every
-constant is a measurement on the 2-core machine the book is built on (the comments
-in the source say which), so the policy can be re-measured with
+no data are read there. The routes themselves live in ``pcalib._routes`` (the
+skeletons that ``pca_eig``, ``pca_svd`` and ``pca_gram`` run too). Every constant is a
+measurement on the 2-core machine the book is built on (the comments in the source
+say which), so the policy can be re-measured with
 ``python -m tests.benchmarks`` (timings against scikit-learn) without reading the
 estimator. To see which route "auto" takes for a shape::
 
@@ -167,10 +168,10 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._decomposition import _KEPT_MOMENTS_MAX_FEATURES, _Decomposition
+from ._decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
 from ._eigen import krylov_block
-from ._validation import _check_random_state, check_n_components, warn_outside_pcalib
-from .pca import _decompose_matrix
+from ._routes import decompose_matrix
+from ._validation import check_n_components, check_random_state, warn_outside_pcalib
 from .selection import choose_k
 
 __all__ = [
@@ -288,10 +289,10 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     cost, and one that will not converge is stopped after three blocks when the decay
     of its residual predicts it (``pcalib._eigen.krylov_top_operator``); the
     Lanczos stage after it gets as much (:func:`lanczos_budget`).
-    0 when p <= ``_KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
+    0 when p <= ``KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
     matrix for a later ``partial_fit``, and costs little."""
     m = min(n, p)
-    if p <= _KEPT_MOMENTS_MAX_FEATURES:
+    if p <= KEPT_MOMENTS_MAX_FEATURES:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
     block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
@@ -306,7 +307,7 @@ def lanczos_budget(n: int, p: int, k: int) -> int:
     :func:`krylov_budget` and :math:`s = 1` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 6(2k + 1))` vectors (ARPACK keeps
     :math:`\max(2k + 1, 30)`), and up to 1024 features."""
     m = min(n, p)
-    if p <= _KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
+    if p <= KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
     vectors = int(_LANCZOS_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
@@ -327,7 +328,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> s
     square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
     if square_ish and (krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k)):
         return "krylov"
-    return "eig" if n >= p or (p <= _KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
+    return "eig" if n >= p or (p <= KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
 
 
 def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, data: Any) -> str:
@@ -386,8 +387,8 @@ def fit_by_route(
     standardize: bool,
     need_scores: bool,
     random_state: int | np.random.Generator | None,
-    truncate: Callable[[_Decomposition], _Decomposition],
-) -> tuple[_Decomposition, str]:
+    truncate: Callable[[Decomposition], Decomposition],
+) -> tuple[Decomposition, str]:
     """The principal axes of `data` (``pcalib._inputs.as_matrix``) by the route that
     `solver` names, or for "auto" by the one :func:`dense_route` or :func:`implicit_route`
     chooses, then cut by `truncate` (a fraction of variance or Minka's rule), then, for
@@ -403,10 +404,10 @@ def fit_by_route(
     budget = ({"max_blocks": krylov_budget(n, p, k), "max_vectors": lanczos_budget(n, p, k)}
               if solver == "auto" else {})
 
-    def run(route: str) -> _Decomposition:
-        rng = _check_random_state(random_state) if route == "randomized" else None
-        return truncate(_decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
-                                          need_scores=need_scores, random_state=rng, **budget))
+    def run(route: str) -> Decomposition:
+        rng = check_random_state(random_state) if route == "randomized" else None
+        return truncate(decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
+                                         need_scores=need_scores, random_state=rng, **budget))
 
     found = run(route)
     if not data.implicit:
@@ -460,7 +461,7 @@ def components_to_compute(n_components: object, solver: str, n: int, p: int) -> 
     return check_n_components(nc, m, "n_components"), False
 
 
-def cut_to_request(found: _Decomposition, n_components: object, n: int) -> _Decomposition:
+def cut_to_request(found: Decomposition, n_components: object, n: int) -> Decomposition:
     """`found` cut to the k that the fraction of variance `n_components` or Minka's rule
     ("mle") chooses for n samples."""
     ratio = found.explained_variance_ratio()

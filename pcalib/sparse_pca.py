@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import _check_random_state, as_data_matrix
+from ._validation import as_data_matrix, check_random_state
 
 __all__ = ["SparsePCA", "truncated_power"]
 
@@ -201,7 +201,7 @@ class SparsePCA(EstimatorBase):
         ddof = self.ddof
         if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral) or not 0 <= ddof < n:
             raise ValueError(f"ddof must be an integer with 0 <= ddof < n_samples = {n}, got {ddof!r}")
-        _check_random_state(self.random_state, draw=False)
+        check_random_state(self.random_state, draw=False)
         return k, c
 
     def fit(self, X: ArrayLike, y: object = None) -> SparsePCA:
@@ -210,7 +210,7 @@ class SparsePCA(EstimatorBase):
         arr = np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)  # same BLAS path for any layout
         n, p = arr.shape
         k, c = self._check_params(n, p)
-        rng = _check_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
         mean = arr.mean(axis=0)
         Xc = arr - mean
         scale = np.ones(p)

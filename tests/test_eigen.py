@@ -11,7 +11,7 @@ import pcalib._eigen as eigen_module
 import pcalib._scatter as scatter_module
 from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
 from pcalib._moments import row_blocks
-from pcalib.covariance_matrix import _Frame as Frame
+from pcalib._units import Frame
 
 
 def spd_with_spectrum(values, seed=0):
@@ -107,7 +107,7 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     assert len(blocks) > 1
     Xc = X - X.mean(axis=0)
     exact = Xc.T @ Xc
-    C, center, scale, frame = scatter_module._scatter(X, 1, False)
+    C, center, scale, frame = scatter_module.scatter_matrix(X, 1, False)
     assert int(frame.exponent) == 0 and frame.offset is None
     frame = Frame.of(X)
     e = int(frame.exponent)

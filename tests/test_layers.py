@@ -1,4 +1,5 @@
-"""pcalib's modules import only downward, and its classes stay small (issue 23).
+"""pcalib's modules import only downward, lend no private names, and its classes stay small
+(issue 23).
 
 The import graph of the package is read from the sources (every ``from .x import``
 and ``from . import x``, at module level or inside a function; imports under
@@ -7,9 +8,11 @@ a cycle means a lower layer reaching back up, and a module that cannot be read,
 tested or replaced without the one above it. Public functions must not shadow
 their modules (``import pcalib.pcoa`` once gave the function ``pcalib.pcoa``). The
 chapter module of PCA's three routes stays a short skeleton over its engine.
-No class is over ``MAX_CLASS_LINES`` lines, counted from its ``class`` line to its
-last line: a longer one does more than one thing, and what is not its business
-belongs in functions of its module or in a module of its own.
+No module imports a name with a leading underscore from another: what a module lends
+is named without one, in a private module. No class is over ``MAX_CLASS_LINES`` lines,
+counted from its ``class`` line to its last line: a longer one does more than one
+thing, and what is not its business belongs in functions of its module or in a module
+of its own.
 """
 
 from __future__ import annotations
@@ -89,9 +92,9 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_graph_reader_sees_imports_inside_functions():
-    """The reader is not blind: missing.py's EM imports from _ppca_model, estimator
-    imports missing, and TYPE_CHECKING imports are skipped."""
-    assert "pcalib._ppca_model" in _imports("pcalib.missing")
+    """The reader is not blind: the EM of data with NaN (_missing_fits) imports from
+    _ppca_model, estimator imports missing, and TYPE_CHECKING imports are skipped."""
+    assert "pcalib._ppca_model" in _imports("pcalib._missing_fits")
     assert "pcalib.missing" in _imports("pcalib.estimator")
     assert "pcalib.estimator" not in _imports("pcalib.missing")  # annotations only
 
@@ -152,20 +155,20 @@ def test_the_pca_routes_read_as_skeletons():
     named call over the engine. Before, pca_eig reached the scatter matrix three calls
     down and the eigensolver four (pca_eig -> _pca -> _decompose_data ->
     _top_eigh_of_varying -> top_eigh), through the dispatcher of every route and every
-    kind of data; now its skeleton calls the scatter, the eigensolver and the sign
-    convention itself."""
+    kind of data; now its skeleton (pcalib._routes.eig_route, one call down) calls the
+    scatter, the eigensolver and the sign convention itself."""
     assert len((PACKAGE / "pca.py").read_text(encoding="utf-8").splitlines()) <= 450
     far = 99
     eig = _call_depths("pcalib.pca", "pca_eig")
-    assert eig.get(("pcalib._scatter", "_scatter"), far) <= 2
+    assert eig.get(("pcalib._scatter", "scatter_matrix"), far) <= 2
     assert eig.get(("pcalib._eigen", "top_eigh"), far) <= 3
     assert eig.get(("pcalib._signs", "axis_signs"), far) <= 3
     svd = _call_depths("pcalib.pca", "pca_svd")
-    assert svd.get(("pcalib.covariance_matrix", "_center_array"), far) <= 2
-    assert svd.get(("pcalib.lowrank", "_exact_svd"), far) <= 2
+    assert svd.get(("pcalib._units", "center_array"), far) <= 2
+    assert svd.get(("pcalib._svd", "exact_svd"), far) <= 2
     gram = _call_depths("pcalib.pca", "pca_gram")
     assert gram.get(("pcalib._eigen", "top_eigh"), far) <= 2
-    assert gram.get(("pcalib._decomposition", "_axes_from_left"), far) <= 2
+    assert gram.get(("pcalib._decomposition", "axes_from_left"), far) <= 2
 
 
 def test_the_call_reader_follows_imports():
@@ -201,3 +204,46 @@ def test_the_class_reader_counts_from_class_to_end():
     after = next((i for i in range(first + 1, len(source)) if source[i][:1] not in ("", " ")), len(source))
     last = max(i for i in range(first, after) if source[i].startswith("    "))
     assert _class_lines("pcalib.kernel")["KernelPCA"] == last - first + 1
+
+
+def _private_imports(module: str, path: Path | None = None) -> list[str]:
+    """The names with one leading underscore that `module` (read from `path`, by default
+    its source) imports from other modules of its package (``from .x import _name``, at
+    module level, inside a function or under ``if TYPE_CHECKING:``), each as
+    ``"module: from x import _name"``."""
+    path = path or _source(module)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            source = f"{base}.{node.module}" if node.module else base
+            found += [
+                f"{module}: from {source} import {alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
+    return found
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A name with a leading underscore is its module's own business (issue 23): what
+    another module needs is named without one, in a private module (``pcalib._units``,
+    ``pcalib._routes``, ...) whose own underscore already says "internal", and a public
+    module that needs it imports it from there. 101 such imports before."""
+    offenders = [line for module in MODULES for line in _private_imports(module)]
+    assert not offenders, f"{len(offenders)} private names imported across modules:\n" + "\n".join(offenders)
+
+
+def test_the_private_import_reader_is_not_blind(tmp_path):
+    """The reader finds a private name imported at module level and one imported inside
+    a function, from ``.`` and from ``..``, and passes over public and dunder names."""
+    (tmp_path / "high.py").write_text(
+        "from .low import _a, c, __version__\nfrom .. import _top\n\n"
+        "def f():\n    from .low import _b\n    return _b\n"
+    )
+    assert _private_imports("package.sub.high", tmp_path / "high.py") == [
+        "package.sub.high: from package.sub.low import _a",
+        "package.sub.high: from package import _top",
+        "package.sub.high: from package.sub.low import _b",
+    ]

@@ -18,7 +18,8 @@ from numpy_references import ppca_closed_form
 from scipy.stats import multivariate_normal
 
 from pcalib import PCA, PPCA, impute_pca
-from pcalib.missing import _posterior, fit_ppca
+from pcalib._missing_fits import _posterior
+from pcalib.missing import fit_ppca
 
 theorem = pytest.mark.theorem
 

@@ -254,8 +254,8 @@ def test_one_eigensolve_per_stream_and_a_new_one_after_each_batch(monkeypatch):
     import pcalib._streaming
 
     calls = []
-    solve = pcalib._streaming._decompose_moments
-    monkeypatch.setattr(pcalib._streaming, "_decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
+    solve = pcalib._streaming.decompose_moments
+    monkeypatch.setattr(pcalib._streaming, "decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
     rng = np.random.default_rng(8)
     X = rng.standard_normal((500, 5))
     stream = PCA(2)
