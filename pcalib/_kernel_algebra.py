@@ -102,7 +102,7 @@ def centered_times(K: np.ndarray, kbar: np.ndarray) -> Callable[[np.ndarray], np
     def times(Q: np.ndarray) -> np.ndarray:
         Y = blas.dgemm(1.0, K_t, Q, trans_a=1)
         ones_q = Q.sum(axis=0)
-        Y -= kbar @ Q
+        Y -= blas.dgemv(1.0, Q, kbar, trans=1)  # kbar^T Q, in the same BLAS
         Y -= np.outer(kbar, ones_q)
         Y += kbarbar * ones_q
         return Y
