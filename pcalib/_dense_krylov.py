@@ -4,12 +4,11 @@ forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
 The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
 matrices; above about a thousand features forming it (one ``syrk``) and solving it
 (:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`krylov_axes`
-runs up to three stages: block Krylov (:func:`pcalib._eigen.krylov_top_operator`), then
-the Lanczos method within a budget of vectors (:func:`_lanczos_within`), both stopped by
-the a-posteriori residual test of ``pcalib._eigen.KRYLOV_RTOL``, then the formed
-matrix, as the eig or gram route would solve it. The budgets are the solver
-policy's (:mod:`pcalib.solvers`); the route's skeleton, which calls it as one
-step, is :func:`pcalib._routes.krylov_route`.
+runs block Krylov (:func:`pcalib._eigen.krylov_top_operator`) within a budget of
+blocks, stopped by the a-posteriori residual test of ``pcalib._eigen.KRYLOV_RTOL``,
+then, if it has not converged, the formed matrix, as the eig or gram route would
+solve it. The budget is the solver policy's (:mod:`pcalib.solvers`); the route's
+skeleton, which calls it as one step, is :func:`pcalib._routes.krylov_route`.
 """
 
 from __future__ import annotations
@@ -24,48 +23,34 @@ from ._eigen import (
     KRYLOV_RTOL,
     krylov_block,
     krylov_top_operator,
-    lanczos_top_operator,
     top_eigh,
     top_eigh_of_varying,
 )
 
+# Width of the dense route's blocks: k + 3 columns. Measured on tests/benchmarks.py's
+# spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
+# 0.79-1.24 s where b = max(2k, k + 10) = 20 took 0.85-1.53 s (the products of a thin
+# block are bound by memory, but a wider block spends more columns per pass than it
+# saves passes); for k = 50, b = 53 took 2.1 s against 2.6 s at b = 60 and 6.7 s at 100
+# (each block's Rayleigh-Ritz step grows with the subspace).
+_BLOCK_EXTRA = 3
 
-class _OverBudget(Exception):
-    """Raised by :func:`_lanczos_within`'s operator when its budget is spent."""
 
-
-def _lanczos_within(Xc: np.ndarray, k: int, max_vectors: int) -> tuple[np.ndarray, np.ndarray] | None:
-    r""":func:`pcalib._eigen.lanczos_top_operator` on :math:`X_c^\top X_c` (or
-    :math:`X_c X_c^\top` if n < p), never formed, stopped (None) once it has multiplied
-    `max_vectors` vectors. One vector per product, two passes over :math:`X_c` each:
-    where the spectrum is flat near :math:`\lambda_k`, the polynomial degree that
-    convergence needs grows one per pass here, one per block of b vectors in block
-    Krylov. The products go through NumPy's BLAS, as the kernel PCA's Lanczos products
-    do (15 ms per vector at 5000 x 5000, measured), where block Krylov's go through
-    SciPy's ``dgemm`` with the rest of its loop."""
-    n, p = Xc.shape
-    used = 0
-
-    def times(Q: np.ndarray) -> np.ndarray:
-        nonlocal used
-        used += Q.shape[1]
-        if used > max_vectors:
-            raise _OverBudget
-        return Xc.T @ (Xc @ Q) if n >= p else Xc @ (Xc.T @ Q)
-
-    try:
-        return lanczos_top_operator(times, min(n, p), k)
-    except _OverBudget:
-        return None
+def dense_krylov_block(k: int, m: int) -> int:
+    """Width of the dense Krylov route's blocks for k components of an m x m matrix:
+    k + 3, at most m (the sparse and Dask routes use
+    :func:`pcalib._eigen.krylov_block`, wider, as each of their blocks is a pass over
+    data that may be on disk)."""
+    return min(k + _BLOCK_EXTRA, m)
 
 
 def krylov_axes(
-    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, max_vectors: int = 0
+    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, str]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
     :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
-    :math:`b = \max(2k, k + 10)` columns costs the two products
+    :math:`b = k + 3` columns (:func:`dense_krylov_block`) costs the two products
     :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
     two passes over :math:`X_c` (:func:`pcalib._eigen.krylov_top_operator`). The Ritz
     pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
@@ -74,14 +59,13 @@ def krylov_axes(
     within the square of that over its gap), each axis within an angle of about
     :math:`10^{-10}\theta_1 / \delta_j` of its eigenvector.
 
-    Without `max_blocks` (``solver="krylov"``), the space may grow to
-    ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
+    Without `max_blocks` (``solver="krylov"``), the blocks are
+    :math:`\max(2k, k + 10)` columns wide, as on the sparse and Dask routes, and the
+    space may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
     budget of "auto"), the method stops when the space would grow past that many
     blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
-    the k-th eigenvalue, where block Krylov converges slowly); then, if `max_vectors`
-    allows, the Lanczos method takes over (:func:`_lanczos_within`, the same residual
-    test), and if it too stops, the k leading eigenpairs
-    of the same matrix, formed (one ``syrk``) and solved by
+    the k-th eigenvalue, where block Krylov converges slowly); then the k leading
+    eigenpairs of the same matrix, formed (one ``syrk``) and solved by
     :func:`pcalib._eigen.top_eigh`, take over: the result is then that of the eig
     route (n >= p) or the gram route (n < p), to round-off. Returns the singular
     values, the axes and the route that found them ("krylov", "eig" or "gram").
@@ -102,11 +86,13 @@ def krylov_axes(
             return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q, trans_a=1))
         return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q), trans_a=1)  # X_c (X_c^T Q)
 
-    block = krylov_block(k, m)
+    block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
     budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
     if n >= p and np.count_nonzero(~constant) <= k:
-        budget = max_vectors = 0
-    found = krylov_top_operator(times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None)
+        budget = 0
+    found = krylov_top_operator(
+        times, m, k, max_dim=min(m, budget * block), predict=max_blocks is not None, block=block
+    )
     top = None if found is None else found[:2]
     if top is None and max_blocks is None and budget:
         raise RuntimeError(
@@ -114,8 +100,6 @@ def krylov_axes(
             f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
-    if top is None and max_vectors:
-        top = _lanczos_within(Xc, k, max_vectors)
     if top is None and n >= p:  # the formed matrix (a syrk), as the eig route
         w, W = top_eigh_of_varying(Xc.T @ Xc, k, constant)
         route = "eig"

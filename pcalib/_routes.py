@@ -170,20 +170,19 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
 
 
 def krylov_route(
-    centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None, max_vectors: int = 0
+    centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None
 ) -> Decomposition:
     r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
     formed, then signs.
 
     1. axes: :func:`pcalib._dense_krylov.krylov_axes`, block Krylov within
-       `max_blocks` blocks, then Lanczos within `max_vectors` vectors, each stopped by
-       the residual test :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then
-       the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
+       `max_blocks` blocks, stopped by the residual test
+       :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1`, then the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
     2. signs: :func:`pcalib._decomposition.found_from_axes`, as for the Gram route.
     """
-    s, V, route = krylov_axes(centered.values, k, centered.constant, max_blocks, max_vectors)
+    s, V, route = krylov_axes(centered.values, k, centered.constant, max_blocks)
     return Decomposition.of_centered(found_from_axes(centered.values, s, V, need_scores), centered, route)
 
 
@@ -203,12 +202,12 @@ def randomized_route(
 def _decompose_data(
     arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
     random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
-    max_blocks: int | None = None, max_vectors: int = 0,
+    max_blocks: int | None = None,
 ) -> Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
     :func:`eig_route`, or the centered copy (:func:`centered_copy`) and
-    :func:`svd_route`, :func:`gram_route`, :func:`krylov_route` (`max_blocks` and
-    `max_vectors`: its budget) or :func:`randomized_route` (`random_state`).
+    :func:`svd_route`, :func:`gram_route`, :func:`krylov_route` (`max_blocks`: its
+    budget) or :func:`randomized_route` (`random_state`).
 
     Raises
     ------
@@ -225,7 +224,7 @@ def _decompose_data(
     if route == "gram":
         return gram_route(centered, k, need_scores)
     if route == "krylov":
-        return krylov_route(centered, k, need_scores, max_blocks, max_vectors)
+        return krylov_route(centered, k, need_scores, max_blocks)
     return randomized_route(centered, k, need_scores, random_state)
 
 
@@ -236,8 +235,8 @@ def decompose_matrix(
     r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
     NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state`, `max_blocks` and
-    `max_vectors`); sparse and Dask data to
+    the `in_memory` options `need_scores`, `random_state` and
+    `max_blocks`); sparse and Dask data to
     :func:`pcalib._implicit_routes.decompose_sparse_or_dask`, with no scores
     (``transform`` gives them).
     """

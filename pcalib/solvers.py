@@ -64,38 +64,38 @@ fixed number of steps, no residual test).
    ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
    a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
    that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-   block Krylov may spend up to the estimated time of the exact route (it
-   stops after three blocks when the decay of its residual predicts a
-   failure),
+   block Krylov may spend up to the estimated time of the exact route,
    :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
    :math:`t_\text{block} = 4 c\, n p b` per block of
-   :math:`b = \max(2k, k + 10)` columns, and is tried when that allows 4
+   :math:`b = k + 3` columns, and is tried when that allows 4
    blocks (:math:`a = 1.1 \cdot 10^{-11}` s per multiplication of the
    ``syrk``, :math:`e = 4 \cdot 10^{-11}` s per :math:`m^3` of the
    eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop of the thin
-   products, measured on 2 cores). If its residual test is not met within
-   that budget, or the decay of the residual predicts it will not be (a
-   flat spectrum near :math:`\lambda_k`), the Lanczos method (ARPACK, one
-   vector per product, :math:`L = 6 \cdot 10^{-10}` s per vector and entry
-   of X) may spend as much, when that allows at least
-   :math:`\max(90, 6(2k + 1))` vectors (a failure then costs up to three
-   times the exact route's time; measured: 10000 x 4000, flat spectrum,
-   k = 10, 133 vectors); if it too stops, the k leading
-   eigenpairs of the formed matrix take over (``solver_`` "eig" if
-   n >= p, "gram" otherwise). Otherwise "eig" if n >= p, or if p <= 1024
-   and p < 4n (the eig route keeps the scatter matrix for a later
+   products and their share of the orthogonalization, measured on 2 cores).
+   It stops early when the decay of its residual predicts a failure (a flat
+   spectrum near :math:`\lambda_k`): when even the fastest decay seen so
+   far, or, past half the budget, twice the latest one, would not reach the
+   test within the budget. If it stops, the k leading eigenpairs of the
+   formed matrix take over (``solver_`` "eig" if n >= p, "gram"
+   otherwise), so a failure costs at most about twice the exact route's
+   time (measured: 10000 x 4000, k = 50, decaying spectrum, 6.0 s against
+   4.8 s for the eig route; 2200 x 2200 noise, k = 20, 0.9 s against 0.66
+   s). Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
+   route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
 **The Krylov route.** The "krylov" route works on one centered copy of X; each block costs the
-products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`, and so does
-each Lanczos vector. Both accept the Ritz pairs when every residual
+products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`. It
+accepts the Ritz pairs when every residual
 :math:`\|M v_j - \theta_j v_j\| \le 10^{-10}\theta_1` (the a-posteriori
 test of the sparse and Dask
-routes): each eigenvalue is then within :math:`10^{-10}\lambda_1` (and
+routes, computed from the stored products): each eigenvalue is then within
+:math:`10^{-10}\lambda_1` (and
 within the square of that over its gap), each axis within an angle of
 about :math:`10^{-10}\lambda_1/\delta_j` of its eigenvector,
-:math:`\delta_j` its spectral gap. Passed explicitly, it refuses to run
-past 40 blocks (RuntimeError).
+:math:`\delta_j` its spectral gap. Passed explicitly, it takes blocks of
+:math:`\max(2k, k + 10)` columns, as on sparse and Dask data, and refuses to
+run past 40 blocks (RuntimeError).
 
 **The accuracy guard.** The rules look only at the shape, so "auto" adds an accuracy guard:
 when the eig, gram or krylov route finds
@@ -169,7 +169,7 @@ from typing import Any, cast
 import numpy as np
 
 from ._decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
-from ._eigen import krylov_block
+from ._dense_krylov import dense_krylov_block
 from ._routes import decompose_matrix
 from ._validation import check_n_components, check_random_state, warn_outside_pcalib
 from .selection import choose_k
@@ -182,7 +182,6 @@ __all__ = [
     "fit_by_route",
     "implicit_route",
     "krylov_budget",
-    "lanczos_budget",
     "sparse_route_costs",
 ]
 
@@ -200,29 +199,20 @@ _ASPECT = 4
 # The dense Krylov route of "auto" (rule 3 of the module docstring), costed in seconds on
 # 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
 # 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
-# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov block, the
-# two products X_c^T (X_c Q), per flop 4 n p b (b = max(2k, k + 10) columns:
-# 0.015-0.07 s at 3000 x 3000 and 6000 x 2500, b = 20, about 3e10 per second, but
-# slower per flop than the syrk). Block Krylov may spend up to _KRYLOV_SHARE of the exact
-# route's estimated time (20000 x 2000, k = 5, decaying: converged at 8 blocks, 0.75 s
-# with the copy, against 1.07 s for the eig route); it is tried only when that allows
-# _KRYLOV_MIN_BLOCKS blocks.
+# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov
+# block, the two products X_c^T (X_c Q) and the block's share of the orthogonalization
+# and Rayleigh-Ritz steps, per flop 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7
+# ms per column for k = 5 to 50, 1e8 flops each, so 2.3-3.7e-11 s per flop). Block
+# Krylov may spend up to _KRYLOV_SHARE of the exact route's estimated time; it is tried
+# only when that allows _KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their syrk:
+# measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
+# spectra), block Krylov within this budget saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s
+# more where it gave up.
 _SYRK_SECONDS = 1.1e-11
 _EIGENSOLVER_SECONDS = 4e-11
 _THIN_PRODUCT_SECONDS = 3.3e-11
 _KRYLOV_SHARE = 1.0
 _KRYLOV_MIN_BLOCKS = 4
-# After block Krylov, the Lanczos method (one vector per product, two passes over X_c):
-# per vector, per entry of X (15 ms at 5000 x 5000, 21 ms at 2000 x 20000 on 2 cores,
-# memory-bound), within _LANCZOS_SHARE of the exact route's time (it has no early stop,
-# so a failure costs all of it: at half, 10000 x 4000 on a flat spectrum, k = 10,
-# stopped at 90 of the 133 vectors it needed and took 7.3 s in all); tried when that allows
-# at least 90 vectors and 6 times ARPACK's 2k + 1 (measured to reach the residual test
-# at 5000 x 5000 and similar shapes: 47-81 vectors for k = 5 and 10 on a decaying
-# spectrum, 117-164 on a flat one; 514-556 for k = 50, decaying).
-_LANCZOS_VECTOR_ENTRY_SECONDS = 6e-10
-_LANCZOS_SHARE = 1.0
-_LANCZOS_MIN_VECTORS = 90
 # Sparse and Dask data: the p x p covariance from one pass up to this many features
 # (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
 # (Lanczos for sparse data, block Krylov for Dask).
@@ -281,37 +271,21 @@ def krylov_budget(n: int, p: int, k: int) -> int:
 
         t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
 
-    m = min(n, p), b = max(2k, k + 10) the block width, a, e and c the measured
+    m = min(n, p), b = k + 3 the block width, a, e and c the measured
     seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
     flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
     ``_THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``_KRYLOV_SHARE``): a block Krylov
     run that converges at the end of its budget costs what the exact route would have
-    cost, and one that will not converge is stopped after three blocks when the decay
-    of its residual predicts it (``pcalib._eigen.krylov_top_operator``); the
-    Lanczos stage after it gets as much (:func:`lanczos_budget`).
+    cost, and one that will not converge is stopped as soon as the decay of its
+    residual predicts it (``pcalib._eigen.krylov_top_operator``).
     0 when p <= ``KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
     matrix for a later ``partial_fit``, and costs little."""
     m = min(n, p)
     if p <= KEPT_MOMENTS_MAX_FEATURES:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
-    block = _THIN_PRODUCT_SECONDS * 4 * n * p * krylov_block(k, m)
+    block = _THIN_PRODUCT_SECONDS * 4 * n * p * dense_krylov_block(k, m)
     return int(_KRYLOV_SHARE * exact / block)
-
-
-def lanczos_budget(n: int, p: int, k: int) -> int:
-    r"""Largest number of vectors the Lanczos stage of the dense "krylov" route of "auto"
-    may multiply, :math:`\lfloor s\, t_\text{exact} / (L\, n p) \rfloor` with
-    :math:`L = 6 \cdot 10^{-10}` s per entry of X and per vector
-    (``_LANCZOS_VECTOR_ENTRY_SECONDS``), :math:`t_\text{exact}` as in
-    :func:`krylov_budget` and :math:`s = 1` (``_LANCZOS_SHARE``); 0 below :math:`\max(90, 6(2k + 1))` vectors (ARPACK keeps
-    :math:`\max(2k + 1, 30)`), and up to 1024 features."""
-    m = min(n, p)
-    if p <= KEPT_MOMENTS_MAX_FEATURES or k >= m - 1:
-        return 0
-    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
-    vectors = int(_LANCZOS_SHARE * exact / (_LANCZOS_VECTOR_ENTRY_SECONDS * n * p))
-    return vectors if vectors >= max(_LANCZOS_MIN_VECTORS, 6 * (2 * k + 1)) else 0
 
 
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> str:
@@ -326,7 +300,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> s
     if every_component or k == m:
         return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
     square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
-    if square_ish and (krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS or lanczos_budget(n, p, k)):
+    if square_ish and krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
         return "krylov"
     return "eig" if n >= p or (p <= KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
 
@@ -394,15 +368,14 @@ def fit_by_route(
     chooses, then cut by `truncate` (a fraction of variance or Minka's rule), then, for
     "auto", checked by the accuracy guard above and recomputed by the "svd" route when
     it fails. Returns the decomposition and the route that computed it (for dense
-    "auto", "krylov" only when it converged within :func:`krylov_budget` and
-    :func:`lanczos_budget`, else the eig or gram route that finished)."""
+    "auto", "krylov" only when it converged within :func:`krylov_budget`, else the
+    eig or gram route that finished)."""
     n, p = data.shape
     if data.implicit:
         route = implicit_route(solver, n, p, k, every_component, data)
     else:
         route = dense_route(solver, n, p, k, every_component)
-    budget = ({"max_blocks": krylov_budget(n, p, k), "max_vectors": lanczos_budget(n, p, k)}
-              if solver == "auto" else {})
+    budget = {"max_blocks": krylov_budget(n, p, k)} if solver == "auto" else {}
 
     def run(route: str) -> Decomposition:
         rng = check_random_state(random_state) if route == "randomized" else None

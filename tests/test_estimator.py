@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib.solvers import dense_route, krylov_budget, lanczos_budget
+from pcalib.solvers import dense_route, krylov_budget
 
 SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
@@ -125,17 +125,14 @@ def test_auto_solver_rule_at_its_thresholds():
     assert dense_route("auto", 1000, 1024, 10, False) == "eig"
     assert dense_route("auto", 500, 3999, 10, False) == "gram"
     # Above 1024 features, n and p within a factor 4: Krylov when its budget holds at
-    # least 4 blocks, or the Lanczos stage at least max(90, 4(2k + 1)) vectors.
-    assert krylov_budget(20000, 1024, 10) == lanczos_budget(20000, 1024, 10) == 0
-    assert krylov_budget(4000, 1025, 10) == 8 and dense_route("auto", 4000, 1025, 10, False) == "krylov"
+    # least 4 blocks of k + 3 columns.
+    assert krylov_budget(20000, 1024, 10) == 0
+    assert krylov_budget(4000, 1025, 10) == 12 and dense_route("auto", 4000, 1025, 10, False) == "krylov"
     assert dense_route("auto", 20000, 1025, 10, False) == "eig"  # tall: one syrk
-    assert krylov_budget(20000, 2000, 50) == 2 and dense_route("auto", 20000, 2000, 50, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 11 and dense_route("auto", 20000, 2000, 10, False) == "eig"
-    assert krylov_budget(6000, 2500, 10) == 26
-    assert krylov_budget(2000, 20000, 10) == 11
-    assert lanczos_budget(20000, 2000, 10) == 0  # 46 vectors: too few to try
-    assert lanczos_budget(5000, 5000, 10) == 424 and lanczos_budget(10000, 4000, 10) == 180
-    assert lanczos_budget(5000, 5000, 50) == 0  # fewer than 6 (2k + 1)
+    assert krylov_budget(20000, 2000, 50) == 4 and dense_route("auto", 20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 2000, 10) == 17 and dense_route("auto", 20000, 2000, 10, False) == "eig"
+    assert krylov_budget(6000, 2500, 10) == 40
+    assert krylov_budget(2000, 20000, 10) == 17
 
 
 def test_large_offset_is_exact():
