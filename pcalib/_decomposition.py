@@ -29,6 +29,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ._center import Center
+from ._eigen import NUMPY_MAX_M, transposed_times
 from ._inputs import Moments
 from ._signs import axis_signs
 from ._svd import orthonormal_completion
@@ -214,7 +215,10 @@ def axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.n
     by noise: the completion gives unit vectors orthogonal to the other axes there
     (deterministic, never NaN), and its QR factorization re-orthonormalizes the
     recovered axes, whose orthogonality the squared condition number degrades for
-    small :math:`\sigma_j`."""
+    small :math:`\sigma_j`. The product is NumPy's after NumPy's eigensolver (U of
+    at most ``NUMPY_MAX_M`` rows), SciPy's after SciPy's
+    (:func:`pcalib._eigen.transposed_times`)."""
     keep = s > 0
-    return orthonormal_completion(Xc.T @ (U[:, keep] / s[keep]), k)
+    B = U[:, keep] / s[keep]
+    return orthonormal_completion(Xc.T @ B if U.shape[0] <= NUMPY_MAX_M else transposed_times(Xc, B), k)
 

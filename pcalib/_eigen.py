@@ -35,7 +35,10 @@ import scipy.linalg
 import scipy.sparse.linalg
 from scipy.linalg import blas
 
-__all__ = ["krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "top_eigh", "top_eigh_of_varying"]
+__all__ = [
+    "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram", "top_eigh",
+    "top_eigh_of_varying", "transposed_times",
+]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
 KRYLOV_RTOL = 1e-10
@@ -378,6 +381,28 @@ def _arpack(
         if residual <= rtol * max(w[0], 0.0):
             return w, V
     return None
+
+
+def rows_gram(Y: np.ndarray) -> np.ndarray:
+    r""":math:`Y Y^\top` for :func:`top_eigh`, in the BLAS that will solve it: NumPy's
+    product up to ``NUMPY_MAX_M`` rows, SciPy's ``dsyrk`` above (the lower triangle
+    only, all that :func:`top_eigh` reads; no copy of Y in either order). Measured on
+    2 cores, 2000 x 20000, k = 10: the same 0.86 s for the product, then 0.25 s for
+    the eigensolve against 0.35-0.39 s after NumPy's product, whose threads still spin."""
+    if Y.shape[0] <= NUMPY_MAX_M:
+        return Y @ Y.T
+    if Y.flags.c_contiguous:
+        return blas.dsyrk(1.0, Y.T, trans=1, lower=1)
+    return blas.dsyrk(1.0, Y, lower=1)
+
+
+def transposed_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r""":math:`X^\top B` by SciPy's ``dgemm`` (no copy of X in either order): the
+    product after an eigensolve in SciPy's LAPACK (measured: 0.022 s for 2000 x 20000
+    times 2000 x 10, against 0.09 s by NumPy right after it)."""
+    if X.flags.c_contiguous:
+        return blas.dgemm(1.0, X.T, B)
+    return blas.dgemm(1.0, X, B, trans_a=1)
 
 
 def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ from ._decomposition import (
     svd_moments,
 )
 from ._dense_krylov import krylov_axes
-from ._eigen import top_eigh, top_eigh_of_varying
+from ._eigen import rows_gram, top_eigh, top_eigh_of_varying
 from ._implicit_routes import decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import scatter_matrix, scores_by_row_blocks
@@ -152,7 +152,8 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
         G = Y_c Y_c^\top = U \Sigma^2 U^\top, \qquad v_j = \frac{Y_c^\top u_j}{\sigma_j},
         \qquad \text{scores} = Y_c V_k
 
-    1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``);
+    1. Gram matrix: :math:`Y_c Y_c^\top`, n x n (one ``syrk``,
+       :func:`pcalib._eigen.rows_gram`);
     2. eigensolve: :func:`pcalib._eigen.top_eigh`, its k leading eigenpairs;
        :math:`\sigma_j` by :func:`pcalib._decomposition.sqrt_eigenvalues`, 0 below the
        rank tolerance;
@@ -163,7 +164,7 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
        the discarded sum of squares as a difference of two sums, the sign convention.
     """
     Yc = centered.values
-    w, U = top_eigh(Yc @ Yc.T, k)
+    w, U = top_eigh(rows_gram(Yc), k)
     s = sqrt_eigenvalues(w, *Yc.shape)
     V = axes_from_left(Yc, U, s, k)
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores), centered, "gram")

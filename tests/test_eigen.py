@@ -9,7 +9,7 @@ import pytest
 import pcalib
 import pcalib._eigen as eigen_module
 import pcalib._scatter as scatter_module
-from pcalib._eigen import krylov_top, lanczos_top_operator, top_eigh
+from pcalib._eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
 from pcalib._moments import row_blocks
 from pcalib._units import Frame
 
@@ -135,3 +135,17 @@ def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
     Z = Xc / Xc.std(axis=0, ddof=1)
     np.testing.assert_allclose(np.abs(scores), np.abs(Z @ np.linalg.svd(Z, full_matrices=False)[2][:5].T),
                                atol=1e-8 * np.abs(scores).max())
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("rows", [300, 600])  # NumPy's product, SciPy's dsyrk
+def test_rows_gram_and_transposed_times_in_either_order(order, rows):
+    Y = np.asarray(np.random.default_rng(4).standard_normal((rows, 900)), order=order)
+    before = Y.copy()
+    G = rows_gram(Y)
+    reference = Y @ Y.T
+    lower = np.tril_indices(rows)
+    np.testing.assert_allclose(G[lower], reference[lower], rtol=1e-12, atol=1e-10)
+    B = np.random.default_rng(5).standard_normal((rows, 4))
+    np.testing.assert_allclose(transposed_times(Y, B), Y.T @ B, rtol=1e-12, atol=1e-11)
+    np.testing.assert_array_equal(Y, before)  # not modified
