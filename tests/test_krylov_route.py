@@ -108,28 +108,29 @@ def test_krylov_needs_an_integer_n_components(n_components):
 
 
 def test_block_krylov_converges_where_its_residual_stalls_first(monkeypatch):
-    # benchmarks.make_data at 2200 x 2200: a 20-dimensional signal decaying as 0.8^j
-    # over unit noise; lambda_10 sits near the noise's edge, where the residual falls
-    # slowly for a few blocks and then faster and faster. Extrapolating the slow start
-    # gave up here before; the fastest rate seen does not.
-    rng = np.random.default_rng(1)
-    n = p = 2200
-    signal = rng.standard_normal((n, 20)) * (10.0 * 0.8 ** np.arange(20))
-    X = signal @ rng.standard_normal((20, p)) / np.sqrt(p) + rng.standard_normal((n, p))
-    k = 10
-    histories = []
+    # benchmarks.make_spectrum(2000, 1100, 3100, "flat"): a 100-dimensional signal of
+    # nearly equal scales 3 * 0.995^j over unit noise. The residual falls slowly for a
+    # few blocks and then faster and faster: extrapolating the latest rate (the rule
+    # before) gives up on the way, the fastest rate seen does not.
+    rng = np.random.default_rng(3100)
+    n, p, k = 2000, 1100, 5
+    scales = 3.0 * 0.995 ** np.arange(100)
+    X = (rng.standard_normal((n, 100)) * scales) @ rng.standard_normal((100, p)) / np.sqrt(p)
+    X += rng.standard_normal((n, p))
+    forecasts = []  # columns needed at the latest rate, as the old rule extrapolated
     original = eigen_module._predicted_to_fail
 
     def spy(history, rtol, max_dim):
-        histories.append([res for _, res in history])
+        if len(history) >= 3:
+            (d0, r0), (d1, r1) = history[-3], history[-1]
+            rate = np.log(r1 / r0) / (d1 - d0)
+            forecasts.append((d1 + np.log(rtol / r1) / rate if rate < 0 else np.inf, max_dim))
         return original(history, rtol, max_dim)
 
     monkeypatch.setattr(eigen_module, "_predicted_to_fail", spy)
     pca = PCA(k).fit(X)
     assert pca.solver_ == "krylov"
-    residuals = histories[-1]
-    rates = np.log(np.array(residuals[2:]) / residuals[:-2])
-    assert rates[-1] < 2 * rates[len(rates) // 2] < 0  # it fell faster at the end
+    assert any(needed > max_dim for needed, max_dim in forecasts)  # the old rule gave up
     Xc = X - X.mean(axis=0)
     lam, W = np.linalg.eigh(Xc.T @ Xc)
     lam, W = lam[::-1][:k] / (n - 1), W[:, ::-1][:, :k]
