@@ -22,6 +22,7 @@ from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     krylov_block,
     krylov_top_operator,
+    rows_gram,
     top_eigh,
     top_eigh_of_varying,
 )
@@ -109,10 +110,10 @@ def krylov_axes(
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
     if top is None and n >= p:  # the formed matrix (a syrk), as the eig route
-        w, W = top_eigh_of_varying(Xc.T @ Xc, k, constant)
+        w, W = top_eigh_of_varying(rows_gram(Xf), k, constant)  # X_c^T X_c
         route = "eig"
     elif top is None:  # as the gram route
-        w, W = top_eigh(Xc @ Xc.T, k)
+        w, W = top_eigh(rows_gram(Xc), k)
         route = "gram"
     else:
         w, W, route = top[0], top[1], "krylov"

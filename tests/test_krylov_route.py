@@ -66,9 +66,11 @@ def test_krylov_is_exact_at_a_large_offset():
 
 def test_flat_spectrum_falls_back_to_the_exact_route():
     X = np.random.default_rng(1).standard_normal((1300, 1100))  # pure noise: no gap at k
+    X[:, 7] = 3.0  # a constant column: loadings exactly 0 on the formed matrix too
     k = 10
     pca = PCA(k).fit(X)
     assert pca.solver_ == "eig"  # Krylov gave up within its budget
+    assert np.all(pca.components_[:, 7] == 0.0)
     s, Vt = reference(X, k)
     np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
     assert np.abs(np.sum(pca.components_ * Vt, axis=1)).min() > 1 - 1e-8
