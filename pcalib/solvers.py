@@ -78,7 +78,7 @@ fixed number of steps, no residual test).
    test within the budget. If it stops, the k leading eigenpairs of the
    formed matrix take over (``solver_`` "eig" if n >= p, "gram"
    otherwise), so a failure costs at most about twice the exact route's
-   time (measured: 10000 x 4000, k = 50, decaying spectrum, 6.0 s against
+   time (measured: 10000 x 4000, k = 50, decaying spectrum, 5.7 s against
    4.8 s for the eig route; 2200 x 2200 noise, k = 20, 0.9 s against 0.66
    s). Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
    route keeps the scatter matrix for a later
