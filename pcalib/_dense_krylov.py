@@ -14,12 +14,12 @@ skeleton, which calls it as one step, is :func:`pcalib._routes.krylov_route`.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 from scipy.linalg import blas
 
 from ._decomposition import axes_from_left, sqrt_eigenvalues
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
+    cholesky_qr,
     krylov_block,
     krylov_top_operator,
     rows_gram,
@@ -120,7 +120,6 @@ def krylov_axes(
         if n >= p and constant.any():
             W = np.asfortranarray(W)
             W[constant] = 0.0
-            R = scipy.linalg.cholesky(blas.dsyrk(1.0, W, trans=1), lower=False, check_finite=False)
-            W = blas.dtrsm(1.0, R, W, side=1, lower=0)  # W R^{-1}
+            W = cholesky_qr(W)
     s = sqrt_eigenvalues(w, n, p)
     return s, (W if n >= p else axes_from_left(Xc, W, s, k)), route

@@ -36,8 +36,8 @@ import scipy.sparse.linalg
 from scipy.linalg import blas
 
 __all__ = [
-    "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram", "top_eigh",
-    "top_eigh_of_varying", "transposed_times",
+    "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram",
+    "top_eigh", "top_eigh_of_varying", "transposed_times",
 ]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
@@ -186,7 +186,7 @@ def krylov_top_operator(
         # passes: a third one makes it orthogonal to working precision again, and
         # Cholesky QR (Q is orthonormal to about 1e-3 or better) normalizes it.
         Q -= blas.dgemm(1.0, Kd, blas.dgemm(1.0, Kd, Q, trans_a=1))
-        Q = _cholesky_qr(Q)
+        Q = cholesky_qr(Q)
     return None
 
 
@@ -238,10 +238,14 @@ def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_dim: i
 _CHOLESKY_QR_CONDITION = 1e12
 
 
-def _cholesky_qr(Y: np.ndarray) -> np.ndarray:
-    r"""One pass of Cholesky QR, :math:`Y R^{-1}` with :math:`R^\top R = Y^\top Y`:
-    orthonormal columns to about :math:`\varepsilon\,\kappa(Y)^2`."""
-    R = scipy.linalg.cholesky(blas.dsyrk(1.0, Y, trans=1), lower=False, check_finite=False)
+def cholesky_qr(Y: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
+    r"""One pass of Cholesky QR, :math:`Y R^{-1}` with :math:`R^\top R = Y^\top Y`
+    (`gram`, if already computed: its upper triangle is read): orthonormal columns to
+    about :math:`\varepsilon\,\kappa(Y)^2`; zero rows of Y stay zero. Raises
+    ``numpy.linalg.LinAlgError`` when :math:`Y^\top Y` is not numerically positive
+    definite."""
+    gram = blas.dsyrk(1.0, Y, trans=1) if gram is None else gram
+    R = scipy.linalg.cholesky(gram, lower=False, check_finite=False)
     return blas.dtrsm(1.0, R, Y, side=1, lower=0)
 
 
@@ -252,9 +256,10 @@ def _orthonormal_directions(Y: np.ndarray, floor: float) -> np.ndarray:
     kept and two passes of Cholesky QR give the basis; otherwise the SVD of Y says
     which to keep."""
     Y = np.asfortranarray(Y)
-    s2 = scipy.linalg.eigvalsh(blas.dsyrk(1.0, Y, trans=1), lower=False, check_finite=False)
+    gram = blas.dsyrk(1.0, Y, trans=1)
+    s2 = scipy.linalg.eigvalsh(gram, lower=False, check_finite=False)
     if s2[0] > max(floor**2, s2[-1] / _CHOLESKY_QR_CONDITION):
-        return _cholesky_qr(_cholesky_qr(Y))
+        return cholesky_qr(cholesky_qr(Y, gram))
     U, s, _ = scipy.linalg.svd(Y, full_matrices=False, overwrite_a=True, check_finite=False)
     return U[:, s > floor]
 

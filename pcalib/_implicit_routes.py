@@ -25,8 +25,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg import blas
 
 from ._center import Center
 from ._decomposition import (
@@ -39,6 +37,7 @@ from ._decomposition import (
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     KRYLOV_RTOL,
+    cholesky_qr,
     krylov_block,
     krylov_top_operator,
     lanczos_top_operator,
@@ -191,7 +190,8 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
     r"""Axes :math:`v_j = Z_c^\top u_j / \sigma_j` (p, k) from left singular vectors U
     (n, k), re-orthonormalized (the squared condition number of the Gram route costs
     :math:`v_j` about :math:`\varepsilon \sigma_1^2 / \sigma_j^2` of orthogonality).
-    With every :math:`\sigma_j > 0`, by one Cholesky QR step, :math:`V \leftarrow V R^{-1}`
+    With every :math:`\sigma_j > 0`, by one Cholesky QR step
+    (:func:`pcalib._eigen.cholesky_qr`), :math:`V \leftarrow V R^{-1}`
     with :math:`R^\top R = V^\top V` (``dsyrk`` and ``dtrsm``: 2 p k^2 flops, a quarter of
     a Householder QR with its Q, and as accurate for columns this close to
     orthonormal); otherwise (some :math:`\sigma_j` at most :math:`\max(n, p)\,
@@ -202,10 +202,8 @@ def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Ce
     keep = s > max(data.shape) * _EPS * s[0]  # beyond: round-off, whose u_j is noise
     V = data.transpose_times(U[:, keep] / s[keep], center, scale)
     if keep.all():
-        Vt = np.asfortranarray(V.T)  # (k, p)
         try:
-            R = scipy.linalg.cholesky(blas.dsyrk(1.0, Vt), lower=False, check_finite=False)
-            return blas.dtrsm(1.0, R, Vt, side=0, lower=0, trans_a=1, overwrite_b=True).T
+            return cholesky_qr(np.asfortranarray(V))
         except np.linalg.LinAlgError:  # columns too far from orthonormal: Householder
             pass
     return orthonormal_completion(V, k)

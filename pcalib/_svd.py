@@ -18,6 +18,8 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
+from ._eigen import transposed_times
+
 __all__ = ["auto_n_iter", "exact_svd", "orthonormal_completion", "randomized_svd_f64"]
 
 
@@ -71,14 +73,10 @@ def randomized_svd_f64(
     Mf = np.asfortranarray(M) if not (M.flags.f_contiguous or M.flags.c_contiguous) else M
 
     def times(X: np.ndarray) -> np.ndarray:  # M @ X
-        if Mf.flags.f_contiguous:
-            return blas.dgemm(1.0, Mf, X)
-        return blas.dgemm(1.0, Mf.T, X, trans_a=True)
+        return transposed_times(Mf.T, X)
 
     def times_t(Y: np.ndarray) -> np.ndarray:  # M^T @ Y
-        if Mf.flags.f_contiguous:
-            return blas.dgemm(1.0, Mf, Y, trans_a=True)
-        return blas.dgemm(1.0, Mf.T, Y)
+        return transposed_times(Mf, Y)
 
     def orth(Y: np.ndarray, size: float) -> np.ndarray:
         # Orthonormal basis of the columns of Y, without the directions below
