@@ -69,8 +69,8 @@ def krylov_axes(
 
     Without `max_blocks` (``solver="krylov"``), the blocks are
     :math:`\max(2k, k + 10)` columns wide, as on the sparse and Dask routes, and the
-    space may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With `max_blocks` (the
-    budget of "auto"), the method stops when the space would grow past that many
+    space may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With
+    `max_blocks` (the budget of "auto"), the method stops when the space would grow past that many
     blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
     the k-th eigenvalue, where block Krylov converges slowly); then the k leading
     eigenpairs of the same matrix, formed (one ``syrk``) and solved by

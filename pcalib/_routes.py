@@ -179,7 +179,8 @@ def krylov_route(
 
     1. axes: :func:`pcalib._dense_krylov.krylov_axes`, block Krylov within
        `max_blocks` blocks, stopped by the residual test
-       :math:`\|M v_j - \theta_j v_j\| \le 10^{-11} \theta_1`, then the formed matrix (the route is then "eig" or "gram"); without `max_blocks`
+       :math:`\|M v_j - \theta_j v_j\| \le 10^{-11} \theta_1`, then the formed
+       matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
     2. signs: :func:`pcalib._decomposition.found_from_axes`, as for the Gram route.
     """
