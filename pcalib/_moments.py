@@ -37,6 +37,10 @@ _SQUARES_RANGE = (2.0**-600, 2.0**500)
 # of a standard deviation (256 rows misjudged columns whose mean is 0.9 of it), few
 # enough to cost little against the pass (0.3 ms of 18 for a batch of 10,000 x 200).
 _HEAD_ROWS = 1024
+# Their variances are taken this many columns at a time, so that the temporary of the
+# deviations stays at _HEAD_ROWS x 256 (2 MiB) however wide the data (at 1024 x 20000,
+# 164 MB in one piece).
+_HEAD_COLUMNS = 256
 
 # Below this many entries shifted_gram runs on one thread (the threads would cost more
 # than they save).
@@ -97,7 +101,9 @@ class Moments:
         head = block[:_HEAD_ROWS]
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
-            head_var = head.var(axis=0)
+            head_var = np.concatenate(
+                [head[:, start:start + _HEAD_COLUMNS].var(axis=0) for start in range(0, p, _HEAD_COLUMNS)]
+            ) if p else np.zeros(0)
             shift = np.zeros(p)
             if not reads_in_place(block) or np.any((head_mean**2 > head_var) & (head_var > 0)):
                 shift = head_mean
