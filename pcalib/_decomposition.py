@@ -29,7 +29,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ._center import Center
-from ._eigen import NUMPY_MAX_M, transposed_times
+from ._eigen import NUMPY_MAX_M, matrix_times, transposed_times
 from ._inputs import Moments
 from ._signs import axis_signs
 from ._svd import orthonormal_completion
@@ -44,6 +44,68 @@ KEPT_MOMENTS_MAX_FEATURES = 1024
 #: What a dense route finds, in frame units: ``(components (k, p), singular values (k,),
 #: total_ss, tail_ss, scores (n, k) or None)``, the sign convention applied.
 Found: TypeAlias = tuple[np.ndarray, np.ndarray, float, float, np.ndarray | None]
+
+
+@dataclass(frozen=True, eq=False)
+class CenteredProducts:
+    r"""Products with the centered (and scaled) data
+    :math:`Y = (X - \mathbf 1 \bar x^\top) D^{-1}`, without forming Y:
+
+    .. math::
+
+        Y B = X (D^{-1} B) - \mathbf 1 \big(\bar x^\top D^{-1} B\big), \qquad
+        Y^\top Z = D^{-1} \big(X^\top Z - \bar x\, (\mathbf 1^\top Z)\big),
+
+    each one product with X (SciPy's ``dgemm``, no copy of X in either memory order)
+    and a rank-one correction. With `mean` None, X is Y itself (a centered copy); with
+    `inv_scale` None, D = I. A 0 in `inv_scale` makes that column of Y exactly 0 (a
+    constant column, whatever its value). The corrections cancel no digits when every
+    column of Y that is not 0 has :math:`n \bar x_j^2 \le \sum_i (x_{ij} - \bar
+    x_j)^2` (the products with X then carry at most twice the rounding error of
+    products with Y); :func:`pcalib._dense_krylov.implicitly_centered` checks it.
+    """
+
+    X: np.ndarray  #: (n, p) float64, C- or F-contiguous
+    mean: np.ndarray | None = None  #: (p,) the column means subtracted, or None
+    inv_scale: np.ndarray | None = None  #: (p,) the diagonal of D^-1, or None
+    sum_of_squares: float | None = None  #: ||Y||_F^2, if known
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    def times(self, B: np.ndarray) -> np.ndarray:
+        """:math:`Y B`, (n, b), for B of shape (p, b)."""
+        if self.inv_scale is not None:
+            B = B * self.inv_scale[:, None]
+        product = matrix_times(self.X, B)
+        if self.mean is not None:
+            product -= self.mean @ B
+        return product
+
+    def transposed_times(self, Z: np.ndarray) -> np.ndarray:
+        r""":math:`Y^\top Z`, (p, b), for Z of shape (n, b)."""
+        product = transposed_times(self.X, Z)
+        if self.mean is not None:
+            product -= np.outer(self.mean, Z.sum(axis=0))
+        if self.inv_scale is not None:
+            product *= self.inv_scale[:, None]
+        return product
+
+    def gram_times(self, Q: np.ndarray) -> np.ndarray:
+        r"""M Q for the smaller of :math:`M = Y^\top Y` (n >= p) and :math:`Y Y^\top`:
+        two passes over X."""
+        n, p = self.shape
+        if n >= p:
+            return self.transposed_times(self.times(Q))
+        return self.times(self.transposed_times(Q))
+
+    def total_ss(self) -> float:
+        r""":math:`\|Y\|_F^2`: the known sum, or one pass over a centered copy."""
+        if self.sum_of_squares is not None:
+            return self.sum_of_squares
+        flat = self.X.ravel(order="K")
+        return float(flat @ flat)
 
 
 def check_variance(constant: np.ndarray) -> None:
@@ -196,19 +258,24 @@ def svd_found(
 
 
 def found_from_axes(
-    Xc: np.ndarray, s: np.ndarray, V: np.ndarray, need_scores: bool
+    Xc: np.ndarray | CenteredProducts, s: np.ndarray, V: np.ndarray, need_scores: bool
 ) -> Found:
-    """What a route found from the axes V (p, k) and singular values s of `Xc`: the
-    discarded sum of squares as the difference of two sums, scores :math:`X_c V`, signs
-    applied."""
-    flat = Xc.ravel()
-    total_ss = float(flat @ flat)
+    """What a route found from the axes V (p, k) and singular values s of `Xc` (a
+    centered copy, or products with it): the discarded sum of squares as the
+    difference of two sums, scores :math:`X_c V`, signs applied."""
+    if isinstance(Xc, np.ndarray):
+        total_ss = CenteredProducts(Xc).total_ss()
+        scores = Xc @ V if need_scores else None
+    else:
+        total_ss = Xc.total_ss()
+        scores = Xc.times(V) if need_scores else None
     tail_ss = max(total_ss - float(s @ s), 0.0)
-    scores = Xc @ V if need_scores else None
     return signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, scores)
 
 
-def axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.ndarray:
+def axes_from_left(
+    Xc: np.ndarray | CenteredProducts, U: np.ndarray, s: np.ndarray, k: int
+) -> np.ndarray:
     r"""Axes :math:`v_j = X_c^\top u_j / \sigma_j` (p, k) from left singular vectors U.
 
     For :math:`\sigma_j = 0`, :math:`X_c^\top u_j / \sigma_j` would be noise divided
@@ -220,5 +287,7 @@ def axes_from_left(Xc: np.ndarray, U: np.ndarray, s: np.ndarray, k: int) -> np.n
     (:func:`pcalib._eigen.transposed_times`)."""
     keep = s > 0
     B = U[:, keep] / s[keep]
+    if isinstance(Xc, CenteredProducts):
+        return orthonormal_completion(Xc.transposed_times(B), k)
     return orthonormal_completion(Xc.T @ B if U.shape[0] <= NUMPY_MAX_M else transposed_times(Xc, B), k)
 

@@ -14,9 +14,9 @@ skeleton, which calls it as one step, is :func:`pcalib._routes.krylov_route`.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import blas
 
-from ._decomposition import axes_from_left, sqrt_eigenvalues
+from ._center import Center
+from ._decomposition import CenteredProducts, axes_from_left, sqrt_eigenvalues
 from ._eigen import (
     KRYLOV_MAX_BLOCKS,
     cholesky_qr,
@@ -26,6 +26,8 @@ from ._eigen import (
     top_eigh,
     top_eigh_of_varying,
 )
+from ._moments import Moments
+from ._units import checked_scale
 
 # Width of the dense route's blocks: k + 3 columns. Measured on tests/benchmarks.py's
 # spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
@@ -85,41 +87,94 @@ def krylov_axes(
     the varying columns (:func:`pcalib._eigen.top_eigh_of_varying`); with no more varying columns
     than k, only the formed matrix runs.
     """
+    Y = CenteredProducts(Xc)
+    top = krylov_stage(Y, k, constant, max_blocks)
+    if top is not None:
+        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov")
     n, p = Xc.shape
+    if n >= p:  # the formed matrix (a syrk), as the eig route
+        w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)  # X_c^T X_c
+        return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "eig")
+    w, W = top_eigh(rows_gram(Xc), k)  # as the gram route
+    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "gram")
+
+
+def krylov_stage(
+    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""The block Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
+    eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
+    :math:`Y Y^\top`, or None when the budget `max_blocks` ran out or the forecast
+    gave up (RuntimeError instead without `max_blocks`, past ``KRYLOV_MAX_BLOCKS``
+    blocks)."""
+    n, p = Y.shape
     m = min(n, p)
-    Xf = Xc.T  # F-ordered view of the C-ordered copy: BLAS reads it without a copy
-
-    def times(Q: np.ndarray) -> np.ndarray:
-        if n >= p:  # X_c^T (X_c Q)
-            return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q, trans_a=1))
-        return blas.dgemm(1.0, Xf, blas.dgemm(1.0, Xf, Q), trans_a=1)  # X_c (X_c^T Q)
-
     block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
     budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
     if n >= p and np.count_nonzero(~constant) <= k:
         budget = 0
     found = krylov_top_operator(
-        times, m, k, DENSE_KRYLOV_RTOL, max_dim=min(m, budget * block), predict=max_blocks is not None,
-        block=block,
+        Y.gram_times, m, k, DENSE_KRYLOV_RTOL, max_dim=min(m, budget * block),
+        predict=max_blocks is not None, block=block,
     )
-    top = None if found is None else found[:2]
-    if top is None and max_blocks is None and budget:
+    if found is None and max_blocks is None and budget:
         raise RuntimeError(
             f"the block Krylov method did not reach a residual of {DENSE_KRYLOV_RTOL:g} within "
             f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
-    if top is None and n >= p:  # the formed matrix (a syrk), as the eig route
-        w, W = top_eigh_of_varying(rows_gram(Xf), k, constant)  # X_c^T X_c
-        route = "eig"
-    elif top is None:  # as the gram route
-        w, W = top_eigh(rows_gram(Xc), k)
-        route = "gram"
-    else:
-        w, W, route = top[0], top[1], "krylov"
-        if n >= p and constant.any():
-            W = np.asfortranarray(W)
-            W[constant] = 0.0
-            W = cholesky_qr(W)
+    return None if found is None else found[:2]
+
+
+def leading_axes(
+    Y: CenteredProducts, w: np.ndarray, W: np.ndarray, constant: np.ndarray, k: int, *,
+    from_krylov: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Singular values and axes (p, k) of Y from the k leading eigenpairs (w, W) of
+    the smaller of :math:`Y^\top Y` and :math:`Y Y^\top`: W itself if n >= p (the
+    loadings of `constant` columns set to exactly 0 when Krylov found W), else
+    :math:`Y^\top u_j / \sigma_j` (:func:`pcalib._decomposition.axes_from_left`)."""
+    n, p = Y.shape
     s = sqrt_eigenvalues(w, n, p)
-    return s, (W if n >= p else axes_from_left(Xc, W, s, k)), route
+    if n < p:
+        return s, axes_from_left(Y, W, s, k)
+    if from_krylov and constant.any():
+        W = np.asfortranarray(W)
+        W[constant] = 0.0
+        W = cholesky_qr(W)
+    return s, W
+
+
+def implicitly_centered(
+    arr: np.ndarray, ddof: int, standardize: bool
+) -> tuple[CenteredProducts, Center, np.ndarray, np.ndarray] | None:
+    r"""The centered (and standardized) data as products with `arr` itself, no copy:
+    :class:`pcalib._decomposition.CenteredProducts`, the column means (the exact pair),
+    the scales and the constant columns; None where a centered copy is needed.
+
+    One pass over `arr` (:meth:`pcalib._moments.Moments.of_rows`, the diagonal of the
+    scatter only) gives each column's mean :math:`\bar x_j` and centered sum of
+    squares :math:`M_{jj}`. The products are used when `arr` is float64 in C or F
+    order, its sums of squares are in range (no change of units), it holds no NaN or
+    infinity, and every varying column has :math:`n \bar x_j^2 \le M_{jj}`: its mean
+    is at most its spread, so the products with `arr` cancel at most one bit, as the
+    eig route's one-pass scatter (:func:`pcalib._scatter.scatter_matrix`) allows.
+    Constant columns get :math:`D^{-1}_{jj} = 0`: exactly 0 in Y at any value; with
+    `standardize` they are refused by the centered copy (None here).
+    """
+    if arr.dtype != np.float64 or not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        return None
+    moments = Moments.of_rows(arr, full=False)
+    constant, squares = moments.constant, moments.squares
+    if not moments.finite or moments.exponent or constant.all() or (standardize and constant.any()):
+        return None
+    n, p = arr.shape
+    mean = moments.data_mean()
+    if np.any(n * mean[~constant] ** 2 > squares[~constant]):
+        return None
+    scale = checked_scale(constant, squares, n, ddof) if standardize else np.ones(p)
+    inv_scale = np.where(constant, 0.0, 1.0 / scale)
+    total_ss = float(squares @ inv_scale**2)
+    scaled = standardize or constant.any()
+    products = CenteredProducts(arr, mean, inv_scale if scaled else None, total_ss)
+    return products, moments.center(), scale, constant

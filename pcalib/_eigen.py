@@ -405,6 +405,14 @@ def rows_gram(Y: np.ndarray) -> np.ndarray:
     return blas.dsyrk(1.0, Y, lower=1)
 
 
+def matrix_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r""":math:`X B` by SciPy's ``dgemm`` (no copy of X in either order), as
+    :func:`transposed_times`."""
+    if X.flags.c_contiguous:
+        return blas.dgemm(1.0, X.T, B, trans_a=1)
+    return blas.dgemm(1.0, X, B)
+
+
 def transposed_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
     r""":math:`X^\top B` by SciPy's ``dgemm`` (no copy of X in either order): the
     product after an eigensolve in SciPy's LAPACK (measured: 0.022 s for 2000 x 20000

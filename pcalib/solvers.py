@@ -84,8 +84,15 @@ fixed number of steps, no residual test).
    route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
-**The Krylov route.** The "krylov" route works on one centered copy of X; each block costs the
-products :math:`X_c^\top (X_c Q)`, two passes over :math:`X_c`. It
+**The Krylov route.** Each block of the "krylov" route costs the products
+:math:`X_c^\top (X_c Q)`, two passes over the data. When X is float64 (C or F
+order) and every varying column has :math:`n \bar x_j^2 \le \sum_i (x_{ij} - \bar
+x_j)^2` (its mean at most its spread, found in one pass of column moments, as the eig
+route checks it), :math:`X_c` is never formed: :math:`X_c Q = XQ - \mathbf 1
+(\bar x^\top Q)` and :math:`X_c^\top Z = X^\top Z - \bar x (\mathbf 1^\top Z)` (with
+:math:`D^{-1}` on either side when standardizing), which cancel at most one bit; this
+saves the copy of X and 0.07-0.16 s (measured on 2 cores at 5000 x 5000 to
+10000 x 4000). Otherwise the route works on one centered copy of X. It
 accepts the Ritz pairs when every residual
 :math:`\|M v_j - \theta_j v_j\| \le 10^{-11}\theta_1` (the a-posteriori
 test of the sparse and Dask routes, ten times tighter, computed from the

@@ -205,3 +205,123 @@ def test_axes_near_the_noise_agree_with_the_svd_to_1e_10():
     s, Vt = reference(X, k)
     np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)  # same signs
     np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+
+
+def _fit_peak_bytes(X, k, **options):
+    """The fit and the peak of memory it allocated (NumPy's arrays are traced)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        pca = PCA(k, **options).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return pca, peak
+
+
+def _saved_by_implicit_centering(monkeypatch, X, k, **options):
+    """Fit X, then again with the centered copy forced; the first fit and the memory
+    the second allocated beyond the first (in copies of X)."""
+    import pcalib._routes as routes
+
+    pca, peak = _fit_peak_bytes(X, k, **options)
+    with monkeypatch.context() as patch:
+        patch.setattr(routes, "implicitly_centered", lambda *args: None)
+        copied, copied_peak = _fit_peak_bytes(X, k, **options)
+    assert copied.solver_ == pca.solver_ == "krylov"
+    np.testing.assert_allclose(pca.components_, copied.components_, rtol=0, atol=1e-12)
+    return pca, (copied_peak - peak) / X.nbytes
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_the_krylov_route_centers_without_a_copy(monkeypatch, order):
+    # means at most the spread: products with X itself and a rank-one correction
+    X = np.asarray(decaying(3000, 1500, offset=1e-3), order=order)
+    X[:, 9] = -4.5e9  # a constant column far from 0: exactly 0 after centering
+    before = X.copy()
+    k = 5
+    pca, saved = _saved_by_implicit_centering(monkeypatch, X, k)
+    # the copy; in F order less the pass of column moments, which shifts the rows in
+    # blocks of up to 16 MiB (X is 36 MB)
+    assert saved > (0.9 if order == "C" else 0.6)
+    assert np.array_equal(X, before)
+    s, Vt = reference(X, k)
+    np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)  # same signs
+    assert np.all(pca.components_[:, 9] == 0.0)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, s[:k] ** 2 / (s @ s), rtol=1e-12)
+    np.testing.assert_array_equal(pca.mean_[9], -4.5e9)
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(pca.transform(X), Xc @ Vt.T, rtol=0, atol=1e-9 * s[0])
+
+
+def test_a_mean_beyond_the_spread_takes_the_centered_copy(monkeypatch):
+    # one column whose mean is 100 times its spread: products with X would cancel
+    # about 13 bits there, so the route centers a copy first, and stays exact
+    X = decaying(3000, 1500)
+    X[:, 4] += 100 * X[:, 4].std()
+    k = 5
+    pca, saved = _saved_by_implicit_centering(monkeypatch, X, k)
+    assert abs(saved) < 0.05  # both made the copy
+    s, Vt = reference(X, k)
+    np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(2000, 1500), (1000, 3000)])
+def test_standardized_krylov_without_a_copy(monkeypatch, shape):
+    rng = np.random.default_rng(8)
+    X = decaying(*shape) * rng.uniform(0.5, 2.0, shape[1])  # columns of unequal spread
+    k = 5
+    pca, saved = _saved_by_implicit_centering(monkeypatch, X, k, standardize=True)
+    assert saved > 0.9
+    Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    _, s, Vt = np.linalg.svd(Z, full_matrices=False)
+    Vt = Vt[:k] * axis_signs(Vt[:k])[:, None]
+    np.testing.assert_allclose(pca.components_, Vt, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+    np.testing.assert_allclose(pca.transform(X), Z @ Vt.T, rtol=0, atol=1e-9 * s[0])
+
+
+def test_implicit_centering_refuses_what_needs_a_copy():
+    from pcalib._dense_krylov import implicitly_centered
+
+    X = decaying(300, 200)
+    assert implicitly_centered(X, 1, False) is not None
+    for refused in [
+        X.astype(np.float32),  # converted by a copy anyway
+        np.round(X * 1e3).astype(np.int64),
+        X[:, ::2],  # neither C nor F contiguous
+        np.where(np.arange(200) == 3, np.nan, X),
+        X + np.where(np.arange(200) == 5, 10.0, 0.0) * X.std(axis=0),  # mean > spread
+        X * 1e200,  # squares out of range: the copy reads the data in a scaled frame
+    ]:
+        assert implicitly_centered(refused, 1, False) is None
+    constant = X.copy()
+    constant[:, 0] = 1.0
+    assert implicitly_centered(constant, 1, False) is not None
+    assert implicitly_centered(constant, 1, True) is None  # the copy raises the error
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_centered_products_equal_products_with_the_centered_data(standardize, order):
+    from pcalib._dense_krylov import implicitly_centered
+
+    rng = np.random.default_rng(9)
+    for shape in [(300, 200), (200, 300)]:
+        X = np.asarray(decaying(*shape), order=order)
+        if not standardize:
+            X[:, 2] = 7.0  # constant: exactly 0 in the products
+        Y, center, scale, constant = implicitly_centered(X, 1, standardize)
+        Z = (X - X.mean(axis=0)) / (X.std(axis=0, ddof=1) if standardize else 1.0)
+        Z[:, constant] = 0.0
+        B, C = rng.standard_normal((shape[1], 4)), rng.standard_normal((shape[0], 4))
+        size = np.abs(Z).max()
+        np.testing.assert_allclose(Y.times(B), Z @ B, rtol=0, atol=1e-12 * size)
+        np.testing.assert_allclose(Y.transposed_times(C), Z.T @ C, rtol=0, atol=1e-12 * size)
+        np.testing.assert_allclose(Y.total_ss(), np.sum(Z**2), rtol=1e-13)
+        np.testing.assert_allclose(center.value, X.mean(axis=0), rtol=0, atol=1e-15 * size)
+        assert constant[2] != standardize
+        assert np.all(Y.transposed_times(C)[constant] == 0.0)
