@@ -9,6 +9,9 @@ blocks, stopped by the a-posteriori residual test of ``DENSE_KRYLOV_RTOL``,
 then, if it has not converged, the formed matrix, as the eig or gram route would
 solve it. The budget is the solver policy's (:mod:`pcalib.solvers`); the route's
 skeleton, which calls it as one step, is :func:`pcalib._routes.krylov_route`.
+Where the column means allow it, :func:`implicitly_centered` gives the same products
+without a centered copy, and :func:`pcalib._routes.implicit_krylov_route` runs
+:func:`krylov_stage` and :func:`leading_axes` on them.
 """
 
 from __future__ import annotations
