@@ -179,7 +179,7 @@ def krylov_top_operator(
             history.append((d, res))
             if predict and _predicted_to_fail(history, rtol, max_dim):
                 break
-        Q = _orthonormal_directions(Y, _KEPT_DIRECTION * scale)
+        Q = orthonormal_directions(Y, _KEPT_DIRECTION * scale)
         if Q.shape[1] == 0:  # invariant subspace yet not converged: leave it to LAPACK
             break
         # A direction of norm s_i carries about eps * scale / s_i of K after the two
@@ -249,7 +249,7 @@ def cholesky_qr(Y: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
     return blas.dtrsm(1.0, R, Y, side=1, lower=0)
 
 
-def _orthonormal_directions(Y: np.ndarray, floor: float) -> np.ndarray:
+def orthonormal_directions(Y: np.ndarray, floor: float) -> np.ndarray:
     r"""An orthonormal basis of the directions of Y whose singular values exceed `floor`
     (the others are dropped). When the eigenvalues :math:`s_i^2` of :math:`Y^\top Y`
     all exceed :math:`\max(\text{floor}^2, s_1^2 / 10^{12})`, every direction is

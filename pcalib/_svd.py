@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-from ._eigen import transposed_times
+from ._eigen import orthonormal_directions, transposed_times
 
 __all__ = ["auto_n_iter", "exact_svd", "orthonormal_completion", "randomized_svd_f64"]
 
@@ -60,8 +60,9 @@ def randomized_svd_f64(
 
     Works with the wide orientation transposed away (``M = A`` or ``A^T``, n >= p),
     so the Krylov blocks have ``n`` rows and ``l = k + oversample`` columns. Every
-    block is orthogonalized against the earlier ones (twice) and orthonormalized by
-    an SVD that drops the directions at round-off level (a block that exhausted the
+    block is orthogonalized against the earlier ones (twice) and orthonormalized
+    (:func:`pcalib._eigen.orthonormal_directions`: two passes of Cholesky QR, or an
+    SVD that drops the directions at round-off level when the block exhausted the
     range of M), so the basis stays orthonormal to working precision. All
     products go through scipy's BLAS (``dgemm``): the loop stays in one BLAS library.
     """
@@ -78,18 +79,10 @@ def randomized_svd_f64(
     def times_t(Y: np.ndarray) -> np.ndarray:  # M^T @ Y
         return transposed_times(Mf, Y)
 
-    def orth(Y: np.ndarray, size: float) -> np.ndarray:
-        # Orthonormal basis of the columns of Y, without the directions below
-        # round-off relative to `size` (the block had exhausted the range of M):
-        # Y = Q R (Householder), R = U S W^T, so Y = (Q U) S W^T is an SVD of Y.
-        Q, R = scipy.linalg.qr(Y, mode="economic", overwrite_a=True, check_finite=False)
-        U, sv, _ = scipy.linalg.svd(R, check_finite=False)
-        return blas.dgemm(1.0, Q, U[:, sv > 1e-12 * size])
-
     width = min(ell * (n_iter + 1), p)  # the range of M has dimension at most p
     K = np.empty((n, width), order="F")
     Y = times(np.asfortranarray(rng.standard_normal((p, ell))))
-    Y = orth(Y, np.abs(Y).max())
+    Y = orthonormal_directions(Y, 1e-12 * np.abs(Y).max())
     d = 0
     for step in range(n_iter + 1):
         if step:
@@ -97,7 +90,7 @@ def randomized_svd_f64(
             size = np.abs(Y).max()
             for _ in range(2):  # block Gram-Schmidt against the basis, twice
                 Y -= blas.dgemm(1.0, K[:, :d], blas.dgemm(1.0, K[:, :d], Y, trans_a=True))
-            Y = orth(Y, size)
+            Y = orthonormal_directions(Y, 1e-12 * size)
         cols = min(Y.shape[1], width - d)
         K[:, d:d + cols] = Y[:, :cols]
         d += cols

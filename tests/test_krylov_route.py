@@ -155,14 +155,14 @@ def test_the_failure_forecast():
     assert forecast(late, rtol, budget)  # 510: the latest rate, even doubled, will not
 
 
-def test_orthonormal_directions_keeps_a_basis_and_drops_dead_directions():
+def testorthonormal_directions_keeps_a_basis_and_drops_dead_directions():
     rng = np.random.default_rng(7)
     Y = rng.standard_normal((500, 6))
-    Q = eigen_module._orthonormal_directions(Y.copy(order="F"), 1e-13)  # Cholesky QR
+    Q = eigen_module.orthonormal_directions(Y.copy(order="F"), 1e-13)  # Cholesky QR
     np.testing.assert_allclose(Q.T @ Q, np.eye(6), atol=1e-14)
     np.testing.assert_allclose(Q @ (Q.T @ Y), Y, atol=1e-12)  # the same span
     Y[:, 5] = Y[:, 0] - 2 * Y[:, 1] + 1e-15 * rng.standard_normal(500)  # a dead direction
-    Q = eigen_module._orthonormal_directions(Y.copy(order="F"), 1e-10)  # the SVD decides
+    Q = eigen_module.orthonormal_directions(Y.copy(order="F"), 1e-10)  # the SVD decides
     assert Q.shape == (500, 5)
     np.testing.assert_allclose(Q.T @ Q, np.eye(5), atol=1e-14)
     np.testing.assert_allclose(Q @ (Q.T @ Y), Y, atol=1e-10)
