@@ -107,20 +107,22 @@ def krylov_stage(
 ) -> tuple[np.ndarray, np.ndarray] | None:
     r"""The block Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
     eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
-    :math:`Y Y^\top`, or None when the budget `max_blocks` ran out or the forecast
-    gave up (RuntimeError instead without `max_blocks`, past ``KRYLOV_MAX_BLOCKS``
-    blocks)."""
+    :math:`Y Y^\top`, or None when the budget `max_blocks` is 0 or ran out, when the
+    forecast gave up, or when n >= p and at most k columns vary (RuntimeError instead
+    without `max_blocks`, past ``KRYLOV_MAX_BLOCKS`` blocks)."""
     n, p = Y.shape
     m = min(n, p)
     block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
     budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
     if n >= p and np.count_nonzero(~constant) <= k:
         budget = 0
+    if budget == 0:  # nothing to try: the formed matrix (the caller) at once
+        return None
     found = krylov_top_operator(
         Y.gram_times, m, k, DENSE_KRYLOV_RTOL, max_dim=min(m, budget * block),
         predict=max_blocks is not None, block=block,
     )
-    if found is None and max_blocks is None and budget:
+    if found is None and max_blocks is None:
         raise RuntimeError(
             f"the block Krylov method did not reach a residual of {DENSE_KRYLOV_RTOL:g} within "
             f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "

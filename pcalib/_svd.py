@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
-from ._eigen import orthonormal_directions, transposed_times
+from ._eigen import matrix_times, orthonormal_directions, transposed_times
 
 __all__ = ["auto_n_iter", "exact_svd", "orthonormal_completion", "randomized_svd_f64"]
 
@@ -74,7 +74,7 @@ def randomized_svd_f64(
     Mf = np.asfortranarray(M) if not (M.flags.f_contiguous or M.flags.c_contiguous) else M
 
     def times(X: np.ndarray) -> np.ndarray:  # M @ X
-        return transposed_times(Mf.T, X)
+        return matrix_times(Mf, X)
 
     def times_t(Y: np.ndarray) -> np.ndarray:  # M^T @ Y
         return transposed_times(Mf, Y)
