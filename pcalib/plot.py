@@ -2,7 +2,7 @@ r"""Figures of the book: scree plot, cumulative variance, biplot, projection.
 
 Matplotlib is imported inside each function, so ``import pcalib`` does not need it
 (without it, a function raises an ``ImportError`` that says
-``pip install pcalib[plot]``). Each function draws on the given ``ax`` (or on a new
+``pip install matplotlib``). Each function draws on the given ``ax`` (or on a new
 figure's axes) and returns it. Results of :func:`pcalib.pca_svd` and friends, or a
 fitted :class:`pcalib.PCA`, can be passed instead of arrays.
 """
@@ -60,7 +60,8 @@ def _axes(ax: Any) -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError(
-            "pcalib.plot needs matplotlib, which is not installed: pip install pcalib[plot]"
+            "pcalib.plot needs matplotlib, which is not installed: pip install matplotlib "
+            "(or pip install 'pca-derived-and-verified[plot]')"
         ) from None
 
     if ax is None:
