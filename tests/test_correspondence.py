@@ -371,7 +371,7 @@ def test_mca_bad_input_named():
         MCA(1).fit(frame)
     with pytest.raises(ValueError, match=r"column 'a' contains a missing value"):
         MCA(1).fit(pd.DataFrame({"a": ["x", None, "y"], "b": ["u", "v", "u"]}))
-    with pytest.raises(ValueError, match=r"column 'x0' contains NaN"):
+    with pytest.raises(ValueError, match=r"column 'x0' contains a missing value"):
         MCA(1).fit(np.array([[1.0, 2.0], [np.nan, 3.0], [2.0, 2.0]]))
     good = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "v", "v", "u"]})
     mca = MCA(1).fit(good)
