@@ -168,13 +168,14 @@ def _krylov_svd(
             return transposed_times(times(Q))
         other = times
     m = min(I, J)
-    if sparse:
-        rtol = max(CA_RTOL, _SPARSE_FLOOR / total) if total > 0 else CA_RTOL
+    vectors = None
+    if not sparse:  # a few passes with a block, when the spectrum has a gap; else Lanczos
+        result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True)
+        vectors = None if result is None else result[1]
+    if vectors is None:
+        rtol = max(CA_RTOL, _SPARSE_FLOOR / total) if sparse and total > 0 else CA_RTOL
         found = lanczos_top_operator(gram, m, k, rtol)
         vectors = None if found is None else found[1]
-    else:
-        result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True)  # a flat spectrum: LAPACK
-        vectors = None if result is None else result[1]
     if vectors is None:
         return None
     return _ritz(other, np.ascontiguousarray(vectors), rows_side)

@@ -87,11 +87,16 @@ def _refuse_missing(values: np.ndarray, label: str) -> None:
         )
 
 
-def _sorted_codes(values: np.ndarray, label: str) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values and each row's index among them."""
+def _sorted_codes(column: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values of a column and each row's index among them; a missing
+    value refused."""
     pd = _pandas()
-    if pd is not None and values.dtype == object:  # hashing: no Python-level comparisons
-        codes, uniques = pd.factorize(values, sort=False)
+    dtype = getattr(column, "dtype", None)
+    hashed = pd is not None and (dtype == object or not isinstance(dtype, np.dtype))  # objects, pandas' own dtypes
+    if hashed:  # hashing: no Python-level comparisons, and no copy of a Series
+        codes, uniques = pd.factorize(column, sort=False)  # a missing value gets code -1
+        if (codes < 0).any():
+            _refuse_missing(np.asarray(column, dtype=object), label)
         uniques = np.asarray(uniques, dtype=object)
         try:
             order = np.argsort(uniques, kind="stable")
@@ -101,6 +106,8 @@ def _sorted_codes(values: np.ndarray, label: str) -> tuple[np.ndarray, np.ndarra
             rank = np.empty_like(order)
             rank[order] = np.arange(order.size)
             return uniques[order], rank[codes]
+    values = np.asarray(column, dtype=object) if hashed else np.asarray(column)
+    _refuse_missing(values, label)
     try:
         return np.unique(values, return_inverse=True)
     except TypeError:
@@ -124,9 +131,7 @@ def code_column(column: Any, label: str, categories: np.ndarray | None = None) -
         used = np.unique(codes)
         present, codes = np.asarray(column.cat.categories)[used], np.searchsorted(used, codes)
     else:
-        values = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
-        _refuse_missing(values, label)
-        present, codes = _sorted_codes(values, label)
+        present, codes = _sorted_codes(column, label)
     if categories is None:
         return present, codes.astype(np.int64)
     lookup = {v: i for i, v in enumerate(categories.tolist())}

@@ -48,7 +48,7 @@ from ._ca_solver import residual_svd
 from ._ca_tables import counts_table, refuse_empty
 from ._frames import check_feature_names, feature_names_of
 from ._mca_coding import category_names, code_column, columns_of, indicator, ventilate
-from ._mca_fit import corrected_ratios, greenacre_total, mca_spectrum
+from ._mca_fit import corrected_ratios, mca_spectrum
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._validation import check_random_state
@@ -106,7 +106,7 @@ class CA(EstimatorBase):
     is LAPACK's; for large ones only the k leading triplets are found, by a block
     Krylov method on a dense table (S formed in the fit's own copy) or by ARPACK on a
     ``scipy.sparse`` one (never densified: S is applied as an operator). A dense
-    table that is at least 95% zeros is fitted as a sparse one.
+    table that is at least 75% zeros is fitted as a sparse one.
 
     Parameters
     ----------
@@ -493,7 +493,7 @@ class MCA(EstimatorBase):
         Z = indicator(codes, sizes)
         counts = np.asarray(Z.sum(axis=0)).ravel()
         c = counts / (n * Q)
-        spectrum = mca_spectrum(Z, c, Q, k)
+        spectrum, greenacre = mca_spectrum(Z, codes, sizes, c, k)
         lam = spectrum.eigenvalues
         if not lam[k - 1] > J * _EPS:
             rank = int(np.sum(lam > J * _EPS))
@@ -513,7 +513,7 @@ class MCA(EstimatorBase):
         self.total_inertia_ = (J - Q) / Q
         self.explained_inertia_ratio_ = self.eigenvalues_ / self.total_inertia_
         self.adjusted_eigenvalues_, self.benzecri_ratio_, self.greenacre_ratio_ = corrected_ratios(
-            lam, Q, J, greenacre_total(codes, sizes)
+            lam, Q, J, greenacre
         )
         self.column_masses_ = c
         self.column_standard_coordinates_ = gamma
