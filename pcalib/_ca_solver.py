@@ -36,7 +36,7 @@ nothing near independence).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse
@@ -100,7 +100,7 @@ def sparse_inertias(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
     r"""Row and column sums of :math:`e_{ij}^2` of a sparse table: the non-zeros'
     :math:`(a_{ij} - \sqrt{r_i c_j})^2`, plus :math:`r_i c_j` summed over the zeros,
     :math:`r_i(1 - \sum_{j:\,n_{ij} > 0} c_j)` (0 for a row without zeros)."""
-    N = counts.table
+    N: Any = counts.table  # CSR
     I, J = N.shape
     row_scale, col_scale, sr, sc = _masses(counts)
     rows_of = np.repeat(np.arange(I), np.diff(N.indptr))
@@ -119,7 +119,7 @@ def sparse_inertias(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 def _sparse_products(counts: Counts) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
     r"""``E @ Y`` and ``E.T @ W`` for a sparse table, E never formed (module docstring)."""
-    N = counts.table
+    N: Any = counts.table  # CSR
     Nt = N.T.tocsr()
     row_scale, col_scale, sr, sc = _masses(counts)
 

@@ -60,10 +60,10 @@ def _pandas() -> Any:
 
 def _missing(values: np.ndarray) -> np.ndarray:
     """Where `values` (a 1-D array) holds a missing entry: None, NaN of any float type,
-    NaT, ``pandas.NA``."""
+    NaT, ``pandas.NA`` (and, in a float array, an infinity)."""
     kind = values.dtype.kind
     if kind in "fc":
-        return np.isnan(values)
+        return ~np.isfinite(values)  # an infinity is no category either
     if kind in "mM":
         return np.isnat(values)
     if kind != "O":
@@ -81,7 +81,7 @@ def _refuse_missing(values: np.ndarray, label: str) -> None:
     if missing.any():
         i = int(np.argmax(missing))
         raise ValueError(
-            f"X column {label!r} contains a missing value ({values[i]!r} in row {i}; "
+            f"X column {label!r} contains a missing value or an infinity ({values[i]!r} in row {i}; "
             f"{int(missing.sum())} in all): MCA needs a category in every entry (recode "
             "missing values as a category of their own, e.g. the string 'missing')"
         )
@@ -92,7 +92,7 @@ def _sorted_codes(column: Any, label: str) -> tuple[np.ndarray, np.ndarray]:
     value refused."""
     pd = _pandas()
     dtype = getattr(column, "dtype", None)
-    hashed = pd is not None and (dtype == object or not isinstance(dtype, np.dtype))  # objects, pandas' own dtypes
+    hashed = pd is not None and (not isinstance(dtype, np.dtype) or dtype.kind == "O")  # objects, pandas' dtypes
     if hashed:  # hashing: no Python-level comparisons, and no copy of a Series
         codes, uniques = pd.factorize(column, sort=False)  # a missing value gets code -1
         if (codes < 0).any():

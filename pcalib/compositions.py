@@ -294,18 +294,22 @@ def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
     closed = _closed(_parts(X))
     D = closed.shape[1]
     if delta is None:
-        delta = 1.0 / D**2
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (np.isfinite(delta) and delta > 0):
+        value = 1.0 / D**2
+    elif isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    else:
+        value = float(delta)
+    if not (np.isfinite(value) and value > 0):
         raise ValueError(f"delta must be a positive finite number, got {delta!r}")
     zeros = closed == 0
-    room = 1.0 - zeros.sum(axis=1) * float(delta)
+    room = 1.0 - zeros.sum(axis=1) * value
     if np.any(room <= 0):
         i = int(np.argmax(room <= 0))
         raise ValueError(
             f"delta={delta!r} is too large: row {i} has {int(zeros[i].sum())} zero(s), and "
             "zeros times delta must stay below 1 (choose a smaller delta)"
         )
-    return _like(np.where(zeros, float(delta), closed * room[:, None]), X)
+    return _like(np.where(zeros, value, closed * room[:, None]), X)
 
 
 def variation_matrix(X: ArrayLike, ddof: int = 1) -> Any:
@@ -345,6 +349,7 @@ def variation_matrix(X: ArrayLike, ddof: int = 1) -> Any:
         ratios = logs - logs[:, j : j + 1]
         T[j] = np.einsum("ij,ij->j", ratios, ratios) / (logs.shape[0] - ddof)
     T = (T + T.T) / 2  # the same sums in another order
-    if _is_frame(X):
-        return type(X)(T, index=X.columns, columns=X.columns)
+    frame: Any = X
+    if _is_frame(frame):
+        return type(frame)(T, index=frame.columns, columns=frame.columns)
     return T

@@ -540,7 +540,7 @@ class MCA(EstimatorBase):
 
     def _codes_of(self, X: ArrayLike, categories: list[np.ndarray] | None) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
         columns = columns_of(X)
-        known = categories or [None] * len(columns.labels)
+        known: list[np.ndarray | None] = list(categories) if categories is not None else [None] * len(columns.labels)
         coded = [code_column(v, lab, cats) for v, lab, cats in zip(columns.values, columns.labels, known)]
         return [c for c, _ in coded], [codes for _, codes in coded], columns.labels
 

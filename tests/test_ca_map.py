@@ -58,7 +58,7 @@ def test_labels_do_not_overlap_and_name_the_points():
 
 
 def test_mca_map_labels_the_most_contributing_categories():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     frame = pcalib.datasets.load_poison().to_frame().iloc[:, 2:]
     mca = pcalib.MCA(4).fit(frame)
     ax = pcalib.plot.ca_map(mca, dims=(2, 3), max_labels=5)

@@ -127,7 +127,7 @@ def test_mca_refuses_every_kind_of_missing_value():
         "nullable Int64": pd.Series([1, None, 2, 1], dtype="Int64"),
         "None": pd.Series(["x", None, "y", "x"], dtype=object),
     }
-    for what, column in missing.items():
+    for column in missing.values():
         with pytest.raises(ValueError, match=r"column 'a' contains a missing value"):
             MCA(1).fit(pd.DataFrame({"a": column, **base}))
     arrays = {
@@ -136,7 +136,7 @@ def test_mca_refuses_every_kind_of_missing_value():
         "datetime64 NaT": np.array([["2020-01-01", "NaT"], ["2020-01-02", "2020-01-01"],
                                     ["2020-01-01", "2020-01-02"]], dtype="datetime64[D]"),
     }
-    for what, arr in arrays.items():
+    for arr in arrays.values():
         with pytest.raises(ValueError, match="contains a missing value"):
             MCA(1).fit(arr)
 

@@ -426,7 +426,7 @@ def test_supplementary_column_matches_factominer():
 
 
 def poison_frame():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     poison = pcalib.datasets.load_poison()
     return poison.to_frame()
 
