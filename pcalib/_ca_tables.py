@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse
 
-from ._validation import as_numeric_array
+from ._validation import as_data_matrix
 
 __all__ = ["SPARSE_DENSITY", "Counts", "counts_table", "labels_of", "position", "refuse_empty"]
 
@@ -111,18 +111,11 @@ def _dense_counts(X: Any, name: str) -> np.ndarray:
     """`X` as a validated dense array of counts (not copied if it is one already)."""
     try:
         raw = None if isinstance(X, (str, bytes)) else np.asarray(X)
-    except Exception:  # ragged lists and the like: as_numeric_array explains
+    except Exception:  # ragged lists and the like: as_data_matrix explains
         raw = None
-    arr = raw if raw is not None and raw.dtype == bool else as_numeric_array(X, name)
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features), "
-            f"got {arr.ndim} dimension(s) with shape {arr.shape}"
-        )
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: got shape {arr.shape}")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity; all counts must be finite")
+    data = raw.view(np.uint8) if raw is not None and raw.dtype == bool else X  # True = 1 count
+    with np.errstate(over="ignore"):  # its finiteness test sums: counts of 1e300 overflow
+        arr = as_data_matrix(data, name, copy=False, keep_integers=True)
     if arr.dtype.kind in "if" and arr.min() < 0:
         i, j = (int(v) for v in np.argwhere(arr < 0)[0])
         raise ValueError(

@@ -76,6 +76,16 @@ def _forget_fit(estimator: EstimatorBase) -> None:
         delattr(estimator, name)
 
 
+def _fit_or_forget(estimator: Any, fit: Any, X: ArrayLike) -> Any:
+    """``fit(X)`` with no fitted attribute left from before, nor after a failure."""
+    _forget_fit(estimator)
+    try:
+        return fit(X)
+    except BaseException:
+        _forget_fit(estimator)
+        raise
+
+
 def _cos2(U: np.ndarray, s: np.ndarray, inertia: np.ndarray) -> np.ndarray:
     """Squared cosines ``(U s)**2 / inertia`` (the principal coordinates squared times
     the mass, over the mass times d**2), in one array; 0 where d = 0."""
@@ -185,12 +195,7 @@ class CA(EstimatorBase):
             columns are independent beyond axis n_components (no such axis). A fit
             that raises leaves the estimator unfitted.
         """
-        _forget_fit(self)
-        try:
-            return self._fit(X)
-        except BaseException:
-            _forget_fit(self)
-            raise
+        return _fit_or_forget(self, self._fit, X)
 
     def _fit(self, X: ArrayLike) -> CA:
         data = self._remember_input(X)
@@ -441,12 +446,7 @@ class MCA(EstimatorBase):
             column with one category (named), or n_components above J - Q. A fit
             that raises leaves the estimator unfitted.
         """
-        _forget_fit(self)
-        try:
-            return self._fit(X)
-        except BaseException:
-            _forget_fit(self)
-            raise
+        return _fit_or_forget(self, self._fit, X)
 
     def _coded(self, X: ArrayLike) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
         """Categories and codes of each column of `X`, ventilated if asked."""
