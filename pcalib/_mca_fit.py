@@ -67,7 +67,7 @@ def _table_inertia(table: np.ndarray | scipy.sparse.csr_matrix) -> float:
 
 
 def burt_matrix(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray:
-    """The J x J Burt matrix :math:`Z^\top Z`: the category counts on its diagonal,
+    r"""The J x J Burt matrix :math:`Z^\top Z`: the category counts on its diagonal,
     the cross-tables of pairs of columns off it (``bincount``, no Python loop over rows)."""
     offsets = np.cumsum([0] + sizes)
     B = np.zeros((offsets[-1], offsets[-1]))
