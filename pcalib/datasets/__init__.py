@@ -444,7 +444,7 @@ def load_poison() -> Table:
     Returns
     -------
     Table
-        `data` (55, 13) str objects, `feature_names`, `row_names` ``"1"``..``"55"``.
+        `data` (55, 13) str objects, `feature_names`, `row_names` ``"1"`` to ``"55"``.
 
     Notes
     -----
