@@ -376,7 +376,7 @@ class MCA(EstimatorBase):
         Principal inertias :math:`\lambda_s` (FactoMineR's ``eig[, 1]``).
     all_eigenvalues_ : ndarray
         Every principal inertia (min(J - Q, n - 1) of them, the zero ones included)
-        when J is small (:data:`pcalib._mca_fit.BURT_MAX_J`, or :math:`J^2 \le nQ`);
+        when J is small (J at most 1024, or :math:`J^2 \le nQ`);
         otherwise the leading ones, down to the first at or below 1/Q.
     total_inertia_ : float
         (J - Q) / Q.
