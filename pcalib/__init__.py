@@ -50,7 +50,7 @@ from .sparse_pca import SparsePCA
 
 # Chapter "Categories, counts and compositions"
 from .correspondence import CA, MCA
-from .compositions import closure, clr
+from .compositions import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
 
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
@@ -97,6 +97,10 @@ __all__ = [
     "MCA",
     "closure",
     "clr",
+    "ilr",
+    "ilr_inv",
+    "multiplicative_replacement",
+    "variation_matrix",
     "datasets",
     "plot",
 ]

@@ -1,4 +1,4 @@
-r"""Figures of the book: scree plot, cumulative variance, biplot, projection.
+r"""Figures of the book: scree plot, cumulative variance, biplot, projection, CA map.
 
 Matplotlib is imported inside each function, so ``import pcalib`` does not need it
 (without it, a function raises an ``ImportError`` that says
@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
+__all__ = ["biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -520,4 +520,118 @@ def outlier_map(
     ax.set_ylabel("orthogonal distance")
     ax.set_title("Outlier map")
     ax.legend(fontsize="small")
+    return ax
+
+
+_CA_KINDS = ("symmetric", "rows", "columns")
+
+
+def _most_contributing(
+    contributions: np.ndarray | None, eigenvalues: np.ndarray, dims: tuple[int, ...], most: int | None, m: int
+) -> np.ndarray:
+    """Indices of the (at most `most`) points of largest contribution to the plane
+    `dims`, in their original order; all m if `most` is None or contributions unknown."""
+    if most is None or contributions is None or m <= most:
+        return np.arange(m)
+    weight = contributions[:, list(dims)] @ np.asarray(eigenvalues)[list(dims)]
+    return np.sort(np.argsort(-weight, kind="stable")[:most])
+
+
+def ca_map(
+    model: Any,
+    kind: str = "symmetric",
+    ax: Any = None,
+    *,
+    dims: tuple[int, int] = (0, 1),
+    row_labels: ArrayLike | None = None,
+    column_labels: ArrayLike | None = None,
+    max_labels: int | None = 16,
+) -> Any:
+    r"""The map of a fitted :class:`pcalib.CA` or :class:`pcalib.MCA`.
+
+    ``kind`` chooses the coordinates (Greenacre's three maps):
+
+    * ``"symmetric"``: rows and columns in principal coordinates,
+      :math:`F = D_r^{-1/2}U\Sigma` and :math:`G = D_c^{-1/2}V\Sigma`: distances between
+      rows, and between columns, are chi-square distances; a row-to-column distance
+      means nothing;
+    * ``"rows"``: rows in principal coordinates, columns in standard coordinates
+      :math:`\Gamma_c = D_c^{-1/2}V` (the row-principal asymmetric map): each row sits
+      at the average of the column points weighted by its profile (the transition
+      formula), and its projection on a column's direction is a biplot reading;
+    * ``"columns"``: the other way round.
+
+    The axes are drawn to the same scale (equal aspect) and labelled
+    ``"Dim 1 (xx.x%)"`` with each axis's share of the total inertia; labels are placed
+    around their points where they overlap least. For MCA the columns are the
+    categories (labelled with ``category_names_``) and the rows the individuals
+    (small unlabelled points).
+
+    Parameters
+    ----------
+    model : fitted CA or MCA
+    kind : {"symmetric", "rows", "columns"}, default "symmetric"
+    ax : matplotlib Axes, optional
+    dims : pair of int, default (0, 1)
+        The two axes shown (0-based, below ``n_components_``).
+    row_labels, column_labels : array_like of str, optional
+        CA's defaults: the columns' ``feature_names_in_`` (else ``c0``, ``c1``...), the
+        rows ``r0``, ``r1``...; MCA's rows are not labelled unless given.
+    max_labels : int or None, default 16
+        Label at most this many points of each kind (rows, columns): those that
+        contribute most to the plane shown, :math:`\sum_{s \in \text{dims}}
+        \lambda_s\, \mathrm{ctr}_{js}` (as FactoMineR's ``selectMod = "contrib"``);
+        the others are drawn unlabelled. None labels every point.
+
+    Returns
+    -------
+    matplotlib Axes
+        One scatter collection for the rows and one for the columns.
+    """
+    if not (hasattr(model, "row_coordinates_") and hasattr(model, "column_standard_coordinates_")):
+        raise TypeError(f"model must be a fitted pcalib.CA or pcalib.MCA, got {type(model).__name__}")
+    if kind not in _CA_KINDS:
+        raise ValueError(f"kind must be one of {_CA_KINDS}, got {kind!r}")
+    k = int(model.n_components_)
+    d = tuple(int(v) for v in dims)
+    if len(d) != 2 or d[0] == d[1] or not all(0 <= v < k for v in d):
+        raise ValueError(f"dims must be two distinct axes in 0..{k - 1}, got {dims!r}")
+    sigma = np.sqrt(model.eigenvalues_)
+    F, G = model.row_coordinates_, model.column_coordinates_
+    if kind == "rows":
+        G = model.column_standard_coordinates_
+    elif kind == "columns":
+        F = F / sigma
+    mca = hasattr(model, "category_names_")
+    if column_labels is None:
+        names = model.category_names_ if mca else getattr(model, "feature_names_in_", None)
+        column_labels = names if names is not None else [f"c{j}" for j in range(G.shape[0])]
+    if row_labels is None and not mca:
+        row_labels = [f"r{i}" for i in range(F.shape[0])]
+    ax = _axes(ax)
+    F, G = F[:, list(d)], G[:, list(d)]
+    ax.axhline(0, color="0.75", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.75", lw=0.8, zorder=0)
+    few_rows = row_labels is not None
+    ax.scatter(F[:, 0], F[:, 1], s=24 if few_rows else 6, color="C0" if few_rows else "0.6",
+               marker="o", label="individuals" if mca else "rows")
+    ax.scatter(G[:, 0], G[:, 1], s=24, color="C3", marker="^", label="categories" if mca else "columns")
+    ax.set_aspect("equal", adjustable="datalim")
+    share = 100 * np.asarray(model.explained_inertia_ratio_)
+    ax.set_xlabel(f"Dim {d[0] + 1} ({share[d[0]]:.1f}%)")
+    ax.set_ylabel(f"Dim {d[1] + 1} ({share[d[1]]:.1f}%)")
+    title = {"symmetric": "Symmetric map", "rows": "Row-principal map", "columns": "Column-principal map"}
+    ax.set_title(f"{title[kind]} ({type(model).__name__})")
+    from ._plot_labels import place_labels
+
+    chosen = [
+        _most_contributing(getattr(model, "row_contributions_", None), model.eigenvalues_, d, max_labels, F.shape[0])
+        if few_rows else np.zeros(0, dtype=int),
+        _most_contributing(model.column_contributions_, model.eigenvalues_, d, max_labels, G.shape[0]),
+    ]
+    points = np.vstack([F[chosen[0]], G[chosen[1]]])
+    texts = [str(row_labels[i]) for i in chosen[0]] + [str(column_labels[j]) for j in chosen[1]]  # type: ignore[index]
+    colours = ["C0"] * chosen[0].size + ["C3"] * chosen[1].size
+    for annotation, colour in zip(place_labels(ax, points, texts, fontsize="small"), colours):
+        annotation.set_color(colour)
     return ax

@@ -585,9 +585,25 @@ def bench_ca_sparse(n_docs: int, n_terms: int, density: float, repeats: int) -> 
     ]
 
 
+def bench_ca_dense(n_docs: int, n_terms: int, density: float, repeats: int) -> list[str]:
+    """CA of one table given dense and given sparse (issue 35: dense within 3x the
+    sparse time), 10 axes, with the largest eigenvalue difference between the two."""
+    X = _term_document(n_docs, n_terms, density, 0)
+    D = X.toarray()
+    t_dense = median_time(lambda: pcalib.CA(K).fit(D), repeats)
+    t_sparse = median_time(lambda: pcalib.CA(K).fit(X), repeats)
+    diff = float(np.max(np.abs(pcalib.CA(K).fit(D).eigenvalues_ - pcalib.CA(K).fit(X).eigenvalues_)))
+    return [
+        f"CA {n_docs} x {n_terms}, {100 * density:.1f}% non-zero, k={K}: dense {t_dense:.2f} s, "
+        f"sparse {t_sparse:.2f} s, ratio {t_dense / t_sparse:.2f}; max |eigenvalue difference| {diff:.1e}"
+    ]
+
+
 def bench_mca(n: int, p: int, levels: int, repeats: int) -> list[str]:
     """MCA of n rows x p categorical columns: time, and eigenvalues against NumPy's SVD
-    of the indicator's standardized residuals (dense, first principles)."""
+    of the indicator's standardized residuals (dense, first principles); against the
+    prince package's MCA on the same DataFrame, where prince is installed (it is not a
+    requirement: ``pip install prince`` for this comparison)."""
     rng = np.random.default_rng(1)
     latent = rng.standard_normal((n, 1))
     X = np.column_stack([
@@ -602,10 +618,24 @@ def bench_mca(n: int, p: int, levels: int, repeats: int) -> list[str]:
     Z[np.repeat(np.arange(n), p), (X + levels * np.arange(p)).ravel()] = 1.0
     dense = _dense_ca_inertias(Z, K)
     err = float(np.max(np.abs(mca.eigenvalues_ - dense)))
-    return [
+    lines = [
         f"MCA {n} x {p} columns of {levels} levels (strings), k={K}: {seconds:.2f} s; "
         f"max |eigenvalue error| against the dense indicator's SVD {err:.1e}"
     ]
+    try:
+        import pandas as pd
+        import prince
+    except ImportError:
+        return lines
+    frame = pd.DataFrame(labels, columns=[f"q{j}" for j in range(p)])
+    ours = median_time(lambda: pcalib.MCA(K).fit(frame), repeats)
+    theirs = median_time(lambda: prince.MCA(n_components=K, random_state=0).fit(frame), repeats)
+    peer = np.asarray(prince.MCA(n_components=K, random_state=0).fit(frame).eigenvalues_)
+    lines.append(
+        f"  same DataFrame: pcalib {ours:.2f} s, prince {prince.__version__} {theirs:.2f} s "
+        f"(ratio {ours / theirs:.2f}); prince's max |eigenvalue error| {np.max(np.abs(peer - dense)):.1e}"
+    )
+    return lines
 
 
 def main_categories(argv: list[str] | None = None) -> bool:
@@ -622,6 +652,10 @@ def main_categories(argv: list[str] | None = None) -> bool:
     if args.ca or args.categories:
         for line in bench_ca_sparse(20_000, 5_000, 0.002, repeats):
             print(line, flush=True)
+        for density in (0.002, 0.2):
+            for line in bench_ca_dense(6_000 if args.quick else 20_000, 2_000 if args.quick else 5_000,
+                                       density, repeats):
+                print(line, flush=True)
     if args.mca or args.categories:
         for line in bench_mca(20_000 if args.quick else 100_000, 20, 5, repeats):
             print(line, flush=True)

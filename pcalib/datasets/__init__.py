@@ -27,6 +27,7 @@ __all__ = [
     "load_image",
     "load_iris",
     "load_mtcars",
+    "load_poison",
     "Table",
 ]
 
@@ -430,3 +431,29 @@ def great_circle_distances(lat: ArrayLike, lon: ArrayLike, radius: float = 6371.
     D = (D + D.T) / 2
     np.fill_diagonal(D, 0.0)
     return D
+
+
+def load_poison() -> Table:
+    """Food poisoning at a school dinner: 55 children, 13 yes/no or two-level questions.
+
+    Columns ``Sick``, ``Sex`` (``F``, ``M``), the symptoms ``Nausea``, ``Vomiting``,
+    ``Abdominals``, ``Fever``, ``Diarrhae`` and the foods eaten ``Potato``, ``Fish``,
+    ``Mayo``, ``Courgette``, ``Cheese``, ``Icecream``, each entry a level such as
+    ``"Fish_y"`` or ``"Fish_n"``. One child ate no fish.
+
+    Returns
+    -------
+    Table
+        `data` (55, 13) str objects, `feature_names`, `row_names` ``"1"`` to ``"55"``.
+
+    Notes
+    -----
+    Source: R's ``FactoMineR::poison`` (FactoMineR 2.7, ``write.csv(poison)``; its
+    columns ``Age`` and ``Time`` are in the file and not loaded), the survey of
+    Husson, Lê and Pagès, *Exploratory Multivariate Analysis by Example Using R*
+    (2011). Licence: distributed with FactoMineR under the GPL (>= 2).
+    """
+    with (_DATA / "poison.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    data = np.array([row[3:] for row in rows[1:]], dtype=object)
+    return Table(data, rows[0][3:], [row[0] for row in rows[1:]], "poison")
