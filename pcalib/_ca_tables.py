@@ -21,7 +21,10 @@ import scipy.sparse
 
 from ._validation import as_data_matrix
 
-__all__ = ["SPARSE_DENSITY", "Counts", "counts_table", "labels_of", "position", "refuse_empty"]
+__all__ = [
+    "SPARSE_DENSITY", "Counts", "aligned_rows", "counts_table", "fitted_row_index", "labels_of", "position",
+    "refuse_empty",
+]
 
 #: A dense table with at most this share of non-zero entries is fitted as a sparse
 #: one: a product with CSR costs about 12 bytes and an indirect load per non-zero,
@@ -152,3 +155,62 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
     rows = np.asarray(table.sum(axis=1), dtype=np.float64).ravel()
     columns = np.asarray(table.sum(axis=0), dtype=np.float64).ravel()
     return Counts(table, rows, columns, exponent)
+
+
+
+def _is_pandas(X: Any) -> bool:
+    """Whether `X` is a pandas DataFrame or Series (without importing pandas)."""
+    return hasattr(X, "index") and hasattr(X, "iloc")
+
+
+def fitted_row_index(X: Any) -> list[Any] | None:
+    """The row labels of the table `X` that ``fit`` saw, or None for an array (its rows
+    are then known by position, 0..n-1)."""
+    return list(X.index) if _is_pandas(X) else None
+
+
+def aligned_rows(X: Any, fitted_index: list[Any] | None, n_rows: int, what: str) -> Any:
+    """`X`, a table of supplementary columns on the fitted rows, with its rows in the
+    fitted order.
+
+    A pandas `X` is matched by its index: to the row labels the fit saw
+    (`fitted_index`) or, when the fit saw an array (`fitted_index` None), to the
+    positions 0..`n_rows` - 1. Rows in another order are put in the fitted order, as
+    pandas aligns; labels that differ, or repeat, are refused, never matched by
+    position. An array `X` is taken in the fitted order. A pandas Series is one column.
+
+    Raises
+    ------
+    ValueError
+        The index of `X` is not a reordering of the fitted rows' labels.
+    """
+    if not _is_pandas(X):
+        return X
+    if not hasattr(X, "columns"):  # a Series: one column
+        X = X.to_frame()
+    reference = list(range(n_rows)) if fitted_index is None else fitted_index
+    labels = list(X.index)
+    if labels == reference:
+        return X
+    known, given = set(reference), set(labels)
+    unique = len(given) == len(labels) and len(known) == len(reference)
+    if unique and given == known:
+        return X.loc[reference]
+    fitted = (
+        f"the fitted {what}" if fitted_index is not None
+        else f"the fitted {what}, whose positions 0..{n_rows - 1} are their labels (the fit saw an array)"
+    )
+    problems = [f"{len(labels)} row(s)"]
+    unknown = [v for v in labels if v not in known]
+    missing = [v for v in reference if v not in given]
+    if unknown:
+        problems.append(f"labels not fitted: {unknown[:3]}")
+    if missing:
+        problems.append(f"fitted labels missing: {missing[:3]}")
+    if not unique:
+        problems.append("repeated labels")
+    raise ValueError(
+        f"X's index must hold the row labels of {fitted}, each once, so that its rows "
+        f"are matched to them; got {', '.join(problems)}. Give X the fitted index, or "
+        "pass X.to_numpy() to match the rows by position"
+    )

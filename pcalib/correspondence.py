@@ -45,7 +45,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._ca_solver import residual_svd
-from ._ca_tables import counts_table, refuse_empty
+from ._ca_tables import aligned_rows, counts_table, fitted_row_index, refuse_empty
 from ._frames import check_feature_names, feature_names_of
 from ._mca_coding import category_names, code_column, columns_of, indicator, ventilate
 from ._mca_fit import corrected_ratios, mca_spectrum
@@ -199,6 +199,7 @@ class CA(EstimatorBase):
 
     def _fit(self, X: ArrayLike) -> CA:
         data = self._remember_input(X)
+        self._row_index = fitted_row_index(X)
         counts = counts_table(data)
         I, J = counts.shape
         for count, (least, why), what in zip((I, J), self._fit_minimum, ("row", "column")):
@@ -278,7 +279,9 @@ class CA(EstimatorBase):
         r"""Principal coordinates of supplementary columns (FactoMineR's ``col.sup``).
 
         `X` holds one or more columns of counts on the fitted table's I rows (I x m:
-        an array, a DataFrame or sparse). Each column's profile over the rows times
+        an array, a DataFrame, a Series or sparse). A DataFrame or Series is matched
+        to the fitted rows by its index (reordered if need be; another set of labels
+        is refused), an array by position. Each column's profile over the rows times
         ``row_standard_coordinates_``:
 
         .. math:: \mathbf g = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, D_r^{-1/2} U_k .
@@ -290,10 +293,13 @@ class CA(EstimatorBase):
         Raises
         ------
         ValueError
-            A negative count, a column summing to 0, or not I rows.
+            A negative count, a column summing to 0, not I rows, or a DataFrame whose
+            index is not a reordering of the fitted table's (of 0..I-1 if the fit saw
+            an array).
         """
         self._require_fitted()
         I = self.row_masses_.shape[0]
+        X = aligned_rows(X, self._row_index, I, "table's rows")
         shape = getattr(X, "shape", None) or np.shape(X)
         if len(shape) != 2 or shape[0] != I:
             raise ValueError(
@@ -483,6 +489,7 @@ class MCA(EstimatorBase):
 
     def _fit(self, X: ArrayLike) -> MCA:
         names = feature_names_of(X)
+        self._row_index = fitted_row_index(X)
         cats, codes, labels = self._coded(X)
         Q, n = len(cats), codes[0].size
         sizes = [c.size for c in cats]
@@ -568,8 +575,9 @@ class MCA(EstimatorBase):
     def supplementary_categories(self, X: ArrayLike) -> SupplementaryCategories:
         r"""Place supplementary categorical columns (FactoMineR's ``quali.sup``).
 
-        `X` holds one or more categorical columns on the fitted rows (n rows, in the
-        same order). Category j sits at the mean of its rows' principal coordinates
+        `X` holds one or more categorical columns on the fitted rows: a DataFrame or
+        Series, matched to the fitted rows by its index (reordered if need be; another
+        set of labels is refused), or an array, matched by position. Category j sits at the mean of its rows' principal coordinates
         divided by :math:`\sqrt{\lambda_s}` (where an active category would be, by the
         transition formula); the squared correlation ratio of column q with axis s is
         :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\,\bar f_{js}^2 / \lambda_s`, the
@@ -584,10 +592,12 @@ class MCA(EstimatorBase):
         Raises
         ------
         ValueError
-            Not n rows, or a missing value.
+            Not n rows, a missing value, or a DataFrame whose index is not a
+            reordering of the fitted one (of 0..n-1 if the fit saw an array).
         """
         self._require_fitted()
         n = self.row_coordinates_.shape[0]
+        X = aligned_rows(X, self._row_index, n, "individuals")
         if columns_of(X).n_rows != n:
             raise ValueError(
                 f"X must hold supplementary columns on the fitted {n} rows, got "

@@ -226,3 +226,68 @@ def test_closure_of_huge_and_tiny_parts(scale):
     assert_allclose(closed[2, :2], 0.5, rtol=1e-15)
     assert closed[2, 2] == pytest.approx(0.5 / 1e308, rel=1e-12)  # subnormal, not 0
     assert_allclose(pcalib.closure([[1e-320, 3e-320]]), [[0.25, 0.75]], rtol=1e-2)  # subnormal parts
+
+
+# -- Review ch17-1, finding 3: supplementary columns are matched by index, not position ----------
+
+
+def poison_fit():
+    poison = pcalib.datasets.load_poison().to_frame()
+    return poison, MCA(5).fit(poison.drop(columns=["Sick", "Sex"]))
+
+
+def test_supplementary_categories_are_aligned_by_index():
+    pytest.importorskip("pandas")
+    poison, mca = poison_fit()
+    in_order = mca.supplementary_categories(poison[["Sick", "Sex"]])
+    # R: MCA(poison[, 3:15], quali.sup = 1:2)$quali.sup$eta2[, 1]
+    assert_allclose(in_order.eta2[:, 0], [0.889203522619951725, 0.000776498894578375], atol=1e-14)
+    shuffled = poison[["Sick", "Sex"]].sample(frac=1, random_state=0)
+    assert not shuffled.index.equals(poison.index)
+    for given in (shuffled, shuffled["Sick"]):  # a frame, and a Series as one column
+        placed = mca.supplementary_categories(given)
+        q = len(placed.eta2)
+        assert_allclose(placed.eta2, in_order.eta2[:q], atol=1e-14)
+        assert_allclose(placed.coordinates, in_order.coordinates[: 2 * q], atol=1e-14)
+    # the array route stays positional: the fitted order is the caller's business
+    assert_allclose(mca.supplementary_categories(poison[["Sick"]].to_numpy()).eta2, in_order.eta2[:1], atol=1e-14)
+
+
+@pytest.mark.parametrize("relabel", ["reset", "subset", "repeated"])
+def test_supplementary_categories_refuse_an_index_that_does_not_match(relabel):
+    pytest.importorskip("pandas")
+    poison, mca = poison_fit()
+    sick = poison[["Sick"]]
+    bad = {
+        "reset": sick.reset_index(drop=True),  # labels 0..54, not '1'..'55'
+        "subset": sick.iloc[:-1],
+        "repeated": sick.set_axis(list(sick.index[:-1]) + [sick.index[0]]),
+    }[relabel]
+    with pytest.raises(ValueError, match="X's index must hold the row labels of the fitted individuals"):
+        mca.supplementary_categories(bad)
+
+
+def test_mca_fitted_on_an_array_matches_a_frame_by_position_labels():
+    pytest.importorskip("pandas")
+    poison, mca = poison_fit()
+    fitted_on_array = MCA(5).fit(poison.drop(columns=["Sick", "Sex"]).to_numpy())
+    sick = poison[["Sick"]].reset_index(drop=True)  # labels 0..54 = positions
+    expected = mca.supplementary_categories(poison[["Sick"]]).eta2
+    assert_allclose(fitted_on_array.supplementary_categories(sick.iloc[::-1]).eta2, expected, atol=1e-14)
+    with pytest.raises(ValueError, match="positions 0..54"):
+        fitted_on_array.supplementary_categories(poison[["Sick"]])  # labels '1'..'55'
+
+
+def test_supplementary_columns_of_ca_are_aligned_by_index():
+    pd = pytest.importorskip("pandas")
+    hec = pcalib.datasets.load_hair_eye_color()
+    ca = CA(3).fit(pd.DataFrame(hec.counts, index=hec.row_names, columns=hec.column_names))
+    women = pd.DataFrame({"women": [52, 143, 37, 81]}, index=hec.row_names)
+    # R: CA(cbind(d, Female = c(52, 143, 37, 81)), col.sup = 5)$col.sup$coord (up to sign)
+    factominer = [0.107914847339737, 0.00661183301657779, 0.0186438940916612]
+    for given in (women, women.iloc[::-1], women["women"].iloc[[2, 0, 3, 1]]):
+        assert_allclose(np.abs(ca.transform_columns(given)[0]), factominer, atol=1e-13)
+    with pytest.raises(ValueError, match="fitted labels missing: \\['Black', 'Brown', 'Red'\\]"):
+        ca.transform_columns(women.reset_index(drop=True))
+    with pytest.raises(ValueError, match="labels not fitted: \\['Grey'\\]"):
+        ca.transform_columns(women.rename(index={"Red": "Grey"}))
