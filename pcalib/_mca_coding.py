@@ -6,10 +6,10 @@ per row (:func:`code_column`), found by a hash table (pandas' ``factorize``) or 
 (NumPy's ``unique``): no Python loop over the rows. A missing entry (None, NaN of any
 float type, NaT, ``pandas.NA``) is refused by name, never made a category.
 
-:func:`category_names` names each category ``"<column>_<category>"`` and makes sure the
-names are distinct (column ``a`` with category ``b_c`` and column ``a_b`` with
-category ``c`` would both give ``a_b_c``); :func:`ventilate` reallocates the rows of rare
-categories at random, as FactoMineR's ``level.ventil`` does.
+:func:`category_names` names each category by its value, prefixed by its column's name
+when a value names categories of two columns, as FactoMineR does, and makes sure the
+names are distinct; :func:`ventilate` reallocates the rows of rare categories at random,
+as FactoMineR's ``level.ventil`` does.
 """
 
 from __future__ import annotations
@@ -145,30 +145,54 @@ def code_column(column: Any, label: str, categories: np.ndarray | None = None) -
     return categories, mapped[codes]
 
 
-def category_names(labels: list[str], categories: list[np.ndarray]) -> np.ndarray:
-    """``"<column>_<category>"`` for every category, distinct.
+def _clashing(names: list[list[str]], taken: set[str]) -> set[int]:
+    """The columns (indices into `names`, one list of names per column) holding a name
+    that another category, of any column or of `taken`, also has."""
+    seen: dict[str, int] = {}
+    for name in [name for column in names for name in column] + list(taken):
+        seen[name] = seen.get(name, 0) + 1
+    return {q for q, column in enumerate(names) if any(seen[name] > 1 for name in column)}
 
-    When two such names coincide (column ``a`` with category ``b_c``, column ``a_b``
-    with category ``c``), every name is written ``"<column>=<category!r>"`` instead
-    (``a='b_c'`` and ``a_b='c'``).
+
+def category_names(labels: list[str], categories: list[np.ndarray], taken: Any = ()) -> np.ndarray:
+    """A name for every category, distinct: FactoMineR's rule, then a safe fallback.
+
+    A category is named by its value, ``"Fish_n"``; the categories of a column one of
+    whose values is also a category of another column (``"Brown"`` hair and
+    ``"Brown"`` eyes) are all written ``"<column>_<category>"`` (``"Hair_Brown"``,
+    ``"Eye_Brown"``), as FactoMineR's ``MCA`` does. That is repeated while prefixed
+    names still meet another name (column ``a`` with category ``b_c`` beside column
+    ``b`` with category ``c``, once ``b`` is prefixed). If prefixing every such column
+    leaves two names equal (column ``a`` with categories ``b_c`` and ``x``, column
+    ``a_b`` with ``c`` and ``x``: ``a_b_c`` twice), every name is written
+    ``"<column>=<category!r>"`` instead (``a='b_c'``, ``a_b='c'``). `taken` holds
+    names already in use (the active categories, when naming supplementary ones).
 
     Raises
     ------
     ValueError
         If even those names coincide (two columns with the same name).
     """
-    for form in ("{}_{}", "{}={!r}"):
-        names = [form.format(label, v) for label, cats in zip(labels, categories) for v in cats.tolist()]
-        if len(set(names)) == len(names):
-            return np.asarray(names, dtype=object)
-    seen: dict[str, int] = {}
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-    twice = [name for name, count in seen.items() if count > 1]
-    raise ValueError(
-        f"X has columns whose categories cannot be told apart by name ({twice[:3]}): give "
-        "the columns distinct names"
-    )
+    taken = {str(name) for name in taken}
+    values = [[str(v) for v in cats.tolist()] for cats in categories]
+    prefixed: set[int] = set()
+    while True:
+        names = [[f"{label}_{v}" for v in column] if q in prefixed else column
+                 for q, (label, column) in enumerate(zip(labels, values))]
+        clashing = _clashing(names, taken)
+        if clashing <= prefixed:
+            break
+        prefixed |= clashing
+    if clashing:
+        names = [[f"{label}={v!r}" for v in cats.tolist()] for label, cats in zip(labels, categories)]
+        clashing = _clashing(names, taken)
+    if clashing:
+        twice = sorted({name for q in clashing for name in names[q]})
+        raise ValueError(
+            f"X has columns whose categories cannot be told apart by name ({twice[:3]}): give "
+            "the columns distinct names"
+        )
+    return np.asarray([name for column in names for name in column], dtype=object)
 
 
 def indicator(codes: list[np.ndarray], sizes: list[int]) -> scipy.sparse.csr_matrix:

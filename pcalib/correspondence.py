@@ -313,7 +313,7 @@ class SupplementaryCategories(NamedTuple):
     """Supplementary categorical columns placed on an MCA's axes
     (:meth:`MCA.supplementary_categories`)."""
 
-    names: np.ndarray  #: (J_sup,) ``"<column>_<category>"``
+    names: np.ndarray  #: (J_sup,) as ``MCA.category_names_``, distinct from the active names
     coordinates: np.ndarray  #: (J_sup, k) principal coordinates (FactoMineR's ``quali.sup$coord``)
     eta2: np.ndarray  #: (Q_sup, k) squared correlation ratios (``quali.sup$eta2``)
 
@@ -374,8 +374,10 @@ class MCA(EstimatorBase):
         categorical column keeps its categories' order; unused and ventilated
         categories dropped).
     category_names_ : ndarray of str objects, shape (J,)
-        ``"<column>_<category>"`` (column names from a DataFrame, else ``x0``,
-        ``x1``...); ``"<column>=<category!r>"`` if those would coincide.
+        FactoMineR's names: the category's value, written ``"<column>_<category>"``
+        for every category of a column that shares a value with another column
+        (column names from a DataFrame, else ``x0``, ``x1``...); if names still
+        coincide, ``"<column>=<category!r>"`` for all.
     category_counts_ : ndarray of shape (J,)
         :math:`n_j`.
     eigenvalues_ : ndarray of shape (k,)
@@ -416,8 +418,8 @@ class MCA(EstimatorBase):
     >>> import numpy as np, pcalib
     >>> X = np.array([["a", "x"], ["a", "y"], ["b", "y"], ["b", "y"], ["c", "x"]])
     >>> mca = pcalib.MCA(1).fit(X)
-    >>> list(mca.category_names_)
-    ['x0_a', 'x0_b', 'x0_c', 'x1_x', 'x1_y']
+    >>> list(mca.category_names_)  # no value in two columns: no prefix
+    ['a', 'b', 'c', 'x', 'y']
     >>> round(mca.total_inertia_, 12)  # (J - Q) / Q = (5 - 2) / 2
     1.5
     """
@@ -610,4 +612,4 @@ class MCA(EstimatorBase):
         means = np.asarray(Z.T @ self.row_coordinates_) / counts[:, None]
         coordinates = means / np.sqrt(self.eigenvalues_)
         eta2 = self._correlation_ratios(coordinates, counts / n, sizes)  # = sum (n_j/n) mean^2 / lambda
-        return SupplementaryCategories(category_names(labels, cats), coordinates, eta2)
+        return SupplementaryCategories(category_names(labels, cats, self.category_names_), coordinates, eta2)

@@ -145,13 +145,34 @@ def test_mca_refuses_every_kind_of_missing_value():
 
 
 def test_category_names_are_distinct():
+    """FactoMineR's rule (prefix the columns whose values collide) would give ``a_b_c``
+    twice here; the names fall back to ``column=repr(category)``."""
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"a": ["b_c", "d", "d", "b_c"], "a_b": ["c", "c", "e", "e"]})
+    frame = pd.DataFrame({"a": ["b_c", "x", "x", "b_c"], "a_b": ["c", "c", "x", "x"]})
     names = list(MCA(1).fit(frame).category_names_)
     assert len(set(names)) == len(names) == 4
-    assert names == ["a='b_c'", "a='d'", "a_b='c'", "a_b='e'"]
+    assert names == ["a='b_c'", "a='x'", "a_b='c'", "a_b='x'"]
+    # the frame of the original F11 report: no value in two columns, so no prefix
+    # (FactoMineR's names), and the names are distinct
+    frame = pd.DataFrame({"a": ["b_c", "d", "d", "b_c"], "a_b": ["c", "c", "e", "e"]})
+    assert list(MCA(1).fit(frame).category_names_) == ["b_c", "d", "c", "e"]
+    # a prefix that meets a plain name: column a's 'b_c' and column b's 'c' once b is
+    # prefixed (for its 'z', shared with d); then a is prefixed too
+    frame = pd.DataFrame({"a": ["b_c", "q", "q"], "b": ["c", "z", "z"], "d": ["z", "w", "w"]})
+    names = list(MCA(1).fit(frame).category_names_)
+    assert names == ["a_b_c", "a_q", "b_c", "b_z", "d_w", "d_z"]  # sorted categories
     plain = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]})
-    assert list(MCA(1).fit(plain).category_names_) == ["a_x", "a_y", "b_u", "b_v"]
+    assert list(MCA(1).fit(plain).category_names_) == ["x", "y", "u", "v"]
+    shared = pd.DataFrame({"a": ["x", "y", "y"], "b": ["x", "x", "v"]})
+    assert list(MCA(1).fit(shared).category_names_) == ["a_x", "a_y", "b_v", "b_x"]
+
+
+def test_supplementary_category_names_avoid_the_active_ones():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": ["u", "u", "v", "v"]})
+    mca = MCA(1).fit(frame)
+    sup = pd.DataFrame({"c": ["x", "w", "w", "x"], "d": ["p", "q", "q", "q"]})
+    assert list(mca.supplementary_categories(sup).names) == ["c_w", "c_x", "p", "q"]
 
 
 # -- F29: MCA memory is O(nQ + Jk) --------------------------------------------------------------

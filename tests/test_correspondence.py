@@ -391,7 +391,11 @@ def test_mca_input_not_modified_and_labels():
     out = mca.transform(frame)
     assert frame.equals(kept)
     assert list(out.columns) == ["mca0", "mca1"] and out.shape == (592, 2)
-    assert list(mca.category_names_[-2:]) == ["Sex_Male", "Sex_Female"]
+    # R: rownames(MCA(ind)$var$coord): Hair and Eye share "Brown", so both are prefixed
+    assert list(mca.category_names_) == [
+        "Hair_Black", "Hair_Brown", "Hair_Red", "Hair_Blond", "Eye_Brown", "Eye_Blue", "Eye_Hazel", "Eye_Green",
+        "Male", "Female",
+    ]
     plain = MCA(2).fit(HEC.records)  # object array: sorted categories, x0.. names
     assert list(plain.category_names_[:4]) == ["x0_Black", "x0_Blond", "x0_Brown", "x0_Red"]
     assert_allclose(plain.eigenvalues_, mca.eigenvalues_, rtol=1e-12)
@@ -460,10 +464,10 @@ def test_poison_mca_eta2_and_supplementary_match_factominer():
     mca = MCA(5).fit(frame.iloc[:, 2:])
     assert_allclose(mca.eigenvalues_, R_POISON_EIG, rtol=1e-12)
     assert_allclose(mca.eta2_[:, 3], R_POISON_ETA2_DIM4, atol=1e-13)
-    fish_n = list(mca.category_names_).index("Fish_Fish_n")
+    fish_n = list(mca.category_names_).index("Fish_n")
     assert_allclose(mca.column_contributions_[fish_n], R_FISH_N_CONTRIB, rtol=1e-11)
     sup = mca.supplementary_categories(frame.iloc[:, :2])
-    assert list(sup.names) == ["Sick_Sick_n", "Sick_Sick_y", "Sex_F", "Sex_M"]
+    assert list(sup.names) == ["Sick_n", "Sick_y", "F", "M"]  # R: rownames(res$quali.sup$coord)
     s = np.where(np.sign(sup.coordinates[0]) == np.sign(R_SICK_N_SUP), 1, -1)
     assert_allclose(sup.coordinates[0] * s, R_SICK_N_SUP, atol=1e-13)
     assert_allclose(sup.eta2, R_SUP_ETA2, atol=1e-14)
