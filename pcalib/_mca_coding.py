@@ -14,12 +14,16 @@ as FactoMineR's ``level.ventil`` does.
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse
 
-__all__ = ["Columns", "category_names", "code_column", "columns_of", "indicator", "ventilate"]
+from ._validation import check_random_state
+
+__all__ = ["Columns", "category_names", "code_column", "coded_columns", "columns_of", "indicator", "ventilate"]
 
 
 class Columns(NamedTuple):
@@ -233,3 +237,46 @@ def ventilate(
     renumber = np.full(size, -1, dtype=np.int64)
     renumber[frequent] = np.arange(frequent.size)
     return renumber[new], frequent
+
+
+def coded_columns(X: Any, level: Any, random_state: Any) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
+    """The categories and codes of each column of `X` (:func:`code_column`), each
+    column ventilated (:func:`ventilate`) at `level` with the draws of `random_state`
+    if `level` > 0; and the column labels.
+
+    Raises
+    ------
+    ValueError
+        `level` not in [0, 1), no column, fewer than 2 rows, or a column with one
+        category (named). A column whose rare category cannot be ventilated (fewer than
+        two others) is left as it is with a RuntimeWarning, as FactoMineR does.
+    """
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 <= level < 1:
+        raise ValueError(f"ventilation must be a number in [0, 1), got {level!r}")
+    rng = check_random_state(random_state) if level > 0 else None
+    columns = columns_of(X)
+    p, n = len(columns.labels), columns.n_rows
+    if p < 1:
+        raise ValueError(f"X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required by MCA")
+    if n < 2:
+        raise ValueError(f"X has {n} sample(s) (shape=({n}, {p})) while a minimum of 2 is required by MCA")
+    cats, codes = [], []
+    for values, label in zip(columns.values, columns.labels):
+        categories, coded = code_column(values, label)
+        if rng is not None:
+            coded, kept = ventilate(coded, categories.size, float(level), rng)
+            if kept.size == categories.size and np.bincount(coded).min() < level * n:
+                warnings.warn(
+                    f"X column {label!r} has a rare category but fewer than two others: "
+                    "ventilation leaves it as it is (as FactoMineR does); consider "
+                    "making the column supplementary", RuntimeWarning, stacklevel=4,
+                )
+            categories = categories[kept]
+        if categories.size < 2:
+            raise ValueError(
+                f"X column {label!r} has a single category ({categories.tolist()[0]!r}): it "
+                "separates no rows; drop it"
+            )
+        cats.append(categories)
+        codes.append(coded)
+    return cats, codes, columns.labels

@@ -28,7 +28,10 @@ import scipy.sparse
 from ._ca_solver import residual_svd, sparse_inertias
 from ._ca_tables import counts_table
 
-__all__ = ["BURT_MAX_J", "Spectrum", "burt_matrix", "corrected_ratios", "greenacre_total", "mca_spectrum"]
+__all__ = [
+    "BURT_MAX_J", "Spectrum", "burt_matrix", "corrected_ratios", "correlation_ratios", "greenacre_total",
+    "mca_spectrum",
+]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -155,3 +158,12 @@ def corrected_ratios(eigenvalues: np.ndarray, Q: int, J: int, total: float) -> t
         return above, above / above.sum(), above / above.sum()
     adjusted = (Q / (Q - 1.0) * (above - 1.0 / Q)) ** 2
     return adjusted, adjusted / adjusted.sum(), adjusted / total
+
+
+def correlation_ratios(coordinates: np.ndarray, shares: np.ndarray, sizes: list[int]) -> np.ndarray:
+    r"""The squared correlation ratios :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\,y_{js}^2`
+    of each variable q with each axis s, from its categories' principal coordinates
+    :math:`y_{js}` (`coordinates`, J x k), their shares :math:`n_j/n` and the number
+    of categories of each variable (`sizes`)."""
+    weighted = shares[:, None] * coordinates**2
+    return np.add.reduceat(weighted, np.cumsum([0] + sizes[:-1]), axis=0)

@@ -37,7 +37,6 @@ MCA's spectrum and corrected inertias.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -47,11 +46,10 @@ from numpy.typing import ArrayLike
 from ._ca_solver import residual_svd
 from ._ca_tables import aligned_rows, counts_table, fitted_row_index, refuse_empty
 from ._frames import check_feature_names, feature_names_of
-from ._mca_coding import category_names, code_column, columns_of, indicator, ventilate
-from ._mca_fit import corrected_ratios, mca_spectrum
+from ._mca_coding import category_names, code_column, coded_columns, columns_of, indicator
+from ._mca_fit import corrected_ratios, correlation_ratios, mca_spectrum
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import check_random_state
 
 __all__ = ["CA", "MCA", "SupplementaryCategories"]
 
@@ -95,6 +93,18 @@ def _cos2(U: np.ndarray, s: np.ndarray, inertia: np.ndarray) -> np.ndarray:
     out[positive] /= inertia[positive, None]
     out[~positive] = 0.0
     return out
+
+
+def _row_quality(
+    F: np.ndarray, eigenvalues: np.ndarray, Z: scipy.sparse.csr_matrix, counts: np.ndarray, p: int
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The contributions (percent) and squared cosines of MCA's individuals:
+    :math:`100\,y_{is}^2/(n\lambda_s)` (mass 1/n) and :math:`y_{is}^2/d_i^2`, with
+    :math:`d_i^2 = \frac{n}{p}\sum_{j \ni i} \frac{1}{n_j} - 1` the squared chi-square
+    distance of individual i to the centroid (its categories j)."""
+    n = F.shape[0]
+    d2 = np.asarray(Z @ (n / counts)).ravel() / p - 1.0
+    return 100.0 * F**2 / (n * eigenvalues), F**2 / d2[:, None]
 
 
 class CA(EstimatorBase):
@@ -395,6 +405,14 @@ class MCA(EstimatorBase):
         The two corrected proportions of inertia above.
     row_coordinates_ : ndarray of shape (n, k)
         ``ind$coord``.
+    row_contributions_ : ndarray of shape (n, k)
+        Percent of each axis's inertia that each individual provides (mass 1/n),
+        :math:`100\,y_{is}^2/(n\lambda_s)` (``ind$contrib``); each column sums to 100.
+    row_cos2_ : ndarray of shape (n, k)
+        :math:`y_{is}^2/d_i^2` (``ind$cos2``), with
+        :math:`d_i^2 = \frac{n}{p}\sum_{j \ni i} \frac{1}{n_j} - 1` the squared
+        chi-square distance of individual i to the centroid (the sum over its p
+        categories); over all axes they sum to 1.
     column_coordinates_ : ndarray of shape (J, k)
         Principal coordinates of the categories (``var$coord``).
     column_standard_coordinates_ : ndarray of shape (J, k)
@@ -456,43 +474,10 @@ class MCA(EstimatorBase):
         """
         return _fit_or_forget(self, self._fit, X)
 
-    def _coded(self, X: ArrayLike) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
-        """Categories and codes of each column of `X`, ventilated if asked."""
-        level = self.ventilation
-        if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 <= level < 1:
-            raise ValueError(f"ventilation must be a number in [0, 1), got {level!r}")
-        rng = check_random_state(self.random_state) if level > 0 else None
-        columns = columns_of(X)
-        Q, n = len(columns.labels), columns.n_rows
-        if Q < 1:
-            raise ValueError(f"X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required by MCA")
-        if n < 2:
-            raise ValueError(f"X has {n} sample(s) (shape=({n}, {Q})) while a minimum of 2 is required by MCA")
-        cats, codes = [], []
-        for values, label in zip(columns.values, columns.labels):
-            categories, coded = code_column(values, label)
-            if rng is not None:
-                coded, kept = ventilate(coded, categories.size, float(level), rng)
-                if kept.size == categories.size and np.bincount(coded).min() < level * n:
-                    warnings.warn(
-                        f"X column {label!r} has a rare category but fewer than two others: "
-                        "ventilation leaves it as it is (as FactoMineR does); consider "
-                        "making the column supplementary", RuntimeWarning, stacklevel=4,
-                    )
-                categories = categories[kept]
-            if categories.size < 2:
-                raise ValueError(
-                    f"X column {label!r} has a single category ({categories.tolist()[0]!r}): it "
-                    "separates no rows; drop it"
-                )
-            cats.append(categories)
-            codes.append(coded)
-        return cats, codes, columns.labels
-
     def _fit(self, X: ArrayLike) -> MCA:
         names = feature_names_of(X)
         self._row_index = fitted_row_index(X)
-        cats, codes, labels = self._coded(X)
+        cats, codes, labels = coded_columns(X, self.ventilation, self.random_state)
         Q, n = len(cats), codes[0].size
         sizes = [c.size for c in cats]
         J = sum(sizes)
@@ -529,18 +514,14 @@ class MCA(EstimatorBase):
         self.column_coordinates_ = gamma * s
         self.column_contributions_ = 100.0 * V**2
         self.column_cos2_ = self.column_coordinates_**2 / (n / counts - 1.0)[:, None]
-        self.eta2_ = self._correlation_ratios(self.column_coordinates_, counts / n, sizes)
+        self.eta2_ = correlation_ratios(self.column_coordinates_, counts / n, sizes)
         self.row_coordinates_ = self._project(Z)
+        self.row_contributions_, self.row_cos2_ = _row_quality(self.row_coordinates_, self.eigenvalues_, Z, counts, Q)
         self.n_components_ = k
         if names is not None:
             self.feature_names_in_ = names
         self.n_features_in_ = Q
         return self
-
-    def _correlation_ratios(self, coordinates: np.ndarray, shares: np.ndarray, sizes: list[int]) -> np.ndarray:
-        r""":math:`\sum_{j \in q} (n_j/n)\, g_{js}^2` for each column q."""
-        weighted = shares[:, None] * coordinates**2
-        return np.add.reduceat(weighted, np.cumsum([0] + sizes[:-1]), axis=0)
 
     def _project(self, Z: scipy.sparse.csr_matrix) -> np.ndarray:
         gamma = self.column_standard_coordinates_
@@ -611,5 +592,5 @@ class MCA(EstimatorBase):
         counts = np.asarray(Z.sum(axis=0)).ravel()
         means = np.asarray(Z.T @ self.row_coordinates_) / counts[:, None]
         coordinates = means / np.sqrt(self.eigenvalues_)
-        eta2 = self._correlation_ratios(coordinates, counts / n, sizes)  # = sum (n_j/n) mean^2 / lambda
+        eta2 = correlation_ratios(coordinates, counts / n, sizes)  # = sum (n_j/n) mean^2 / lambda
         return SupplementaryCategories(category_names(labels, cats, self.category_names_), coordinates, eta2)

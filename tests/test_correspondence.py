@@ -477,6 +477,40 @@ def test_poison_mca_eta2_and_supplementary_match_factominer():
     assert_allclose(again.eta2, mca.eta2_, atol=1e-13)
 
 
+# R: res <- MCA(poison[, 3:15], quali.sup = 1:2, ncp = 5); res$ind$cos2[c(1, 2, 55), ],
+#    res$ind$contrib[c(1, 2, 55), ]
+R_IND_COS2 = [[0.34652591262342469, 0.11804471672396172, 0.04976831746071494,
+               0.00031722752030218, 0.02314608458805299],
+              [0.55589561870758541, 0.00081082361767771, 0.00413108078552778,
+               0.00581262107466658, 0.21481030981920318],
+              [0.54813887826978791, 0.05001767904916776, 0.13794848596504750,
+               0.05479209476836750, 0.00683491705622438]]
+R_IND_CONTRIB = [[1.1109266379577936, 0.98238297163103505, 0.49825468527838279,
+                  0.0035558173667678, 0.31554778119709898],
+                 [3.7921171366398241, 0.01435818319929684, 0.08800370345046392,
+                  0.1386370890037268, 6.23134138298369411],
+                 [1.0894700984783592, 0.25806722447561559, 0.85622994986238021,
+                  0.3807689606714827, 0.05776913801265857]]
+
+
+def test_mca_individuals_cos2_and_contributions_match_factominer():
+    frame = poison_frame()
+    mca = MCA(5).fit(frame.iloc[:, 2:])
+    assert_allclose(mca.row_cos2_[[0, 1, 54]], R_IND_COS2, rtol=1e-12)
+    assert_allclose(mca.row_contributions_[[0, 1, 54]], R_IND_CONTRIB, rtol=1e-12)
+    assert_allclose(mca.row_contributions_.sum(axis=0), 100, rtol=1e-12)
+    # first principles: the rows of the indicator matrix as profiles, their squared
+    # chi-square distances to the centroid; all 11 = J - p axes give them back
+    full = MCA(11).fit(frame.iloc[:, 2:])
+    Z = np.column_stack([(frame[v].to_numpy()[:, None] == cats).astype(float)
+                         for v, cats in zip(frame.columns[2:], full.categories_)])
+    c = Z.sum(axis=0) / Z.sum()
+    d2 = (((Z / 11 - c) ** 2) / c).sum(axis=1)
+    assert_allclose((full.row_coordinates_**2).sum(axis=1), d2, rtol=1e-11)
+    assert_allclose(full.row_cos2_, full.row_coordinates_**2 / d2[:, None], rtol=1e-11)
+    assert_allclose(full.row_cos2_.sum(axis=1), 1, rtol=1e-11)
+
+
 def test_poison_with_fish_supplementary_matches_factominer():
     frame = poison_frame()
     active = frame.drop(columns=["Sick", "Sex", "Fish"])
