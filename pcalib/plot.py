@@ -524,6 +524,25 @@ def outlier_map(
 
 
 _CA_KINDS = ("symmetric", "rows", "columns")
+#: ``ca_map``'s choices of the share of inertia on the axis labels, and the MCA
+#: attribute that holds each corrected share
+_CA_INERTIAS = {"raw": "explained_inertia_ratio_", "benzecri": "benzecri_ratio_", "greenacre": "greenacre_ratio_"}
+
+
+def _inertia_shares(model: Any, inertia: str, dims: tuple[int, int]) -> tuple[list[float], str]:
+    r"""The percent of inertia of the axes `dims` that ``ca_map`` writes, and a note on
+    the correction (`inertia`); an axis with no corrected inertia (MCA's
+    :math:`\lambda_s \le 1/p`) has 0."""
+    if inertia not in _CA_INERTIAS:
+        raise ValueError(f"inertia must be one of {tuple(_CA_INERTIAS)}, got {inertia!r}")
+    if inertia != "raw" and not hasattr(model, "greenacre_ratio_"):
+        raise ValueError(
+            f"inertia={inertia!r} is for an MCA, whose raw inertias are diluted; a CA's "
+            "shares are already its own: use inertia='raw'"
+        )
+    ratios = 100 * np.asarray(getattr(model, _CA_INERTIAS[inertia]))
+    shares = [float(ratios[s]) if s < ratios.size else 0.0 for s in dims]
+    return shares, "" if inertia == "raw" else f", {'Benzécri' if inertia == 'benzecri' else 'Greenacre'}"
 
 
 def _most_contributing(
@@ -546,6 +565,7 @@ def ca_map(
     row_labels: ArrayLike | None = None,
     column_labels: ArrayLike | None = None,
     max_labels: int | None = 16,
+    inertia: str = "raw",
 ) -> Any:
     r"""The map of a fitted :class:`pcalib.CA` or :class:`pcalib.MCA`.
 
@@ -582,6 +602,12 @@ def ca_map(
         contribute most to the plane shown, :math:`\sum_{s \in \text{dims}}
         \lambda_s\, \mathrm{ctr}_{js}` (as FactoMineR's ``selectMod = "contrib"``);
         the others are drawn unlabelled. None labels every point.
+    inertia : {"raw", "benzecri", "greenacre"}, default "raw"
+        The share of inertia written on each axis label: the raw share
+        (``explained_inertia_ratio_``), or, for an MCA, whose raw shares are diluted,
+        Benzécri's or Greenacre's corrected share (``benzecri_ratio_``,
+        ``greenacre_ratio_``; 0 for an axis with :math:`\lambda_s \le 1/p`), named
+        on the label: ``"Dim 1 (65.6%, Greenacre)"``.
 
     Returns
     -------
@@ -596,6 +622,7 @@ def ca_map(
     d = tuple(int(v) for v in dims)
     if len(d) != 2 or d[0] == d[1] or not all(0 <= v < k for v in d):
         raise ValueError(f"dims must be two distinct axes in 0..{k - 1}, got {dims!r}")
+    shares, corrected = _inertia_shares(model, inertia, d)
     sigma = np.sqrt(model.eigenvalues_)
     F, G = model.row_coordinates_, model.column_coordinates_
     if kind == "rows":
@@ -617,9 +644,8 @@ def ca_map(
                marker="o", label="individuals" if mca else "rows")
     ax.scatter(G[:, 0], G[:, 1], s=24, color="C3", marker="^", label="categories" if mca else "columns")
     ax.set_aspect("equal", adjustable="datalim")
-    share = 100 * np.asarray(model.explained_inertia_ratio_)
-    ax.set_xlabel(f"Dim {d[0] + 1} ({share[d[0]]:.1f}%)")
-    ax.set_ylabel(f"Dim {d[1] + 1} ({share[d[1]]:.1f}%)")
+    ax.set_xlabel(f"Dim {d[0] + 1} ({shares[0]:.1f}%{corrected})")
+    ax.set_ylabel(f"Dim {d[1] + 1} ({shares[1]:.1f}%{corrected})")
     title = {"symmetric": "Symmetric map", "rows": "Row-principal map", "columns": "Column-principal map"}
     ax.set_title(f"{title[kind]} ({type(model).__name__})")
     from ._plot_labels import place_labels

@@ -79,3 +79,35 @@ def test_bad_arguments_are_named():
         pcalib.plot.ca_map(ca, dims=(0, 2))
     with pytest.raises(TypeError, match="fitted pcalib.CA or pcalib.MCA"):
         pcalib.plot.ca_map(pcalib.CA(2))
+
+
+def test_mca_axis_labels_can_give_the_corrected_inertias():
+    pd = pytest.importorskip("pandas")
+    import scipy.stats
+
+    frame = pd.DataFrame(HEC.records, columns=HEC.record_names)
+    mca = pcalib.MCA(4).fit(frame)
+    # R: FactoMineR::MCA(ind)$eig[1:3, 1], the axes above 1/p = 1/3
+    lam = np.array([0.489081410114625, 0.386092339185935, 0.353005562921552])
+    tilde = (3 / 2 * (lam - 1 / 3)) ** 2
+    pairs = [("Hair", "Eye"), ("Hair", "Sex"), ("Eye", "Sex")]
+    n = len(frame)
+    greenacre_total = np.mean([scipy.stats.chi2_contingency(pd.crosstab(frame[u], frame[v]),
+                                                            correction=False)[0] / n for u, v in pairs])
+    ax = pcalib.plot.ca_map(mca, inertia="greenacre")
+    share = 100 * tilde / greenacre_total
+    assert ax.get_xlabel() == f"Dim 1 ({share[0]:.1f}%, Greenacre)" == "Dim 1 (65.6%, Greenacre)"
+    assert ax.get_ylabel() == f"Dim 2 ({share[1]:.1f}%, Greenacre)"
+    ax = pcalib.plot.ca_map(mca, inertia="benzecri", dims=(2, 3))
+    assert ax.get_xlabel() == f"Dim 3 ({100 * tilde[2] / tilde.sum():.1f}%, Benzécri)"
+    assert ax.get_ylabel() == "Dim 4 (0.0%, Benzécri)"  # lambda_4 < 1/3: no corrected inertia
+    raw = pcalib.plot.ca_map(mca)
+    assert raw.get_xlabel() == f"Dim 1 ({100 * lam[0] / (7 / 3):.1f}%)"
+
+
+def test_corrected_inertias_are_refused_for_ca_and_unknown_names():
+    ca = pcalib.CA(2).fit(HEC.counts)
+    with pytest.raises(ValueError, match="inertia='greenacre' is for an MCA"):
+        pcalib.plot.ca_map(ca, inertia="greenacre")
+    with pytest.raises(ValueError, match="inertia must be one of"):
+        pcalib.plot.ca_map(ca, inertia="adjusted")
