@@ -50,7 +50,7 @@ from .sparse_pca import SparsePCA
 
 # Chapter "Categories, counts and compositions"
 from .correspondence import CA, MCA
-from .compositions import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
+from .compositions import closure, clr, ilr, ilr_inv, multiplicative_replacement, sbp_basis, variation_matrix
 
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
@@ -100,6 +100,7 @@ __all__ = [
     "ilr",
     "ilr_inv",
     "multiplicative_replacement",
+    "sbp_basis",
     "variation_matrix",
     "datasets",
     "plot",

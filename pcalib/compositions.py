@@ -1,22 +1,24 @@
 r"""Compositional data (chapter *Categories, counts and compositions*).
 
-A composition is a row of D positive parts of which only the ratios matter
+A composition is a row of p positive parts of which only the ratios matter
 (percentages, proportions, ppm). :func:`closure` rescales each row to a constant sum;
 :func:`clr` is Aitchison's centred log-ratio transform
 
 .. math::
 
     \operatorname{clr}(\mathbf x) = \Big(\log\frac{x_1}{g(\mathbf x)}, \dots,
-    \log\frac{x_D}{g(\mathbf x)}\Big), \qquad g(\mathbf x) = \Big(\prod_{j=1}^D x_j\Big)^{1/D},
+    \log\frac{x_p}{g(\mathbf x)}\Big), \qquad g(\mathbf x) = \Big(\prod_{j=1}^p x_j\Big)^{1/p},
 
 which does not change when a row is multiplied by a constant, and whose entries sum
-to 0 (so the covariance of clr data is singular: :math:`\Sigma\mathbf 1 = 0`). PCA of
-clr data is Aitchison's log-contrast PCA. :func:`ilr` gives coordinates in an
-orthonormal basis of the clr plane (D - 1 of them, a non-singular covariance) and
-:func:`ilr_inv` goes back; :func:`variation_matrix` holds the variances of every
-log-ratio, the description of a composition's spread that does not depend on which
-other parts were measured; :func:`multiplicative_replacement` replaces zeros, which
-no log-ratio allows. The names and conventions are scikit-bio's
+to 0 (so the covariance S of clr data is singular: :math:`S\mathbf 1 = \mathbf 0`).
+The Euclidean geometry of clr coordinates is Aitchison's geometry of compositions, and
+PCA of clr data is Aitchison's log-contrast PCA. :func:`ilr` gives coordinates in an
+orthonormal basis :math:`\Psi` of the clr plane (p - 1 of them, a non-singular
+covariance), :func:`ilr_inv` goes back, and :func:`sbp_basis` builds :math:`\Psi` from a
+sequential binary partition of the parts (balances); :func:`variation_matrix` holds the
+variances of every log-ratio, the description of a composition's spread that does not
+depend on which other parts were measured; :func:`multiplicative_replacement` replaces
+zeros, which no log-ratio allows. The names and conventions are scikit-bio's
 (``skbio.stats.composition``).
 
 Every function returns a DataFrame with the same index (and the same columns, where
@@ -34,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix, check_ddof, checked_finite
 
-__all__ = ["closure", "clr", "ilr", "ilr_inv", "multiplicative_replacement", "variation_matrix"]
+__all__ = ["closure", "clr", "ilr", "ilr_inv", "multiplicative_replacement", "sbp_basis", "variation_matrix"]
 
 
 def _parts(X: ArrayLike, name: str = "X") -> np.ndarray:
@@ -100,14 +102,14 @@ def closure(X: ArrayLike, total: float = 1.0) -> Any:
 
     Parameters
     ----------
-    X : array_like or DataFrame of shape (n, D)
+    X : array_like or DataFrame of shape (n, p)
         Non-negative parts; zeros are allowed, a row of zeros is not.
     total : float, default 1.0
         :math:`\kappa`, e.g. 100 for percentages.
 
     Returns
     -------
-    ndarray or DataFrame of shape (n, D)
+    ndarray or DataFrame of shape (n, p)
 
     Raises
     ------
@@ -131,16 +133,16 @@ def closure(X: ArrayLike, total: float = 1.0) -> Any:
 def clr(X: ArrayLike) -> Any:
     r"""The centred log-ratio transform of each row of `X` (module docstring).
 
-    .. math:: \operatorname{clr}(\mathbf x)_j = \log x_j - \frac1D\sum_{l=1}^D \log x_l .
+    .. math:: \operatorname{clr}(\mathbf x)_j = \log x_j - \frac1p\sum_{l=1}^p \log x_l .
 
     Parameters
     ----------
-    X : array_like or DataFrame of shape (n, D)
+    X : array_like or DataFrame of shape (n, p)
         Positive parts (any scale: clr of a row and of its closure agree).
 
     Returns
     -------
-    ndarray or DataFrame of shape (n, D)
+    ndarray or DataFrame of shape (n, p)
         Each row sums to 0 (up to round-off).
 
     Raises
@@ -159,51 +161,111 @@ def clr(X: ArrayLike) -> Any:
     return _like(logs - logs.mean(axis=1, keepdims=True), X)
 
 
-def _basis(basis: ArrayLike | None, D: int) -> np.ndarray:
-    r"""The (D - 1) x D orthonormal basis of the clr plane: `basis` checked, or
-    scikit-bio's default, the Helmert-like rows
-    :math:`\mathbf e_i = \sqrt{\tfrac{i}{i+1}}\,(\tfrac1i, \dots, \tfrac1i, -1, 0, \dots, 0)`
-    (i entries :math:`1/i`), i = 1..D-1."""
+def _basis(basis: ArrayLike | None, p: int) -> np.ndarray:
+    r"""The (p - 1) x p orthonormal basis :math:`\Psi` of the clr plane: `basis`
+    checked, or scikit-bio's default, the Helmert-like rows
+    :math:`\boldsymbol\psi_i = \sqrt{\tfrac{i}{i+1}}\,(\tfrac1i, \dots, \tfrac1i, -1, 0,
+    \dots, 0)` (i entries :math:`1/i`), i = 1..p-1."""
     if basis is None:
-        E = np.zeros((D - 1, D))
-        for i in range(1, D):
-            E[i - 1, :i] = 1.0 / i
-            E[i - 1, i] = -1.0
-            E[i - 1] *= np.sqrt(i / (i + 1.0))
-        return E
-    B = as_data_matrix(basis, "basis")
-    if B.shape != (D - 1, D):
-        raise ValueError(f"basis must have shape (D - 1, D) = ({D - 1}, {D}), got {B.shape}")
-    if not (np.allclose(B @ B.T, np.eye(D - 1), atol=1e-10) and np.allclose(B.sum(axis=1), 0, atol=1e-10)):
+        Psi = np.zeros((p - 1, p))
+        for i in range(1, p):
+            Psi[i - 1, :i] = 1.0 / i
+            Psi[i - 1, i] = -1.0
+            Psi[i - 1] *= np.sqrt(i / (i + 1.0))
+        return Psi
+    Psi = as_data_matrix(basis, "basis")
+    if Psi.shape != (p - 1, p):
+        raise ValueError(f"basis must have shape (p - 1, p) = ({p - 1}, {p}), got {Psi.shape}")
+    if not (np.allclose(Psi @ Psi.T, np.eye(p - 1), atol=1e-10) and np.allclose(Psi.sum(axis=1), 0, atol=1e-10)):
         raise ValueError(
             "basis must have orthonormal rows that each sum to 0 (an orthonormal basis of "
-            "the clr plane), e.g. from a sequential binary partition"
+            "the clr plane), e.g. from a sequential binary partition (pcalib.sbp_basis)"
         )
-    return B
+    return Psi
+
+
+def sbp_basis(sbp: ArrayLike) -> np.ndarray:
+    r"""The orthonormal basis of balances of a sequential binary partition.
+
+    Row i of `sbp` splits a group of parts into those marked +1 (r of them) and those
+    marked -1 (s of them); 0 marks the parts outside the group. The partition is
+    sequential: the first row splits all p parts, and each later row splits one group
+    made by an earlier row. Row i of the basis is
+
+    .. math:: \boldsymbol\psi_i = \sqrt{\frac{s}{r(r+s)}}\ \text{on the parts } +1,
+        \qquad -\sqrt{\frac{r}{s(r+s)}}\ \text{on the parts } -1,
+
+    so that the ilr coordinate :math:`\boldsymbol\psi_i^\top\operatorname{clr}(\mathbf x)
+    = \sqrt{\frac{rs}{r+s}}\,\log\frac{g(\mathbf x_+)}{g(\mathbf x_-)}` is the **balance**
+    of the two groups (g: geometric mean). As scikit-bio's
+    ``skbio.stats.composition.sbp_basis``; pass the result as the `basis` of
+    :func:`ilr` and :func:`ilr_inv`.
+
+    Parameters
+    ----------
+    sbp : array_like of shape (p - 1, p)
+        Entries +1, -1 and 0; each row with at least one +1 and one -1.
+
+    Returns
+    -------
+    ndarray of shape (p - 1, p)
+        Orthonormal rows, each summing to 0.
+
+    Raises
+    ------
+    ValueError
+        Not of shape (p - 1, p) with p >= 2, an entry other than +1, -1 and 0, a row
+        without both signs, or rows that are not a sequential binary partition
+        (balances that are not orthogonal).
+
+    Examples
+    --------
+    >>> sbp_basis([[1, 1, -1], [1, -1, 0]]).round(4)
+    array([[ 0.4082,  0.4082, -0.8165],
+           [ 0.7071, -0.7071,  0.    ]])
+    """
+    S = as_data_matrix(sbp, "sbp")
+    if S.shape[0] < 1 or S.shape[1] != S.shape[0] + 1:
+        raise ValueError(f"sbp must have shape (p - 1, p) with p >= 2, got {S.shape}")
+    if not np.all(np.isin(S, (-1, 0, 1))):
+        raise ValueError("sbp must hold +1, -1 and 0 only (the two groups of each split and the parts outside)")
+    r, s = (S > 0).sum(axis=1), (S < 0).sum(axis=1)
+    if np.any(r == 0) or np.any(s == 0):
+        i = int(np.argmax((r == 0) | (s == 0)))
+        raise ValueError(f"sbp row {i} must mark at least one part +1 and one part -1, got {S[i].tolist()}")
+    Psi = np.where(S > 0, np.sqrt(s / (r * (r + s)))[:, None], 0.0)
+    Psi -= np.where(S < 0, np.sqrt(r / (s * (r + s)))[:, None], 0.0)
+    if not np.allclose(Psi @ Psi.T, np.eye(S.shape[0]), atol=1e-12):
+        raise ValueError(
+            "sbp is not a sequential binary partition: each row after the first must split "
+            "one of the groups made by the rows before it (the balances are not orthogonal)"
+        )
+    return Psi
 
 
 def ilr(X: ArrayLike, basis: ArrayLike | None = None) -> Any:
     r"""Isometric log-ratio coordinates: :math:`\operatorname{ilr}(\mathbf x) =
-    B\,\operatorname{clr}(\mathbf x)`, B an orthonormal (D - 1) x D basis of the clr
-    plane (rows orthonormal, each summing to 0).
+    \Psi\operatorname{clr}(\mathbf x)`, :math:`\Psi` an orthonormal (p - 1) x p basis of
+    the clr plane (rows orthonormal, each summing to 0).
 
     As scikit-bio's ``skbio.stats.composition.ilr``: the default basis has the rows
-    :math:`\mathbf e_i = \sqrt{i/(i+1)}\,(1/i, \dots, 1/i, -1, 0, \dots, 0)`, i = 1..D-1, so
-    the first coordinate is :math:`\sqrt{1/2}\,\log(x_1/x_2)`. Distances, inner products
-    and PCA eigenvalues of ilr coordinates are those of the clr data (B is an isometry
-    of the clr plane), with a covariance that is not singular.
+    :math:`\boldsymbol\psi_i = \sqrt{i/(i+1)}\,(1/i, \dots, 1/i, -1, 0, \dots, 0)`,
+    i = 1..p-1, so the first coordinate is :math:`\sqrt{1/2}\,\log(x_1/x_2)`; a basis of
+    balances comes from :func:`sbp_basis`. Distances, inner products and PCA
+    eigenvalues of ilr coordinates are those of the clr data (:math:`\Psi` is an
+    isometry of the clr plane), with a covariance that is not singular.
 
     Parameters
     ----------
-    X : array_like or DataFrame of shape (n, D)
-        Positive parts, D >= 2.
-    basis : array_like of shape (D - 1, D), optional
+    X : array_like or DataFrame of shape (n, p)
+        Positive parts, p >= 2.
+    basis : array_like of shape (p - 1, p), optional
         Rows orthonormal and each summing to 0.
 
     Returns
     -------
-    ndarray or DataFrame of shape (n, D - 1)
-        A DataFrame's columns are named ``ilr1``, ..., ``ilr{D-1}``.
+    ndarray or DataFrame of shape (n, p - 1)
+        A DataFrame's columns are named ``ilr1``, ..., ``ilr{p-1}``.
 
     Raises
     ------
@@ -217,27 +279,27 @@ def ilr(X: ArrayLike, basis: ArrayLike | None = None) -> Any:
     True
     """
     arr = _positive(_parts(X), X)
-    D = arr.shape[1]
-    if D < 2:
-        raise ValueError(f"X must have at least 2 parts for a log-ratio, got {D}")
+    p = arr.shape[1]
+    if p < 2:
+        raise ValueError(f"X must have at least 2 parts for a log-ratio, got {p}")
     logs = np.log(arr)
     logs -= logs.mean(axis=1, keepdims=True)
-    return _like(logs @ _basis(basis, D).T, X, [f"ilr{j + 1}" for j in range(D - 1)])
+    return _like(logs @ _basis(basis, p).T, X, [f"ilr{j + 1}" for j in range(p - 1)])
 
 
 def ilr_inv(Y: ArrayLike, basis: ArrayLike | None = None) -> Any:
     r"""The composition (closed to 1) whose ilr coordinates are the rows of `Y`:
-    :math:`\mathcal C(\exp(B^\top \mathbf y))`, B as in :func:`ilr`.
+    :math:`\mathcal C(\exp(\Psi^\top \mathbf y))`, :math:`\Psi` as in :func:`ilr`.
 
     Parameters
     ----------
-    Y : array_like or DataFrame of shape (n, D - 1)
-    basis : array_like of shape (D - 1, D), optional
+    Y : array_like or DataFrame of shape (n, p - 1)
+    basis : array_like of shape (p - 1, p), optional
 
     Returns
     -------
-    ndarray or DataFrame of shape (n, D)
-        Rows of positive parts summing to 1 (a DataFrame's columns ``x1``..``xD``).
+    ndarray or DataFrame of shape (n, p)
+        Rows of positive parts summing to 1 (a DataFrame's columns ``x1``..``xp``).
 
     Examples
     --------
@@ -247,10 +309,10 @@ def ilr_inv(Y: ArrayLike, basis: ArrayLike | None = None) -> Any:
     arr = as_data_matrix(Y, "Y")
     if arr.dtype != np.float64:
         arr = arr.astype(np.float64)
-    D = arr.shape[1] + 1
-    logs = arr @ _basis(basis, D)
+    p = arr.shape[1] + 1
+    logs = arr @ _basis(basis, p)
     logs -= logs.max(axis=1, keepdims=True)  # exp of at most 0: no overflow
-    return _like(_closed(np.exp(logs), "Y"), Y, [f"x{j + 1}" for j in range(D)])
+    return _like(_closed(np.exp(logs), "Y"), Y, [f"x{j + 1}" for j in range(p)])
 
 
 def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
@@ -264,13 +326,13 @@ def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
 
     so the ratios between non-zero parts, and hence every log-ratio between them, are
     unchanged (an additive replacement would change them). As scikit-bio's
-    ``multiplicative_replacement``: the result is closed to 1, and the default `delta`
-    is :math:`1/D^2`. A value below the detection limit (for example 65% of it) is
+    ``multi_replace`` (``multiplicative_replacement`` before scikit-bio 0.6): the result
+    is closed to 1, and the default `delta` is :math:`1/p^2`. A value below the detection limit (for example 65% of it) is
     the usual informed choice.
 
     Parameters
     ----------
-    X : array_like or DataFrame of shape (n, D)
+    X : array_like or DataFrame of shape (n, p)
         Non-negative parts, no row of zeros.
     delta : float, optional
         The replacement, in the units of the closed rows (a share of 1), with
@@ -278,7 +340,7 @@ def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
 
     Returns
     -------
-    ndarray or DataFrame of shape (n, D)
+    ndarray or DataFrame of shape (n, p)
 
     Raises
     ------
@@ -292,9 +354,9 @@ def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
     array([[0.1  , 0.225, 0.675]])
     """
     closed = _closed(_parts(X))
-    D = closed.shape[1]
+    p = closed.shape[1]
     if delta is None:
-        value = 1.0 / D**2
+        value = 1.0 / p**2
     elif isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise ValueError(f"delta must be a positive finite number, got {delta!r}")
     else:
@@ -314,25 +376,25 @@ def multiplicative_replacement(X: ArrayLike, delta: float | None = None) -> Any:
 
 def variation_matrix(X: ArrayLike, ddof: int = 1) -> Any:
     r"""Aitchison's variation matrix: the variances of every log-ratio,
-    :math:`t_{jl} = \operatorname{Var}\log(x_j / x_l)`.
+    :math:`\tau_{jl} = \operatorname{Var}\log(x_j / x_l)`.
 
     It is the same for a composition and for its closure, and the entries of a
     subcomposition's matrix are the entries of the full one (subcompositional
     coherence), unlike correlations of parts or of clr coordinates. With S the
-    covariance of the clr data, :math:`t_{jl} = s_{jj} + s_{ll} - 2 s_{jl}` (computed
+    covariance of the clr data, :math:`\tau_{jl} = s_{jj} + s_{ll} - 2 s_{jl}` (computed
     here from the log-ratios themselves, which does not cancel), and the total
-    variance is :math:`\frac{1}{2D}\sum_{jl} t_{jl} = \operatorname{tr} S`.
+    variance is :math:`\frac{1}{2p}\sum_{jl} \tau_{jl} = \operatorname{tr} S`.
 
     Parameters
     ----------
-    X : array_like or DataFrame of shape (n, D)
+    X : array_like or DataFrame of shape (n, p)
         Positive parts.
     ddof : int, default 1
         The divisor of the variances is n - ddof.
 
     Returns
     -------
-    ndarray or DataFrame of shape (D, D)
+    ndarray or DataFrame of shape (p, p)
         Symmetric, zero diagonal (a DataFrame indexed and labelled by the parts).
 
     Examples
@@ -345,7 +407,7 @@ def variation_matrix(X: ArrayLike, ddof: int = 1) -> Any:
     ddof = check_ddof(ddof, logs.shape[0])
     logs -= logs.mean(axis=0)
     T = np.empty((logs.shape[1], logs.shape[1]))
-    for j in range(logs.shape[1]):  # the log-ratios to part j, one n x D block at a time
+    for j in range(logs.shape[1]):  # the log-ratios to part j, one n x p block at a time
         ratios = logs - logs[:, j : j + 1]
         T[j] = np.einsum("ij,ij->j", ratios, ratios) / (logs.shape[0] - ddof)
     T = (T + T.T) / 2  # the same sums in another order

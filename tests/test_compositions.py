@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from pcalib import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
+from pcalib import closure, clr, ilr, ilr_inv, multiplicative_replacement, sbp_basis, variation_matrix
 
 
 def test_closure_sums_and_ratios():
@@ -111,12 +111,56 @@ def test_ilr_is_an_isometry_of_the_clr_plane():
 
 
 def test_ilr_refuses_a_basis_outside_the_clr_plane():
-    with pytest.raises(ValueError, match=r"basis must have shape \(D - 1, D\) = \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"basis must have shape \(p - 1, p\) = \(2, 3\)"):
         ilr([[1.0, 2.0, 3.0]], np.eye(3))
     with pytest.raises(ValueError, match="orthonormal rows that each sum to 0"):
         ilr([[1.0, 2.0, 3.0]], np.eye(3)[:2])
     with pytest.raises(ValueError, match="zero part"):
         ilr([[1.0, 0.0, 3.0]])
+
+
+def random_sbp(p: int, rng: np.random.Generator) -> np.ndarray:
+    """A sequential binary partition of p parts: split the groups at random, in turn."""
+    rows, groups = [], [np.arange(p)]
+    while groups:
+        group = groups.pop(0)
+        if group.size < 2:
+            continue
+        group = rng.permutation(group)
+        cut = int(rng.integers(1, group.size))
+        row = np.zeros(p, dtype=int)
+        row[group[:cut]], row[group[cut:]] = 1, -1
+        rows.append(row)
+        groups += [group[:cut], group[cut:]]
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sbp_basis_matches_scikit_bio_and_gives_balances(seed):
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(2, 9))
+    sbp = random_sbp(p, rng)
+    Psi = sbp_basis(sbp)
+    assert_allclose(Psi, skbio_composition.sbp_basis(sbp), atol=1e-15)
+    X = compositions(seed, D=p)
+    # each coordinate is the balance sqrt(rs / (r + s)) log(g(x+) / g(x-))
+    logs = np.log(X)
+    for i, row in enumerate(sbp):
+        r, s = np.sum(row > 0), np.sum(row < 0)
+        balance = np.sqrt(r * s / (r + s)) * (logs[:, row > 0].mean(axis=1) - logs[:, row < 0].mean(axis=1))
+        assert_allclose(ilr(X, Psi)[:, i], balance, atol=1e-13)
+    assert_allclose(ilr_inv(ilr(X, Psi), Psi), closure(X), rtol=1e-13)
+
+
+def test_sbp_basis_refuses_what_is_not_a_partition():
+    with pytest.raises(ValueError, match="not a sequential binary partition"):
+        sbp_basis([[1, 1, -1], [1, 0, -1]])  # the second split crosses the first
+    with pytest.raises(ValueError, match=r"sbp row 1 must mark at least one part \+1 and one part -1"):
+        sbp_basis([[1, 1, -1], [1, 1, 0]])
+    with pytest.raises(ValueError, match=r"\+1, -1 and 0 only"):
+        sbp_basis([[1, 2, -1], [1, -1, 0]])
+    with pytest.raises(ValueError, match=r"shape \(p - 1, p\) with p >= 2"):
+        sbp_basis([[1, 1, -1]])
 
 
 def test_multiplicative_replacement_matches_scikit_bio_and_keeps_ratios():
