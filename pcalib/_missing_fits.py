@@ -23,39 +23,56 @@ from ._progress import progress
 from ._units import checked_scale, incomplete_units, unit_exponent
 from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix, warn_outside_pcalib
 
-__all__ = ["ESTIMATOR_METHODS", "complete_for_pca", "fill_for_pca", "iterative_pca"]
+__all__ = ["ESTIMATOR_METHODS", "NOISE_RULES", "complete_for_pca", "fill_for_pca", "iterative_pca"]
 
 ESTIMATOR_METHODS = ("regularized",)  # the values of PCA(missing=...) besides None
 
 
-def _shrunk_fit(Z: np.ndarray, k: int, regularized: bool) -> tuple[np.ndarray, float]:
+NOISE_RULES = ("ml", "df")  # the noise variances of regularized iterative PCA (_shrunk_fit)
+
+
+def _shrunk_fit(Z: np.ndarray, k: int, noise: str | None) -> tuple[np.ndarray, float]:
     r"""Rank-k reconstruction of the centered matrix `Z` and :math:`\|Z\|_F^2`.
 
-    Component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j` if
-    `regularized`, with :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`
-    (eigenvalues of :math:`Z^\top Z / n`: the maximum-likelihood PPCA noise variance
-    of the completed matrix, so that a fixed point holds conditional means under that
-    fit). missMDA's ``imputePCA`` (version 1.21) uses
-    :math:`\min\big(n\sum_{j>k}\tilde\lambda_j/((n-1-k)(p-k)), \tilde\lambda_{k+1}\big)`
-    for :math:`n - 1 \ge p` instead: the residual sum of squares over its degrees of
-    freedom, :math:`n/(n-1-k)` times this value.
+    With `noise`, component j is multiplied by :math:`1 - \sigma^2/\tilde\lambda_j`
+    (:math:`\tilde\lambda_j` the eigenvalues of :math:`Z^\top Z / n`), with
+
+    * ``"ml"``: :math:`\sigma^2 = \frac{1}{p-k}\sum_{j>k}\tilde\lambda_j`, the
+      maximum-likelihood PPCA noise variance of the completed matrix, so that a fixed
+      point holds conditional means under that fit;
+    * ``"df"``: missMDA's ``imputePCA`` (version 1.21),
+      :math:`\sigma^2 = \min\Big(\frac{np}{\min(p, n-1)}
+      \frac{\sum_{j>k}\tilde\lambda_j}{(n-1)p - (n-1)k - pk + k^2},\ \tilde\lambda_{k+1}\Big)`,
+      the residual sum of squares over its degrees of freedom: for :math:`n - 1 \ge p`,
+      :math:`n/(n-1-k)` times the "ml" value (capped).
+
+    Without `noise` (None) the components are not shrunk (iterative PCA).
     """
     n, p = Z.shape
     gram_of_columns = n >= p
     G = Z.T @ Z if gram_of_columns else Z @ Z.T
     total = float(np.trace(G))
-    w, U = top_eigh(G, k)
+    w, U = top_eigh(G, k + 1 if noise == "df" else k)
     w = np.maximum(w, 0.0)
-    noise = max(total - float(w.sum()), 0.0) / (p - k)  # n sigma^2
-    shrink = np.divide(w - noise, w, out=np.zeros(k), where=w > 0) if regularized else np.ones(k)
+    tail = max(total - float(w[:k].sum()), 0.0)  # n sum_{j>k} lambda_j
+    if noise == "df":
+        dof = (n - 1) * p - (n - 1) * k - p * k + k**2
+        level = min(n * p / min(p, n - 1) * tail / dof, float(w[k]))  # n sigma^2
+        w, U = w[:k], U[:, :k]
+    else:
+        level = tail / (p - k)
+    shrink = np.divide(w - level, w, out=np.zeros(k), where=w > 0) if noise else np.ones(k)
     fitted = (Z @ U) * shrink @ U.T if gram_of_columns else (U * shrink) @ (U.T @ Z)
     return fitted, total
+
+
+_RATE_CAP = 0.9999  # the largest contraction rate the rule extrapolates by (10,000 steps)
 
 
 Refill = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, float]]
 
 
-def _refill_map(y: np.ndarray, observed: np.ndarray, k: int, regularized: bool, standardize: bool) -> Refill:
+def _refill_map(y: np.ndarray, observed: np.ndarray, k: int, noise: str | None, standardize: bool) -> Refill:
     r"""The map of one iteration: imputed values in, the (shrunk) rank-k reconstruction
     of the completed matrix at the holes out, with the column standard deviations it
     used (ones unless `standardize`) and :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F^2`
@@ -73,19 +90,19 @@ def _refill_map(y: np.ndarray, observed: np.ndarray, k: int, regularized: bool, 
             squares = np.einsum("ij,ij->j", centered, centered)
             sd = checked_scale(squares == 0, squares, n, 0)
             centered /= sd
-        fitted, total = _shrunk_fit(centered, k, regularized)
+        fitted, total = _shrunk_fit(centered, k, noise)
         return fitted[rows, columns] * sd[columns] + mean[columns], sd, total
 
     return refill
 
 
-def _settled(steps: tuple[float, float], tol: float, total: float) -> bool:
+def _settled(steps: tuple[float, float], tol: float, total: float, slowest: float = 0.0) -> bool:
     r"""The stopping rule: the last change of the imputed values, plus the change still
-    to come if the changes shrink geometrically (Aitken: :math:`d\,r/(1-r)`,
-    :math:`r` the ratio of the last two), is at most ``tol`` times
-    :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F`."""
+    to come if the changes shrink geometrically (Aitken: :math:`d\,r/(1-r)`, :math:`r`
+    the ratio of the last two changes, or `slowest` if larger), is at most ``tol``
+    times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F`."""
     before, last = steps
-    ratio = last / before if before > 0 else 0.0
+    ratio = max(last / before if before > 0 else 0.0, slowest)
     to_come = last * ratio / (1.0 - ratio) if ratio < 1.0 else np.inf
     return max(last, to_come) <= tol * np.sqrt(total)
 
@@ -95,14 +112,15 @@ def iterative_pca(
     observed: np.ndarray,
     k: int,
     *,
-    regularized: bool,
+    noise: str | None,
     standardize: bool = False,
     max_iter: int,
     tol: float,
     verbose: bool = False,
 ) -> tuple[np.ndarray, int]:
-    r"""Complete `arr` by (regularized) iterative PCA; returns the completed copy and the
-    number of iterations (evaluations of the map).
+    r"""Complete `arr` by iterative PCA (`noise` None) or regularized iterative PCA (its
+    noise variance by the rule `noise`, :func:`_shrunk_fit`); returns the completed copy
+    and the number of iterations (evaluations of the map).
 
     The map: center (and scale) the completed matrix :math:`\hat X`, take its rank-k
     reconstruction (:func:`_shrunk_fit`), and copy it into the missing entries. It
@@ -126,7 +144,8 @@ def iterative_pca(
     """
     y, shift, exponent = incomplete_units(arr, observed)
     columns = np.nonzero(~observed)[1]
-    refill = _refill_map(y, observed, k, regularized, standardize)
+    regularized = noise is not None
+    refill = _refill_map(y, observed, k, noise, standardize)
     values = np.zeros(columns.size)  # the observed column means, in these units
     name = "regularized iterative PCA" if regularized else "iterative PCA"
     with progress(verbose, max_iter, name) as report:
@@ -169,7 +188,7 @@ def _squarem(
 ) -> tuple[np.ndarray, int, bool]:
     """SQUAREM on the map (see :func:`iterative_pca`): the values, the iterations, and
     whether it settled."""
-    iterations = 0
+    iterations, slowest = 0, 0.0
     while iterations + 2 <= max_iter:
         v1, sd, _ = refill(values)
         v2, sd, total = refill(v1)
@@ -177,8 +196,12 @@ def _squarem(
         r, d = (v1 - values) / sd[columns], (v2 - v1) / sd[columns]
         steps = (float(np.linalg.norm(r)), float(np.linalg.norm(d)))
         report.update(change=steps[1])  # type: ignore[attr-defined]
-        if _settled(steps, tol, total):
+        # an extrapolation removes the slow part of the error from v but not from the
+        # rule's view: the two plain steps after it may shrink fast while what is left
+        # shrinks at the slowest rate seen, so that rate extrapolates
+        if _settled(steps, tol, total, slowest):
             return v2, iterations, True
+        slowest = max(slowest, min(steps[1] / steps[0], _RATE_CAP) if steps[0] > 0 else 0.0)
         curvature = float(np.linalg.norm(d - r))
         alpha = min(-steps[0] / curvature, -1.0) if curvature > 0 else -1.0
         if alpha == -1.0 or iterations == max_iter:
@@ -214,7 +237,7 @@ def complete_for_pca(
     arr, observed, dtype = incomplete_matrix(X)
     n, p = arr.shape
     k = check_rank(k, n, p, "n_components")
-    completed, _ = iterative_pca(arr, observed, k, regularized=True, standardize=standardize, max_iter=max_iter,
+    completed, _ = iterative_pca(arr, observed, k, noise="ml", standardize=standardize, max_iter=max_iter,
                                  tol=tol, verbose=verbose)
     return completed.astype(dtype, copy=False)
 
