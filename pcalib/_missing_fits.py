@@ -68,6 +68,15 @@ def _shrunk_fit(Z: np.ndarray, k: int, noise: str | None) -> tuple[np.ndarray, f
 
 _RATE_CAP = 0.9999  # the largest contraction rate the rule extrapolates by (10,000 steps)
 
+# SQUAREM keeps a jump when the change it leaves, |F(x') - x'|, is below this many times
+# the smallest change of a plain step so far. A long jump along the slow direction also
+# multiplies the fast parts of the error by about alpha^2, which the next map damps: a
+# strict test (below the last plain change) refused 19 of 20 jumps on iris at 40%
+# missing (seed 37: 1,454 evaluations); this one, the residual version of Varadhan and
+# Roland's tolerance for a non-monotone objective, settles every one of 160 patterns of
+# iris at 10-40% in at most about 350 (the plain map: 1,900-3,700 at 30-40%).
+_JUMP_TOLERANCE = 10.0
+
 
 Refill = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, float]]
 
@@ -134,11 +143,12 @@ def iterative_pca(
     v, with :math:`v_1 = F(v)`, :math:`v_2 = F(v_1)`, :math:`r = v_1 - v`,
     :math:`w = v_2 - 2v_1 + v` and :math:`\alpha = \min(-\|r\|/\|w\|, -1)`, the next
     point is :math:`F(v - 2\alpha r + \alpha^2 w)` (:math:`\alpha = -1` gives
-    :math:`v_2`, the plain double step), kept when its own change is smaller than
-    :math:`\|v_2 - v_1\|`, else :math:`v_2` is taken. A fixed point of F is a fixed
-    point of the scheme, so the answer is the same, in about 20 times fewer
-    iterations. Stops when the change of the imputed values, plus the change still to
-    come if it shrinks geometrically (Aitken, from two plain steps), is at most ``tol``
+    :math:`v_2`, the plain double step), kept when the change it leaves is below 10
+    times the smallest plain change so far (``_JUMP_TOLERANCE``), else :math:`v_2` is
+    taken. A fixed point of F is a fixed point of the scheme, so the answer is the
+    same, in 5 to 20 times fewer evaluations (35-350 on iris at 10-40% missing).
+    Stops when the change of the imputed values, plus the change still to come if it
+    shrinks geometrically (Aitken, at the slowest rate of two plain steps seen), is at most ``tol``
     times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in standardized units if
     `standardize`).
     """
@@ -188,7 +198,7 @@ def _squarem(
 ) -> tuple[np.ndarray, int, bool]:
     """SQUAREM on the map (see :func:`iterative_pca`): the values, the iterations, and
     whether it settled."""
-    iterations, slowest = 0, 0.0
+    iterations, slowest, smallest = 0, 0.0, np.inf
     while iterations + 2 <= max_iter:
         v1, sd, _ = refill(values)
         v2, sd, total = refill(v1)
@@ -202,6 +212,7 @@ def _squarem(
         if _settled(steps, tol, total, slowest):
             return v2, iterations, True
         slowest = max(slowest, min(steps[1] / steps[0], _RATE_CAP) if steps[0] > 0 else 0.0)
+        smallest = min(smallest, steps[1])
         curvature = float(np.linalg.norm(d - r))
         alpha = min(-steps[0] / curvature, -1.0) if curvature > 0 else -1.0
         if alpha == -1.0 or iterations == max_iter:
@@ -210,7 +221,7 @@ def _squarem(
         jump = values - 2 * alpha * (v1 - values) + alpha**2 * (v2 - 2 * v1 + values)
         landed, sd, _ = refill(jump)
         iterations += 1
-        values = landed if np.linalg.norm((landed - jump) / sd[columns]) < steps[1] else v2
+        values = landed if np.linalg.norm((landed - jump) / sd[columns]) < _JUMP_TOLERANCE * smallest else v2
     return values, iterations, False
 
 
