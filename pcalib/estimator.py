@@ -127,9 +127,9 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         0.39 at 50%, in chapter 13's check): fit :class:`pcalib.PPCA` to the data
         with holes when the noise level matters.
     missing_max_iter : int, default 1000
-        With ``missing``: the most iterations of regularized iterative PCA (a
-        ``UserWarning`` says when they are not enough: 2000 x 10 data with 30 to 50%
-        of entries missing need 1300 to 2100). Ignored otherwise.
+        With ``missing``: the most evaluations of the regularized iteration's map
+        (accelerated by SQUAREM, :func:`pcalib._missing_fits.iterative_pca`; a
+        ``UserWarning`` says when they are not enough). Ignored otherwise.
     missing_tol : float, default 1e-8
         With ``missing``: the iteration stops when the change of the filled entries,
         plus the change still to come if it shrinks geometrically, is at most ``tol``
