@@ -16,6 +16,7 @@ import scipy.optimize
 import scipy.sparse
 from numpy_references import ppca_closed_form
 from scipy.stats import multivariate_normal
+from test_missing_references import svd_iterative_pca
 
 from pcalib import PCA, PPCA, impute_pca
 from pcalib._ppca_missing import observed_posterior
@@ -319,21 +320,6 @@ def test_unregularized_iterative_pca_overfits_small_noisy_samples(seed):
     assert errors["regularized"] < errors["iterative"]
 
 
-def svd_regularized_iterative_pca(X, k, n_iter):
-    """Josse and Husson (2012), Algorithm 1, written with numpy.linalg.svd (divisor n)."""
-    missing = np.isnan(X)
-    completed = np.where(missing, np.nanmean(X, axis=0), X)
-    n, p = X.shape
-    for _ in range(n_iter):
-        mean = completed.mean(axis=0)
-        U, s, Vt = np.linalg.svd(completed - mean, full_matrices=False)
-        lam = s**2 / n
-        sigma2 = lam[k:p].sum() / (p - k)
-        fitted = (U[:, :k] * (s[:k] * (lam[:k] - sigma2) / lam[:k])) @ Vt[:k] + mean
-        completed[missing] = fitted[missing]
-    return completed
-
-
 @pytest.mark.parametrize("method", ["regularized", "iterative"])
 def test_iterative_methods_match_a_first_principles_svd_implementation(method):
     X, missing = remove_at_random(low_rank_data(n=120, p=7, seed=14), 0.2)
@@ -343,7 +329,7 @@ def test_iterative_methods_match_a_first_principles_svd_implementation(method):
         # does not let certify 1e-14: 1e-11 is far inside the comparison's 1e-9
         completed, _ = impute_pca(X, 2, method, tol=1e-14 if method == "iterative" else 1e-11, max_iter=3000)
     if method == "regularized":
-        reference = svd_regularized_iterative_pca(X, 2, 3000)
+        reference = svd_iterative_pca(X, 2, 3000)
         np.testing.assert_allclose(completed, reference, atol=1e-9)
     # fixed point: each hole holds the (shrunk) rank-2 reconstruction of the completed matrix
     mean = completed.mean(axis=0)
