@@ -128,7 +128,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         with holes when the noise level matters.
     missing_max_iter : int, default 1000
         With ``missing``: the most evaluations of the regularized iteration's map
-        (accelerated by SQUAREM, :func:`pcalib._missing_fits.iterative_pca`; a
+        (accelerated by SQUAREM, ``pcalib._missing_fits.iterative_pca``; a
         ``UserWarning`` says when they are not enough). Ignored otherwise.
     missing_tol : float, default 1e-8
         With ``missing``: the iteration stops when the change of the filled entries,

@@ -1,6 +1,6 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (:func:`pcalib._missing_fits.iterative_pca`). Only
+or by (regularized) iterative PCA (``pcalib._missing_fits.iterative_pca``). Only
 public methods of :class:`pcalib.PPCA` are used.
 """
 
@@ -56,8 +56,9 @@ def impute_pca(
       :math:`n/(n-1-k)` times this one (``noise="df"`` reproduces it), and
       standardizes the columns by default (``standardize=True`` here). Either way
       the completed matrix understates the noise variance (its filled entries carry
-      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): about
-      60 iterations where the plain one needs 2,000 (:func:`pcalib._missing_fits.iterative_pca`).
+      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 35 to
+      350 evaluations on iris at 10-40% missing, where the plain iteration needs up
+      to 3,700 (``pcalib._missing_fits.iterative_pca``).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
       method called "EM" in missMDA. No iteration increases the squared error
       over the observed entries, and driving it down over-fits: prefer

@@ -169,12 +169,7 @@ class PPCA(EstimatorBase):
     ----------
     W_ : ndarray of shape (n_features, n_components)
     sigma2_ : float
-    noise_variance_ : float
-        ``sigma2_`` under scikit-learn's name (``sklearn.decomposition.PCA``'s
-        ``noise_variance_``, the same estimate when k < min(n, p)).
     mean_ : ndarray of shape (n_features,)
-    n_components_ : int
-        k, the number of columns of ``W_``.
     n_iter_ : int
         EM iterations run (0 for the closed form).
     loglik_history_ : ndarray
@@ -232,7 +227,8 @@ class PPCA(EstimatorBase):
 
     @property
     def noise_variance_(self) -> float:
-        """``sigma2_``, scikit-learn's name for the noise variance."""
+        """``sigma2_`` under scikit-learn's name (``sklearn.decomposition.PCA``'s
+        ``noise_variance_``, the same estimate with divisor n when k < min(n, p))."""
         self._require_fitted()
         return self.sigma2_
 
@@ -258,7 +254,7 @@ class PPCA(EstimatorBase):
         NaN entries are missing values: then EM over the observed entries
         (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the deviations from
         the observed column means divided by the power of two that brings the largest
-        into [1/2, 1) (:func:`pcalib._units.incomplete_units`). Otherwise
+        into [1/2, 1) (``pcalib._units.incomplete_units``). Otherwise
         both methods work on the centered data read in their frame (exact powers of
         two, ``pcalib._units.Frame``). Either way no square overflows or
         underflows; W, sigma^2 and the log-likelihood are converted back to the data's
