@@ -28,7 +28,10 @@ from numpy.typing import ArrayLike
 from ._center import Center
 from ._validation import output_dtype, validated, warn_outside_pcalib
 
-__all__ = ["Centered", "Frame", "center_array", "centered_data", "checked_scale", "rescale", "unit_exponent"]
+__all__ = [
+    "Centered", "Frame", "center_array", "centered_data", "checked_scale", "incomplete_units", "rescale",
+    "unit_exponent",
+]
 
 
 def rescale(values: np.ndarray, exponent: np.ndarray | int, what: str) -> np.ndarray:
@@ -207,3 +210,24 @@ def unit_exponent(arr: np.ndarray) -> int:
     """
     largest = float(np.nanmax(np.abs(arr))) if arr.size else 0.0
     return int(np.frexp(largest)[1]) if largest > 0 else 0
+
+
+def incomplete_units(arr: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    r"""Data with missing entries in the units where their fits run: `y`, `c` and `e`
+    with :math:`x = c + 2^e y` on the observed entries.
+
+    c holds the column means of the observed entries and e brings the largest
+    :math:`|x_{ij} - c_j|` into [1/2, 1) (:func:`unit_exponent`); y is NaN at the missing
+    entries. The deviations :math:`x_{ij} - c_j` are exact when they are small against
+    :math:`c_j` (Sterbenz), so an offset of :math:`10^{12}` costs no digit, where a
+    mean taken in the iterations from values near :math:`10^{12}` would be off by
+    :math:`10^{12}\varepsilon` in every centered value (the difference a first mean
+    makes, :func:`center_array` removes it with a second). The means are taken in units
+    of :func:`unit_exponent` of x, so nothing overflows at :math:`10^{300}`.
+    """
+    e0 = unit_exponent(arr)
+    x = np.where(observed, np.ldexp(arr, -e0), np.nan)
+    shift = np.nanmean(x, axis=0)
+    deviations = x - shift
+    e1 = unit_exponent(deviations)
+    return np.ldexp(deviations, -e1), np.ldexp(shift, e0), e0 + e1
