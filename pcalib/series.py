@@ -298,10 +298,12 @@ class SSA:
     without centering: :math:`X = \sum_j \sigma_j u_j v_j^\top`. A group
     :math:`\mathcal J` of components is reconstructed by diagonal averaging of
     :math:`\sum_{j \in \mathcal J} \sigma_j u_j v_j^\top` (:meth:`reconstruct`): value t of
-    the series is the mean of the entries :math:`(i, l)` with i + l - 1 = t. The
-    numbers are those of R's ``Rssa::ssa(x, L = window, kind = "1d-ssa")``, whose
-    eigenvectors ``U`` are the rows of ``components_`` here (up to sign) and whose
-    factor vectors ``V`` are the columns of ``factors_``.
+    the series is the mean of the entries :math:`(i, l)` with i + l - 1 = t.
+    Golyandina et al. write the trajectory matrix transposed (p x n): their
+    eigenvectors are the rows of ``components_`` here and their factor vectors the
+    columns of ``factors_``. The results are checked against an independent
+    implementation of the same algorithm in base R (R's Rssa package is not packaged
+    for Debian, so its numbers are not quoted).
 
     Parameters
     ----------
@@ -418,7 +420,7 @@ class SSA:
         ----------
         groups : list or None, default None
             As for :meth:`reconstruct`; None: each of the first min(d, 50) components
-            alone (as R's ``Rssa::wcor``).
+            alone.
 
         Returns
         -------
@@ -437,13 +439,19 @@ class SSA:
     def recurrence(self, group: Sequence[int]) -> np.ndarray:
         r"""The linear recurrence of a group's subspace (Golyandina et al. 2001, ch. 2).
 
-        With :math:`\pi_j` the last entry of :math:`v_j`, :math:`\underline{v}_j` its
-        first p - 1 entries and :math:`\nu^2 = \sum_{j \in g} \pi_j^2 < 1`,
+        With :math:`v_{pj}` the last entry of :math:`v_j`, :math:`\underline{v}_j` its
+        first p - 1 entries, and :math:`\sum_{j \in g} v_{pj}^2 < 1`,
 
-        .. math:: h = \frac{1}{1 - \nu^2} \sum_{j \in g} \pi_j \underline{v}_j ,
+        .. math:: h = \frac{1}{1 - \sum_{j \in g} v_{pj}^2} \sum_{j \in g} v_{pj}\, \underline{v}_j ,
 
         so that every vector z of the span of the :math:`v_j` satisfies
-        :math:`z_p = h^\top (z_1, \dots, z_{p-1})`.
+        :math:`z_p = h^\top (z_1, \dots, z_{p-1})`; of the vectors with that property, h is
+        the shortest.
+
+        Parameters
+        ----------
+        group : list of int
+            The component indices (0-based) whose span defines the recurrence.
 
         Returns
         -------
@@ -452,8 +460,8 @@ class SSA:
         Raises
         ------
         ValueError
-            If :math:`\nu^2` is 1 to round-off (the last coordinate axis lies in the span:
-            no recurrence).
+            If :math:`\sum_{j \in g} v_{pj}^2` is 1 to round-off (the last coordinate axis
+            lies in the span: no recurrence).
         """
         self._require_fitted()
         (indices,) = self._groups([group])
@@ -462,17 +470,24 @@ class SSA:
         verticality = float(last @ last)
         if verticality > 1 - 1e-10:
             raise ValueError(
-                f"the group's vectors have nu^2 = {verticality:.12g}: their span holds the last lag "
-                "axis, so no linear recurrence continues it; choose another group"
+                f"the group's vectors have sum of squared last entries {verticality:.12g}: their "
+                "span holds the last lag axis, so no linear recurrence continues it; choose another group"
             )
         return V[:, :-1].T @ last / (1 - verticality)
 
     def forecast(self, steps: int, group: Sequence[int]) -> np.ndarray:
-        r"""Recurrent forecast of a group's reconstruction (R's ``Rssa::rforecast``).
+        r"""Recurrent forecast of a group's reconstruction (Golyandina et al. 2001; R's ``Rssa::rforecast``).
 
         The reconstruction :math:`g_1, \dots, g_N` of the group is continued by its
         recurrence :math:`h` (:meth:`recurrence`):
         :math:`g_t = h^\top (g_{t-p+1}, \dots, g_{t-1})` for t = N + 1, ..., N + steps.
+
+        Parameters
+        ----------
+        steps : int
+            How many values to forecast, at least 1.
+        group : list of int
+            The components (0-based) to reconstruct and continue.
 
         Returns
         -------
