@@ -8,15 +8,15 @@ score j
 
 .. math::
 
-    \gamma_j = \frac{\mathbf t_j^\top y_c}{\mathbf t_j^\top \mathbf t_j}
-             = \frac{\mathbf u_j^\top y_c}{\sigma_j}, \qquad j = 1, \dots, k,
+    \frac{\mathbf t_j^\top y_c}{\mathbf t_j^\top \mathbf t_j}
+    = \frac{\mathbf u_j^\top y_c}{\sigma_j}, \qquad j = 1, \dots, k,
 
 (the scores are orthogonal, so each is a regression on one variable), and on the
 predictors
 
 .. math::
 
-    \hat\beta_k = V_k \gamma = \sum_{j \le k} \frac{\mathbf u_j^\top y_c}{\sigma_j} \mathbf v_j,
+    \hat\beta_k = \sum_{j \le k} \frac{\mathbf u_j^\top y_c}{\sigma_j} \mathbf v_j,
     \qquad \hat\beta_0 = \bar y - \bar x^\top \hat\beta_k,
 
 divided by the column standard deviations when standardizing. With k = rank
@@ -76,14 +76,13 @@ class PCR(EstimatorBase):
 
     .. math::
 
-        \gamma_j = \mathbf u_j^\top y_c / \sigma_j, \qquad
-        \hat\beta_k = D_s^{-1} V_k \gamma, \qquad
-        \hat\beta_0 = \bar y - \bar x^\top \hat\beta_k,
+        \hat\beta_k = D_s^{-1} \sum_{j \le k} \frac{\mathbf u_j^\top y_c}{\sigma_j} \mathbf v_j,
+        \qquad \hat\beta_0 = \bar y - \bar x^\top \hat\beta_k,
 
     with :math:`\mathbf u_j = \mathbf t_j / \sigma_j` and :math:`D_s` the column standard
     deviations if ``standardize`` (else the identity). A component whose singular
     value is round-off (at most :math:`\max(n, p)\,\varepsilon\,\sigma_1^2` in square)
-    gets :math:`\gamma_j = 0`, as a pseudo-inverse would. The numbers are R's
+    gets the score coefficient 0, as a pseudo-inverse would. The numbers are R's
     ``pls::pcr(y ~ X, ncomp = k, scale = standardize)`` (``coef`` there is on the
     scale of ``X / sd`` when ``scale = TRUE``; ``coef_`` here is always on the scale
     of ``X``).
@@ -105,7 +104,7 @@ class PCR(EstimatorBase):
     intercept_ : float or ndarray of shape (n_targets,)
         :math:`\hat\beta_0`.
     score_coef_ : ndarray of shape (n_components,) or (n_targets, n_components)
-        :math:`\gamma`, the coefficients of the scores.
+        The coefficients of the scores, :math:`\mathbf u_j^\top y_c / \sigma_j`.
     n_components_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray of str objects
@@ -159,41 +158,41 @@ class PCR(EstimatorBase):
         scores = np.asarray(self.pca_.fit_transform(arr), dtype=np.float64)
         s = self.pca_.singular_values_.astype(np.float64)
         resolved = above_round_off(s**2, n, p) if s[0] > 0 else np.zeros(k, dtype=bool)
-        # gamma_j = u_j^T y_c / sigma_j with u_j = t_j / sigma_j, y_c in units of 2**e
+        # score coefficient j: u_j^T y_c / sigma_j with u_j = t_j / sigma_j, y_c in units of 2**e
         # (pcalib._units): no square of y or of X is formed, at any scale
         y_centered = center_array(Y, ddof=1, name="y")
         mantissa, exponent = np.frexp(np.where(resolved, s, 1.0))
         U = scores[:, resolved] / s[resolved]
-        gamma = np.zeros((k, Y.shape[1]))
-        gamma[resolved] = rescale(
+        score_coef = np.zeros((k, Y.shape[1]))
+        score_coef[resolved] = rescale(
             (U.T @ y_centered.values) / mantissa[resolved, None],
             y_centered.exponent - exponent[resolved, None],
             "score_coef_",
         )
-        coef = (self.pca_.components_.T.astype(np.float64) @ gamma) / self.pca_.scale_.astype(np.float64)[:, None]
+        coef = (self.pca_.components_.T.astype(np.float64) @ score_coef) / self.pca_.scale_.astype(np.float64)[:, None]
         y_mean = y_centered.center.value
         intercept = y_mean - self.pca_.mean_.astype(np.float64) @ coef
         one_d = target.ndim == 1
         self.n_components_ = k
         self._y_mean = y_mean
-        self._gamma = gamma  # (k, q), the form predict uses
-        self.score_coef_ = gamma[:, 0] if one_d else gamma.T.copy()
+        self._score_coef = score_coef  # (k, q), the form predict uses
+        self.score_coef_ = score_coef[:, 0] if one_d else score_coef.T.copy()
         self.coef_ = coef[:, 0] if one_d else coef.T.copy()
         self.intercept_ = float(intercept[0]) if one_d else intercept
         return self
 
     def _predictions_for_every_k(self, X: ArrayLike) -> np.ndarray:
         r"""Predictions with 0, 1, ..., k components, shape (n, k + 1, n_targets):
-        :math:`\bar y + \sum_{j \le l} \mathbf t_j(x) \gamma_j` for l = 0..k, from one
+        :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` for l = 0..k, from one
         projection of `X`."""
         self._require_fitted()
         scores = np.asarray(self.pca_.transform(_as_float64(self._check_input(X))), dtype=np.float64)
-        terms = scores[:, :, None] * self._gamma[None, :, :]
+        terms = scores[:, :, None] * self._score_coef[None, :, :]
         return self._y_mean + np.concatenate([np.zeros_like(terms[:, :1]), np.cumsum(terms, axis=1)], axis=1)
 
     def predict(self, X: ArrayLike, n_components: int | None = None) -> np.ndarray:
         r"""Predicted responses :math:`\hat\beta_0 + x^\top\hat\beta`, computed as
-        :math:`\bar y + \sum_{j \le l} t_j(x)\,\gamma_j` (the scores of `X` are centered
+        :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (the scores of `X` are centered
         exactly, at any offset).
 
         Parameters
@@ -305,7 +304,7 @@ def cross_validate_pcr(
     For each fold, ``PCR(K, standardize=standardize)`` is fitted to the other rows;
     the held-out rows are projected once, and their predictions with
     l = 0, 1, ..., K components are the partial sums
-    :math:`\bar y + \sum_{j \le l} t_j(x)\gamma_j` (:meth:`PCR.predict`), since the first
+    :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (:meth:`PCR.predict`), since the first
     l axes and coefficients of a K-component fit are those of an l-component fit.
 
     Parameters

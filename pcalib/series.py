@@ -167,8 +167,9 @@ def quadrature_weights(grid: ArrayLike) -> np.ndarray:
 
 
 def _roughness_matrix(grid: np.ndarray, w: np.ndarray) -> np.ndarray:
-    r""":math:`P = D_2^\top \operatorname{diag}(w_2, \dots, w_{p-1}) D_2`, with :math:`D_2` the second
-    divided differences of the grid, so that :math:`\xi^\top P \xi \approx \int \xi''(\tau)^2 d\tau`."""
+    r""":math:`\mathcal R = \Delta^\top \operatorname{diag}(w_2, \dots, w_{p-1}) \Delta`, with
+    :math:`\Delta` the second divided differences of the grid, so that
+    :math:`\xi^\top \mathcal R \xi \approx \int \xi''(\tau)^2 d\tau`."""
     h = np.diff(grid)
     D2 = np.zeros((grid.size - 2, grid.size))
     rows = np.arange(grid.size - 2)
@@ -191,12 +192,13 @@ def functional_pca(
     .. math::
 
         \frac{\operatorname{var}\langle x - \bar x, \xi\rangle_w}
-             {\langle \xi, \xi\rangle_w + \alpha\,\xi^\top P\,\xi},
-        \qquad \xi^\top P \xi \approx \int \xi''(\tau)^2\,d\tau,
+             {\langle \xi, \xi\rangle_w + \alpha\,\xi^\top \mathcal R\,\xi},
+        \qquad \xi^\top \mathcal R \xi \approx \int \xi''(\tau)^2\,d\tau,
 
     subject to orthogonality in the denominator's inner product: the generalized
-    symmetric eigenproblem :math:`D_w S D_w \xi = \rho\,(D_w + \alpha P)\xi`, with P from the
-    second divided differences of the grid. The returned components are rescaled to
+    symmetric eigenproblem :math:`D_w S D_w \xi = \lambda^{(\alpha)}(D_w + \alpha \mathcal R)\xi`,
+    with :math:`\mathcal R` from the second divided differences of the grid. The
+    returned components are rescaled to
     :math:`\langle\xi_j, \xi_j\rangle_w = 1`, and `explained_variance` is the variance of
     their scores.
 
@@ -409,7 +411,7 @@ class SSA:
 
         .. math::
 
-            \rho_w(a, b) = \frac{\langle a, b\rangle_w}{\|a\|_w \|b\|_w}, \qquad
+            \operatorname{wcor}(a, b) = \frac{\langle a, b\rangle_w}{\|a\|_w \|b\|_w}, \qquad
             \langle a, b\rangle_w = \sum_t w_t a_t b_t,
 
         with :math:`w_t` = :func:`anti_diagonal_counts`: the cosine of the angle between
