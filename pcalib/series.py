@@ -414,7 +414,7 @@ class SSA:
             \operatorname{wcor}(a, b) = \frac{\langle a, b\rangle_w}{\|a\|_w \|b\|_w}, \qquad
             \langle a, b\rangle_w = \sum_t w_t a_t b_t,
 
-        with :math:`w_t` = :func:`anti_diagonal_counts`: the cosine of the angle between
+        with :math:`w_t` = :func:`pcalib.series.anti_diagonal_counts`: the cosine of the angle between
         the trajectory matrices of a and b. Near 0: the two are separable; near 1 in
         absolute value: they belong to one component.
 
