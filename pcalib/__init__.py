@@ -52,6 +52,12 @@ from .sparse_pca import SparsePCA
 from .correspondence import CA, MCA
 from .compositions import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
 
+# Part V, chapter "PCA and prediction"
+from .regression import PCR, PCRCrossValidation, cross_validate_pcr
+
+# Part V, chapter "Curves and series"
+from .series import SSA, WeightedPCAResult, functional_pca, quadrature_weights, trajectory_matrix, weighted_pca
+
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
 
@@ -101,6 +107,15 @@ __all__ = [
     "ilr_inv",
     "multiplicative_replacement",
     "variation_matrix",
+    "PCR",
+    "PCRCrossValidation",
+    "cross_validate_pcr",
+    "SSA",
+    "WeightedPCAResult",
+    "weighted_pca",
+    "functional_pca",
+    "quadrature_weights",
+    "trajectory_matrix",
     "datasets",
     "plot",
 ]
