@@ -51,19 +51,21 @@ def h_subset_size(n: int, k: int, alpha: float) -> int:
     return math.floor(2 * n2 - n + 2 * (n - n2) * alpha)
 
 
-def mcd_consistency(k: int, fraction: float) -> float:
+def mcd_consistency(k: int, fraction: float | np.ndarray) -> Any:
     r"""The factor that makes the covariance of the central `fraction` of a normal
-    sample consistent:
+    sample consistent (an array of factors for an array of fractions):
 
     .. math:: c_k(\alpha) = \frac{\alpha}{F_{\chi^2_{k+2}}(\chi^2_{k,\alpha})},
 
     since :math:`E[x x^\top \mid x^\top \Sigma^{-1} x \le q] =
-    \frac{F_{k+2}(q)}{F_k(q)}\Sigma` for :math:`x \sim \mathcal N(0, \Sigma)`.
+    \frac{F_{k+2}(q)}{F_k(q)}\Sigma` for :math:`x \sim \mathcal N(0, \Sigma)`; 1 for
+    a fraction of 1.
     """
-    if fraction >= 1.0:
-        return 1.0
-    q = scipy.stats.chi2.ppf(fraction, k)
-    return float(fraction / scipy.stats.chi2.cdf(q, k + 2))
+    alpha = np.minimum(np.asarray(fraction, dtype=np.float64), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = alpha / scipy.stats.chi2.cdf(scipy.stats.chi2.ppf(alpha, k), k + 2)
+    factor = np.where(alpha >= 1.0, 1.0, factor)
+    return float(factor) if factor.ndim == 0 else factor
 
 
 def _mean_cov(T: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,52 +123,67 @@ def c_steps(T: np.ndarray, rows: np.ndarray, h: int, steps: int) -> tuple[float,
     return obj, rows
 
 
-def _stacked_mean_cov(T: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_mean_cov` of many subsets at once: `rows` (m, s) -> means (m, k), covariances (m, k, k)."""
-    sub = T[rows]
-    mean = sub.mean(axis=1)
-    D = sub - mean[:, None, :]
-    return mean, np.matmul(D.transpose(0, 2, 1), D) / rows.shape[1]
+class _Subsets:
+    """Many subsets of the rows of T at once, as weights W (m x n, one subset per row):
+    their means and covariances (divisor s, the subsets' size) are BLAS products with
+    T and with the products of its columns, :math:`(W T) / s` and :math:`(W P) / s -
+    \bar t \bar t^\top`. The one-pass covariance loses digits only when a subset's
+    spread is small against its distance to 0 (T is centered near 0 here); it only
+    ranks the random starts, whose best are then stepped with :func:`c_steps`."""
 
+    def __init__(self, T: np.ndarray) -> None:
+        self.T = T
+        self.i, self.j = np.triu_indices(T.shape[1])
+        self.P = T[:, self.i] * T[:, self.j]  # (n, k(k+1)/2)
 
-def _stacked_nearest(T: np.ndarray, mean: np.ndarray, cov: np.ndarray, h: int) -> np.ndarray:
-    """The h rows nearest to each fit (Mahalanobis), as sorted indices (m, h); the fits'
-    covariances are positive definite."""
-    inverse = np.linalg.inv(np.linalg.cholesky(cov))
-    Z = np.matmul(T[None, :, :] - mean[:, None, :], inverse.transpose(0, 2, 1))
-    d2 = np.einsum("mni,mni->mn", Z, Z)
-    return np.sort(np.argpartition(d2, h - 1, axis=1)[:, :h], axis=1)
+    def moments(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Means (m, k) and covariances (m, k, k) of the subsets `rows` (m, s)."""
+        m, size = rows.shape
+        W = np.zeros((m, self.T.shape[0]))
+        np.put_along_axis(W, rows, 1.0, axis=1)
+        mean = W @ self.T / size
+        pairs = W @ self.P / size - mean[:, self.i] * mean[:, self.j]
+        cov = np.empty((m, self.T.shape[1], self.T.shape[1]))
+        cov[:, self.i, self.j] = pairs
+        cov[:, self.j, self.i] = pairs
+        return mean, cov
+
+    def nearest(self, mean: np.ndarray, cov: np.ndarray, h: int) -> np.ndarray:
+        """The h rows nearest (Mahalanobis) to each fit, as sorted indices (m, h);
+        :math:`d^2 = t^\top A t - 2 t^\top A \bar t + \bar t^\top A \bar t`,
+        :math:`A = C^{-1}`, for all rows and fits in two products."""
+        A = np.linalg.inv(cov)
+        weights = A[:, self.i, self.j] * np.where(self.i == self.j, 1.0, 2.0)
+        linear = np.einsum("mij,mj->mi", A, mean)
+        d2 = weights @ self.P.T - 2.0 * linear @ self.T.T + np.sum(mean * linear, axis=1)[:, None]
+        return np.sort(np.argpartition(d2, h - 1, axis=1)[:, :h], axis=1)
 
 
 def _random_starts(T: np.ndarray, h: int, count: int, rng: np.random.Generator) -> list[tuple[float, np.ndarray]]:
     """`count` random (k+1)-subsets, each enlarged until its covariance is non-singular,
-    then the h nearest rows and two C-steps, computed for many subsets at once.
-    Returns (log det, rows) of each; a subset that stays singular gives log det -inf
+    then the h nearest rows and two C-steps, computed for all subsets at once.
+    Returns (log det, rows) of each; a subset that becomes singular gives log det -inf
     (an exact fit) and is not stepped further."""
     n, k = T.shape
     scale = float(np.abs(T).max()) or 1.0
     floor = k * np.log(1e-12 * scale**2 + 1e-300)
-    found = []
-    batch = max(1, int(2e7 // (n * k)))  # memory of the stacked distances: m n k values
-    for first in range(0, count, batch):
-        orders = np.argsort(rng.random((min(batch, count - first), n)), axis=1)
-        rows = orders[:, : k + 1]
-        mean, cov = _stacked_mean_cov(T, rows)
-        for i in np.flatnonzero(np.linalg.slogdet(cov)[1] < floor):  # enlarge the few singular ones
-            size = k + 1
-            while size < n and _log_det(_mean_cov(T, orders[i, :size])[1]) < floor:
-                size += 1
-            mean[i], cov[i] = _mean_cov(T, orders[i, :size])
-        live = np.linalg.slogdet(cov)[1] >= floor
-        rows = orders[:, :h].copy()
-        for _ in range(3):  # the h nearest, then two C-steps
-            if live.any():
-                rows[live] = _stacked_nearest(T, mean[live], cov[live], h)
-            mean, cov = _stacked_mean_cov(T, rows)
-            live &= np.linalg.slogdet(cov)[1] > -np.inf
+    subsets = _Subsets(T)
+    orders = np.argsort(rng.random((count, n)), axis=1)
+    mean, cov = subsets.moments(orders[:, : k + 1])
+    for i in np.flatnonzero(np.linalg.slogdet(cov)[1] < floor):  # enlarge the few singular ones
+        size = k + 1
+        while size < n and _log_det(_mean_cov(T, orders[i, :size])[1]) < floor:
+            size += 1
+        mean[i], cov[i] = _mean_cov(T, orders[i, :size])
+    live = np.linalg.slogdet(cov)[1] >= floor
+    rows = orders[:, :h].copy()
+    for _ in range(3):  # the h nearest, then two C-steps
+        if live.any():
+            rows[live] = subsets.nearest(mean[live], cov[live], h)
+        mean, cov = subsets.moments(rows)
         sign, logdet = np.linalg.slogdet(cov)
-        found += [(float(d) if g > 0 else -np.inf, r) for d, g, r in zip(logdet, sign, rows)]
-    return found
+        live &= (sign > 0) & (logdet >= floor)
+    return [(float(d) if g > 0 else -np.inf, r) for d, g, r in zip(logdet, sign, rows)]
 
 
 class MCD(NamedTuple):

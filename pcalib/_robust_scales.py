@@ -36,6 +36,10 @@ QN_CONSTANT = float(1.0 / (math.sqrt(2.0) * scipy.stats.norm.ppf(5.0 / 8.0)))
 #: Croux and Rousseeuw's (1992) small-sample factors of Qn for n = 2..9 (pcaPP's and
 #: robustbase's ``qn`` before its 2023 factors).
 QN_SMALL_SAMPLE = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
+#: Qn of samples with at most this many pairwise differences in all (n(n-1)/2 times the
+#: number of samples) forms them all: faster than the selection for small n, the same
+#: order statistic.
+QN_ALL_PAIRS = 200_000
 #: The rules for the cutoff of the orthogonal distances (:func:`od_cutoff`), rrcov's names.
 OD_RULES = ("umcd", "medmad")
 
@@ -123,8 +127,9 @@ def qn(y: np.ndarray, axis: int | None = None) -> float | np.ndarray:
     and Rousseeuw's small-sample factor (a table for n <= 9, n/(n+1.4) for odd n,
     n/(n+3.8) for even n; pcaPP's ``qn``). The order statistic is found in
     :math:`O(n \log n)` time and :math:`O(n)` memory
-    (:func:`kth_pairwise_difference`); it equals R's ``robustbase::Qn(y,
-    constant=1, finite.corr=FALSE)`` (which may round it to float32).
+    (:func:`kth_pairwise_difference`), or among all the differences when there are
+    at most ``QN_ALL_PAIRS`` of them; it equals R's ``robustbase::Qn(y, constant=1,
+    finite.corr=FALSE)`` (which may round it to float32).
     """
     arr = np.asarray(y, dtype=np.float64)
     if axis is None:
@@ -138,8 +143,12 @@ def qn(y: np.ndarray, axis: int | None = None) -> float | np.ndarray:
         raise ValueError(f"Qn needs at least 2 values, got {n}")
     h = n // 2 + 1
     rank = h * (h - 1) // 2
-    ordered = np.sort(arr, axis=0)
-    values = np.array([kth_pairwise_difference(np.ascontiguousarray(col), rank) for col in ordered.T])
+    if n * (n - 1) // 2 * arr.shape[1] <= QN_ALL_PAIRS:  # small samples: every difference at once
+        i, j = np.triu_indices(n, 1)
+        values = np.partition(np.abs(arr[i] - arr[j]), rank - 1, axis=0)[rank - 1]
+    else:
+        ordered = np.sort(arr, axis=0)
+        values = np.array([kth_pairwise_difference(np.ascontiguousarray(col), rank) for col in ordered.T])
     factor = QN_SMALL_SAMPLE.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
     scale = factor * QN_CONSTANT * values
     return float(scale[0]) if axis is None else scale
@@ -195,8 +204,9 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
         var0 = np.maximum(ss[rows, best], 0.0) / (h - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             res = (S - mean0[:, None]) ** 2 / var0[:, None]
-            factor = np.partition(res, h - 1, axis=1)[:, h - 1] / scipy.stats.chi2.ppf(h / n, 1)
-            w = res / factor[:, None] < scipy.stats.chi2.ppf(0.975, 1)
+            quantile_h, quantile_975 = scipy.stats.chi2.ppf([h / n, 0.975], 1)
+            factor = np.partition(res, h - 1, axis=1)[:, h - 1] / quantile_h
+            w = res / factor[:, None] < quantile_975
         w[~(var0 > 0)] = False
         count = w.sum(axis=1)
         w[count < 2] = True  # a degenerate sample: plain mean and sd (scale 0 if constant)
@@ -204,7 +214,7 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
         loc = (S * w).sum(axis=1) / count
         variance = ((S - loc[:, None]) ** 2 * w).sum(axis=1) / (count - 1)
         if consistent:
-            variance *= np.array([mcd_consistency(1, c / n) for c in count])
+            variance *= mcd_consistency(1, count / n)
         scale = np.sqrt(variance)
         scale[~(var0 > 0)] = 0.0
     location = shift + np.ldexp(loc, exponent)

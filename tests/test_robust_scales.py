@@ -106,11 +106,17 @@ def test_qn_on_hbk_matches_pcapp_and_robustbase(hbk):
 
 
 def test_qn_by_columns_and_rows():
+    """Columns or rows at once; all the pairwise differences of small samples, the
+    selection for large ones: the same order statistics."""
     rng = np.random.default_rng(1)
     Y = rng.standard_normal((30, 4))
     per_column = np.array([qn(Y[:, j]) for j in range(4)])
     np.testing.assert_array_equal(qn(Y, axis=0), per_column)
     np.testing.assert_array_equal(qn(Y.T, axis=1), per_column)
+    big = np.round(rng.standard_normal((700, 3)), 2)  # 244,650 pairs per column: the selection
+    h = 351
+    brute = [brute_kth_difference(big[:, j], h * (h - 1) // 2) for j in range(3)]
+    np.testing.assert_allclose(qn(big, axis=0), np.array(brute) * QN_CONSTANT * 700 / 703.8, rtol=1e-15)
     with pytest.raises(ValueError, match="axis must be None, 0 or 1"):
         qn(Y, axis=2)
     with pytest.raises(ValueError, match="at least 2 values"):
