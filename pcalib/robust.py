@@ -42,7 +42,9 @@ offset of the data (to round-off) and no square overflows or underflows.
 The building blocks are public here: :func:`mad`, :func:`qn`,
 :func:`univariate_mcd` (from :mod:`pcalib._robust_scales`), :func:`mcd`,
 :func:`spatial_median`, :func:`h_subset_size`, :func:`mcd_consistency` (from
-:mod:`pcalib._mcd`) and :func:`outlyingness` (from :mod:`pcalib._robust_fits`).
+:mod:`pcalib._mcd`) and :func:`outlyingness` (from :mod:`pcalib._robust_fits`). Principal
+component pursuit, which splits a matrix into low-rank and sparse parts, is
+:func:`principal_component_pursuit` (from :mod:`pcalib._pursuit`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ import scipy.stats
 from numpy.typing import ArrayLike
 
 from ._mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
+from ._pursuit import PursuitResult, principal_component_pursuit
 from ._robust_fits import EXACT_FIT, GRID_ANGLES, GRID_ITER, N_DIRECTIONS, RobustFit, grid, outlyingness, robpca
 from ._robust_fits import spherical as spherical_fit
 from ._robust_scales import MAD_CONSTANT, OD_RULES, QN_CONSTANT, mad, od_cutoff, qn, univariate_mcd
@@ -69,6 +72,7 @@ __all__ = [
     "MAD_CONSTANT",
     "MCD",
     "N_DIRECTIONS",
+    "PursuitResult",
     "QN_CONSTANT",
     "RobustPCA",
     "h_subset_size",
@@ -77,6 +81,7 @@ __all__ = [
     "mcd_consistency",
     "od_cutoff",
     "outlyingness",
+    "principal_component_pursuit",
     "qn",
     "spatial_median",
     "univariate_mcd",

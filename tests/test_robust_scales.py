@@ -195,14 +195,17 @@ def _cutoffs(values: np.ndarray, m: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.maximum(m + s * scipy.stats.norm.ppf(0.975), 0.0) ** 1.5
 
 
-@pytest.mark.parametrize(("q", "mcd_share"), [(2, 0.029), (5, 0.025), (20, 0.025)])
-def test_od_cutoff_flags_its_nominal_share_of_clean_rows(q, mcd_share):
+@pytest.mark.parametrize(
+    ("q", "mcd_share", "medmad_share"), [(1, 0.038, 0.030), (2, 0.029, 0.025), (5, 0.025, 0.025), (20, 0.025, 0.025)]
+)
+def test_od_cutoff_flags_its_nominal_share_of_clean_rows(q, mcd_share, medmad_share):
     """Regression (issue 32): the cutoff built on rrcov's inconsistent univariate MCD flagged
     3.5-3.7% of clean rows at the nominal 2.5%. 400 samples (columns) of n = 500
     orthogonal distances of normal data, OD^2 ~ chi2_q: with p - k = q >= 5 residual
     dimensions the consistent MCD rule and the median/MAD rule each flag 2.5% on average
-    (within 0.25 points; Monte Carlo error about 0.04); at q = 2, where OD^(2/3) is
-    further from normal, the MCD rule flags 2.9%. The MCD rule's share varies less from
+    (within 0.25 points; Monte Carlo error about 0.04); at q = 2 and 1, where OD^(2/3) is
+    further from normal, the MCD rule flags 2.9% and 3.8%, the median/MAD rule 2.5% and
+    3.0% (the chapter quotes these). The MCD rule's share varies less from
     sample to sample. The columns are cut at once by the formula, and od_cutoff is
     checked against it on one column."""
     rng = np.random.default_rng(q)
@@ -219,6 +222,6 @@ def test_od_cutoff_flags_its_nominal_share_of_clean_rows(q, mcd_share):
     assert od_cutoff(od[:, 0], h, consistent=False) == pytest.approx(cutoffs["rrcov umcd"][0], rel=1e-12)
     shares = {rule: np.mean(od > cut, axis=0) for rule, cut in cutoffs.items()}
     assert shares["umcd"].mean() == pytest.approx(mcd_share, abs=0.0025)
-    assert shares["medmad"].mean() == pytest.approx(0.025, abs=0.0025)
+    assert shares["medmad"].mean() == pytest.approx(medmad_share, abs=0.0025)
     assert shares["rrcov umcd"].mean() > 0.034
     assert shares["umcd"].std() < 0.85 * shares["medmad"].std()
