@@ -91,7 +91,9 @@ def principal_component_pursuit(
     mu = n * p / (4.0 * size)
     norm = float(np.linalg.norm(A))
     S, Y = np.zeros_like(A), np.zeros_like(A)
-    for it in range(1, max_iter + 1):
+    iterations = 0
+    while True:
+        iterations += 1
         U, s, Vt = np.linalg.svd(A - S + Y / mu, full_matrices=False)
         L = (U * np.maximum(s - 1.0 / mu, 0.0)) @ Vt
         T = A - L + Y / mu
@@ -100,10 +102,10 @@ def principal_component_pursuit(
         Y += mu * residual
         if np.linalg.norm(residual) <= tol * norm:
             break
-    else:
-        raise ValueError(
-            f"principal component pursuit did not reach tol={tol} in max_iter={max_iter} "
-            "iterations: raise max_iter or tol"
-        )
+        if iterations == max_iter:
+            raise ValueError(
+                f"principal component pursuit did not reach tol={tol} in max_iter={max_iter} "
+                "iterations: raise max_iter or tol"
+            )
     # Y is a subgradient, a scale-free quantity (the thresholds 1 and lambda)
-    return PursuitResult(rescale(L, e, "L"), rescale(S, e, "S"), Y, it)
+    return PursuitResult(rescale(L, e, "L"), rescale(S, e, "S"), Y, iterations)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._mcd import mcd, spatial_median_in_units
-from ._robust_scales import mad, od_cutoff, qn, univariate_mcd
+from ._robust_scales import mad, mad_of_rows, od_cutoff, qn, univariate_mcd
 from ._units import median_shifted
 from ._validation import warn_outside_pcalib
 
@@ -181,7 +181,7 @@ def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator) -> RobustFit
 def _scale_function(robust_scale: str) -> Callable[[np.ndarray], np.ndarray]:
     """The robust scale of each row of a 2-D array (the array may be reordered)."""
     if robust_scale == "mad":
-        return lambda M: mad(M, axis=1, overwrite_input=True)
+        return mad_of_rows
     return lambda M: np.asarray(qn(M, axis=1))
 
 
@@ -196,7 +196,7 @@ def _grid_axis(Y: np.ndarray, scale: Callable[[np.ndarray], np.ndarray]) -> tupl
     ``GRID_ITER + 1``) spans an arc of :math:`\pi / 2^i`. Returns (a, its scale,
     the index of the starting axis).
     """
-    q = Y.shape[1]
+    q, n = Y.shape[1], Y.shape[0]
     columns = np.array(Y.T)  # one contiguous row per coordinate axis
     scales = scale(columns.copy())
     if q == 1:
@@ -205,24 +205,31 @@ def _grid_axis(Y: np.ndarray, scale: Callable[[np.ndarray], np.ndarray]) -> tupl
     a = np.zeros(q)
     a[order[0]] = 1.0
     projection, value = columns[order[0]].copy(), float(scales[order[0]])
-    steps = np.arange(GRID_ANGLES)
+    plane = np.empty((2, n))  # the projections on b and on e_j
     for i in range(GRID_ITER + 1):
-        arc = math.pi / 2**i
         # the first pass spans a half circle: its last angle would repeat its first
-        fractions = steps[: GRID_ANGLES - 1 if i == 0 else GRID_ANGLES] / (GRID_ANGLES - 1) - 0.5
+        count = GRID_ANGLES - 1 if i == 0 else GRID_ANGLES
+        offsets = (np.arange(count) / (GRID_ANGLES - 1) - 0.5) * (math.pi / 2**i)
+        turns = np.empty((count, 2))  # (cos, sin) of the angles tried
         for j in order:
             loading = a[j]
             if abs(loading) == 1.0:
                 continue
             rest = math.sqrt(1.0 - loading**2)
-            plane = np.vstack([(projection - loading * columns[j]) / rest, columns[j]])
-            angles = fractions * arc + math.asin(loading)
-            turns = np.column_stack([np.cos(angles), np.sin(angles)])
+            np.multiply(columns[j], loading, out=plane[0])
+            np.subtract(projection, plane[0], out=plane[0])
+            plane[0] /= rest
+            plane[1] = columns[j]
+            angles = offsets + math.asin(loading)
+            np.cos(angles, out=turns[:, 0])
+            np.sin(angles, out=turns[:, 1])
             values = scale(turns @ plane)
             best = int(np.argmax(values))
-            a *= turns[best, 0] / rest
-            a[j] = turns[best, 1]
-            projection, value = turns[best] @ plane, float(values[best])
+            cosine, sine = float(turns[best, 0]), float(turns[best, 1])
+            a *= cosine / rest
+            a[j] = sine
+            projection = cosine * plane[0] + sine * plane[1]
+            value = float(values[best])
         a /= np.linalg.norm(a)
     return a, value, int(order[0])
 
