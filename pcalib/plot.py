@@ -17,7 +17,9 @@ from numpy.typing import ArrayLike
 
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
+__all__ = [
+    "biplot", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "repel_labels", "scree",
+]
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -181,6 +183,13 @@ def biplot(
     whose inner products are the covariances). R's ``biplot(prcomp(X), scale = s)``
     is ``alpha = 1 - s`` up to a factor :math:`\sqrt n` between points and arrows.
 
+    The map is drawn with equal scales on both axes (a unit is as long across as up,
+    so that distances and angles on the page are those of the factorization), its
+    axes labelled with the share of variance of each component when the result
+    knows it ("PC1 (32.7%)"; "PCo1 (...)" and the title "PCoA map" for principal
+    coordinates), and labels that would overlap are pushed apart
+    (:func:`repel_labels`).
+
     Parameters
     ----------
     scores : array_like of shape (n, >=2), a PCA result, a fitted PCA or a PCoAResult
@@ -195,7 +204,8 @@ def biplot(
         Principal axes as rows; taken from `scores` if it is a result or an estimator.
     ax : matplotlib Axes, optional
     feature_names : list of p str, optional
-        Arrow labels; default ``x1, ..., xp``.
+        Arrow labels; default the estimator's ``feature_names_in_`` (fitted on a
+        DataFrame), the columns of a DataFrame `data`, else ``x1, ..., xp``.
     labels : array_like of shape (n,), optional
         Group of each point (for example a class index), used as the colour.
     data : array_like or pandas.DataFrame of shape (n, p), optional
@@ -203,7 +213,8 @@ def biplot(
         project, when it is a PCoAResult (a DataFrame's columns name the arrows).
     sample_labels : array_like of n str, or True, optional
         Text written next to each point; True takes the result's ``labels`` (a
-        PCoAResult of a labelled D), else the row numbers 0..n-1.
+        PCoAResult of a labelled D), else the row index of a DataFrame `data`, else
+        the row numbers 0..n-1.
     alpha : float in [0, 1], optional
         Gabriel's exponent (above). The eigenvalues :math:`\lambda_j` come from the
         result or estimator (``explained_variance``), else from the variances of the
@@ -227,14 +238,18 @@ def biplot(
     lam = None if alpha is None else _field(scores, "explained_variance")
     whitened = bool(getattr(scores, "whiten", False))
     pcoa = _is_pcoa(scores)
+    shares = _field(scores, "proportion_explained" if pcoa else "explained_variance_ratio")
+    if shares is None and components is not None:
+        shares = _field(components, "explained_variance_ratio")
+    if feature_names is None:
+        feature_names = _names_of(scores, components, data)
+    if sample_labels is True and not pcoa and hasattr(data, "index"):
+        sample_labels = [str(name) for name in data.index]
     if pcoa and alpha is not None:
         raise TypeError("alpha is for PCA biplots; a PCoAResult has no variables' axes to scale")
     if pcoa:
         if components is not None:
             raise TypeError("components is not used with a PCoAResult: pass the variables as data")
-        columns = getattr(data, "columns", None)
-        if feature_names is None and columns is not None:
-            feature_names = [str(name) for name in columns]
         arrows = np.zeros((0, 2)) if data is None else np.asarray(scores.project_variables(data), dtype=float)
         sample_labels = scores.labels if sample_labels is True else sample_labels
         scores, components, data = scores.coordinates, arrows.T, None
@@ -289,20 +304,113 @@ def biplot(
         loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
-    for text, (x, y) in zip(texts or [], T[:, :2]):
+    written = [
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+        for text, (x, y) in zip(texts or [], T[:, :2])
+    ]
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
+        written.append(ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center"))
     if p:  # keep the arrows' labels inside the axes (text does not extend the limits)
         ax.update_datalim(1.15 * c * loadings)
         ax.autoscale_view()
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("PCo1" if pcoa else "PC1")
-    ax.set_ylabel("PCo2" if pcoa else "PC2")
-    ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    ax.set_aspect("equal", adjustable="datalim")
+    for setter, j in ((ax.set_xlabel, 0), (ax.set_ylabel, 1)):
+        setter(_axis_label("PCo" if pcoa else "PC", j, shares))
+    if pcoa:
+        ax.set_title("PCoA map" if not p else "PCoA biplot")
+    else:
+        ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    repel_labels(ax, written)
     return ax
+
+
+def _names_of(scores: Any, components: Any, data: Any) -> list[str] | None:
+    """Feature names known to the inputs: an estimator's ``feature_names_in_`` or the
+    columns of a DataFrame `data` (the variables of a PCoA biplot), else None."""
+    for source in (scores, components):
+        names = getattr(source, "feature_names_in_", None)
+        if names is not None:
+            return [str(name) for name in names]
+    columns = getattr(data, "columns", None)
+    if columns is not None and not isinstance(data, np.ndarray):
+        return [str(name) for name in columns]
+    return None
+
+
+def _axis_label(prefix: str, j: int, shares: Any) -> str:
+    """"PC1 (32.7%)", or "PC1" when the share of component j is not known."""
+    if shares is None or np.size(shares) <= j:
+        return f"{prefix}{j + 1}"
+    return f"{prefix}{j + 1} ({100 * float(np.asarray(shares)[j]):.1f}%)"
+
+
+def repel_labels(ax: Any, texts: list[Any], *, max_iter: int = 200, pad: float = 2.0) -> None:
+    r"""Push apart text labels whose boxes overlap, deterministically.
+
+    Each label is a box on the page (display units, after the axes' aspect is
+    applied). Every round visits the pairs (i, j), i < j, in order; two boxes that
+    overlap (with `pad` points of margin) are moved apart along the direction where
+    the overlap is smaller, each by half of it; a round moves every box by the sum of
+    its pushes. Rounds stop when no box moves or after `max_iter`. Labels are moved
+    in place (their anchors, the points and arrow tips, do not move); boxes are kept
+    inside the axes, and a label moved farther than its height is joined to its
+    anchor by a thin grey line. The same figure gives the same positions every time.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    texts : list of matplotlib Text (or Annotation)
+    max_iter : int, default 200
+    pad : float, default 2
+        Margin between boxes, in points.
+    """
+    texts = [t for t in texts if t.get_text()]
+    if len(texts) < 2:
+        return
+    figure = ax.figure
+    ax.apply_aspect()
+    renderer = figure.canvas.get_renderer()
+    margin = pad * figure.dpi / 72
+    boxes = np.array([t.get_window_extent(renderer).extents for t in texts])  # x0, y0, x1, y1
+    start = boxes.copy()
+    frame = ax.get_window_extent(renderer).extents
+    for _ in range(int(max_iter)):
+        push = np.zeros((len(texts), 2))
+        for i in range(len(texts)):
+            dx = np.minimum(boxes[i, 2], boxes[i + 1:, 2]) - np.maximum(boxes[i, 0], boxes[i + 1:, 0]) + margin
+            dy = np.minimum(boxes[i, 3], boxes[i + 1:, 3]) - np.maximum(boxes[i, 1], boxes[i + 1:, 1]) + margin
+            for j in np.flatnonzero((dx > 0) & (dy > 0)) + i + 1:
+                centre = (boxes[j, :2] + boxes[j, 2:]) / 2 - (boxes[i, :2] + boxes[i, 2:]) / 2
+                axis = 0 if dx[j - i - 1] < dy[j - i - 1] else 1
+                sign = 1.0 if centre[axis] > 0 or (centre[axis] == 0 and j > i) else -1.0
+                step = (dx if axis == 0 else dy)[j - i - 1] / 2
+                push[i, axis] -= sign * step
+                push[j, axis] += sign * step
+        if not push.any():
+            break
+        boxes[:, :2] += push
+        boxes[:, 2:] += push
+        inside = np.clip(boxes[:, :2], frame[:2], frame[2:] - (boxes[:, 2:] - boxes[:, :2]))
+        boxes[:, 2:] += inside - boxes[:, :2]
+        boxes[:, :2] = inside
+    moved = boxes[:, :2] - start[:, :2]
+    inverse = ax.transData.inverted()
+    for text, shift, box in zip(texts, moved, boxes):
+        if not shift.any():
+            continue
+        annotation = getattr(text, "xyann", None) is not None and text.get_anncoords() == "offset points"
+        anchor = ax.transData.transform(text.xy if annotation else text.get_position())
+        if annotation:
+            text.xyann = tuple(np.asarray(text.xyann) + shift * 72 / figure.dpi)
+        else:
+            text.set_position(inverse.transform(anchor + shift))
+        if np.hypot(*shift) > box[3] - box[1]:  # far from its point: a leader line to the box
+            end = np.clip(anchor, box[:2], box[2:])
+            line = inverse.transform(np.vstack([anchor, end]))
+            ax.plot(line[:, 0], line[:, 1], color="0.6", lw=0.5, zorder=1.5, scalex=False, scaley=False)
 
 
 def correlation_circle(
@@ -321,7 +429,8 @@ def correlation_circle(
     standardized PCA, the loadings :math:`v_{la}\sqrt{\lambda_a}`). The arrow lies
     in the unit circle; its squared length is the variable's cos2 on the plane, so a
     variable near the circle is well represented there, and the cosine of the angle
-    between two such arrows approximates their correlation.
+    between two such arrows approximates their correlation. Labels that would overlap
+    are pushed apart (:func:`repel_labels`).
 
     Parameters
     ----------
@@ -362,9 +471,10 @@ def correlation_circle(
     ax = _axes(ax)
     theta = np.linspace(0, 2 * np.pi, 361)
     ax.plot(np.cos(theta), np.sin(theta), color="0.5", lw=0.8)
+    written = []
     for name, (x, y) in zip(names, r):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8)
+        written.append(ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8))
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ratio = getattr(model, "explained_variance_ratio_", None)
@@ -374,6 +484,7 @@ def correlation_circle(
     ax.set_ylim(-1.2, 1.2)
     ax.set_aspect("equal")
     ax.set_title("Correlation circle")
+    repel_labels(ax, written)
     return ax
 
 

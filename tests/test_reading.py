@@ -371,3 +371,96 @@ def test_mtcars_is_r_s():
     np.testing.assert_allclose(X.sum(axis=0), [642.9, 198, 7383.1, 4694, 115.09, 102.952,
                                                571.16, 14, 13, 118, 90], rtol=1e-12)
     assert X[CARS.row_names.index("Valiant"), CARS.feature_names.index("qsec")] == 20.22
+
+
+# -- biplot conventions (issue 33) -------------------------------------------------------------
+
+
+def label_boxes(ax):
+    """The display boxes of the non-empty texts of `ax`, after drawing the figure."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    return np.array([t.get_window_extent(renderer).extents for t in ax.texts if t.get_text()])
+
+
+def overlaps(boxes):
+    """Pairs of boxes that overlap by more than a pixel in both directions."""
+    count = 0
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            dx = min(boxes[i, 2], boxes[j, 2]) - max(boxes[i, 0], boxes[j, 0])
+            dy = min(boxes[i, 3], boxes[j, 3]) - max(boxes[i, 1], boxes[j, 1])
+            count += dx > 1 and dy > 1
+    return count
+
+
+def test_biplot_names_arrows_labels_axes_and_keeps_equal_scales():
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Annotation
+
+    frame = CARS.to_frame()
+    model = pcalib.PCA(2, standardize=True).fit(frame)
+    ax = pcalib.plot.biplot(model, data=frame)
+    names = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
+    assert names == CARS.feature_names  # feature_names_in_, not x1, ..., x11
+    assert ax.get_aspect() == 1.0  # one unit is as long across as up
+    # the shares of variance, from NumPy's eigenvalues of the correlation matrix
+    ratio = np.linalg.eigvalsh(np.corrcoef(X.T))[::-1] / 11
+    assert ax.get_xlabel() == f"PC1 ({100 * ratio[0]:.1f}%)" == "PC1 (60.1%)"
+    assert ax.get_ylabel() == f"PC2 ({100 * ratio[1]:.1f}%)"
+    plt.close("all")
+
+
+def test_biplot_labels_do_not_pile_up_and_are_placed_the_same_way_every_time():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    frame = CARS.to_frame()
+    model = pcalib.PCA(2, standardize=True).fit(frame)
+    placed = []
+    for _ in range(2):
+        fig, ax = plt.subplots(figsize=(6, 6))
+        pcalib.plot.biplot(model, data=frame, sample_labels=True, ax=ax)
+        placed.append(label_boxes(ax))
+    assert len(placed[0]) == 32 + 11
+    np.testing.assert_array_equal(placed[0], placed[1])
+    assert overlaps(placed[0]) == 0
+    # without the repel, the same labels overlap: the check can fail
+    fig, ax = plt.subplots(figsize=(6, 6))
+    T = model.transform(frame)
+    for name, (x, y) in zip(CARS.row_names, T):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+    ax.set_xlim(T[:, 0].min() - 1, T[:, 0].max() + 1)
+    ax.set_ylim(T[:, 1].min() - 1, T[:, 1].max() + 1)
+    assert overlaps(label_boxes(ax)) > 5
+    plt.close("all")
+
+
+def test_correlation_circle_labels_do_not_pile_up():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    model = pcalib.PCA(2, standardize=True).fit(X)
+    fig, ax = plt.subplots(figsize=(4.6, 4.6))
+    pcalib.plot.correlation_circle(model, X, ax=ax, feature_names=CARS.feature_names)
+    assert overlaps(label_boxes(ax)) == 0
+    plt.close("all")
+
+
+def test_a_pcoa_map_is_titled_as_one():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    import scipy.spatial.distance as ssd
+
+    D = ssd.squareform(ssd.pdist(X[:, :4]))
+    result = pcalib.pcoa(D, k=2)
+    ax = pcalib.plot.biplot(result)
+    assert ax.get_title() == "PCoA map" and ax.get_aspect() == 1.0
+    share = result.proportion_explained
+    assert ax.get_xlabel() == f"PCo1 ({100 * share[0]:.1f}%)"
+    # for Euclidean distances, the shares are PCA's (NumPy's eigenvalues)
+    ev = np.linalg.eigvalsh(np.cov(X[:, :4].T))[::-1]
+    assert ax.get_ylabel() == f"PCo2 ({100 * ev[1] / ev.sum():.1f}%)"
+    plt.close("all")
