@@ -347,14 +347,15 @@ def _axis_label(prefix: str, j: int, shares: Any) -> str:
     return f"{prefix}{j + 1} ({100 * float(np.asarray(shares)[j]):.1f}%)"
 
 
-def repel_labels(ax: Any, texts: list[Any], *, max_iter: int = 200, pad: float = 2.0) -> None:
+def repel_labels(ax: Any, texts: list[Any], *, max_iter: int = 100, pad: float = 2.0) -> None:
     r"""Push apart text labels whose boxes overlap, deterministically.
 
     Each label is a box on the page (display units, after the axes' aspect is
     applied). Every round visits the pairs (i, j), i < j, in order; two boxes that
     overlap (with `pad` points of margin) are moved apart along the direction where
-    the overlap is smaller, each by half of it; a round moves every box by the sum of
-    its pushes. Rounds stop when no box moves or after `max_iter`. Labels are moved
+    the overlap is smaller, each by half of it (and half a pixel); a round moves every
+    box by the sum of its pushes. Rounds stop when no overlap exceeds half a pixel or
+    after `max_iter`. Labels are moved
     in place (their anchors, the points and arrow tips, do not move); boxes are kept
     inside the axes, and a label moved farther than its height is joined to its
     anchor by a thin grey line. The same figure gives the same positions every time.
@@ -363,7 +364,7 @@ def repel_labels(ax: Any, texts: list[Any], *, max_iter: int = 200, pad: float =
     ----------
     ax : matplotlib Axes
     texts : list of matplotlib Text (or Annotation)
-    max_iter : int, default 200
+    max_iter : int, default 100
     pad : float, default 2
         Margin between boxes, in points.
     """
@@ -377,23 +378,29 @@ def repel_labels(ax: Any, texts: list[Any], *, max_iter: int = 200, pad: float =
     boxes = np.array([t.get_window_extent(renderer).extents for t in texts])  # x0, y0, x1, y1
     start = boxes.copy()
     frame = ax.get_window_extent(renderer).extents
+    size = boxes[:, 2:] - boxes[:, :2]
+    later = np.arange(len(texts))[:, None] > np.arange(len(texts))  # i after j: ties go up
     for _ in range(int(max_iter)):
-        push = np.zeros((len(texts), 2))
-        for i in range(len(texts)):
-            dx = np.minimum(boxes[i, 2], boxes[i + 1:, 2]) - np.maximum(boxes[i, 0], boxes[i + 1:, 0]) + margin
-            dy = np.minimum(boxes[i, 3], boxes[i + 1:, 3]) - np.maximum(boxes[i, 1], boxes[i + 1:, 1]) + margin
-            for j in np.flatnonzero((dx > 0) & (dy > 0)) + i + 1:
-                centre = (boxes[j, :2] + boxes[j, 2:]) / 2 - (boxes[i, :2] + boxes[i, 2:]) / 2
-                axis = 0 if dx[j - i - 1] < dy[j - i - 1] else 1
-                sign = 1.0 if centre[axis] > 0 or (centre[axis] == 0 and j > i) else -1.0
-                step = (dx if axis == 0 else dy)[j - i - 1] / 2
-                push[i, axis] -= sign * step
-                push[j, axis] += sign * step
-        if not push.any():
+        centre = (boxes[:, :2] + boxes[:, 2:]) / 2
+        gap = centre[:, None, :] - centre[None, :, :]  # (i, j, axis)
+        overlap = (size[:, None, :] + size[None, :, :]) / 2 + margin - np.abs(gap)
+        hit = (overlap > 0.5).all(axis=2) & ~np.eye(len(texts), dtype=bool)
+        if not hit.any():
             break
+        side = np.where(gap != 0, np.sign(gap), np.where(later, 1.0, -1.0)[:, :, None])
+        # a box against the frame cannot move further that way: then move across
+        low, high = boxes[:, :2] <= frame[:2] + 0.5, boxes[:, 2:] >= frame[2:] - 0.5
+        blocked = np.where(side > 0, high[:, None, :], low[:, None, :])  # i, moving away from j
+        blocked = blocked | np.swapaxes(blocked, 0, 1)  # or j, moving away from i
+        cost = np.where(blocked, np.inf, overlap)
+        along_x = cost[:, :, 0] <= cost[:, :, 1]
+        push = np.zeros_like(centre)
+        step = overlap / 2 + 0.5
+        push[:, 0] = np.sum(np.where(hit & along_x, side[:, :, 0] * step[:, :, 0], 0.0), axis=1)
+        push[:, 1] = np.sum(np.where(hit & ~along_x, side[:, :, 1] * step[:, :, 1], 0.0), axis=1)
         boxes[:, :2] += push
         boxes[:, 2:] += push
-        inside = np.clip(boxes[:, :2], frame[:2], frame[2:] - (boxes[:, 2:] - boxes[:, :2]))
+        inside = np.clip(boxes[:, :2], frame[:2], frame[2:] - size)
         boxes[:, 2:] += inside - boxes[:, :2]
         boxes[:, :2] = inside
     moved = boxes[:, :2] - start[:, :2]
