@@ -74,7 +74,7 @@ def fitted_axes(model: Any) -> Axes:
             "contributions are defined for orthonormal axes"
         )
     sigma = np.array(model.singular_values_, dtype=np.float64)
-    n = int(getattr(model, "n_samples_", V.shape[1]))
+    n = int(getattr(model, "n_samples_", None) or V.shape[1])
     if sigma.size and sigma.max() > 0:
         units = sigma / np.ldexp(1.0, unit_exponent(sigma))  # squares in range
         sigma[~above_round_off(units**2, n, V.shape[1])] = 0.0
