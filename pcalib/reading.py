@@ -59,6 +59,7 @@ __all__ = [
     "varimax",
 ]
 
+
 def _variable_index(model: Any) -> Any:
     names = getattr(model, "feature_names_in_", None)
     return None if names is None else list(names)
