@@ -86,13 +86,26 @@ def _groups(groups: ArrayLike, n: int, name: str = "groups") -> tuple[list[str],
     labels = np.asarray(groups, dtype=object)
     if labels.shape != (n,):
         raise ValueError(f"{name} must hold one label per row of X ({n}), got shape {labels.shape}")
-    missing = [i for i, g in enumerate(labels) if g is None or (isinstance(g, float) and np.isnan(g))]
+    missing = [i for i, g in enumerate(labels) if _is_missing(g)]
     if missing:
-        raise ValueError(f"{name} has missing labels (None or NaN) at rows {missing[:5]}: give every row a category")
+        raise ValueError(
+            f"{name} has missing labels (None, NaN, NaT or NA) at rows {missing[:5]}: give every "
+            "row a category"
+        )
     names, index = np.unique(labels.astype(str), return_inverse=True)
     if names.size < 2:
         raise ValueError(f"{name} must have at least 2 categories to compare, got {names.tolist()}")
     return [str(g) for g in names], index
+
+
+def _is_missing(label: Any) -> bool:
+    """None, NaN, NaT or pandas.NA (a label that is not equal to itself, or cannot say)."""
+    if label is None:
+        return True
+    try:
+        return bool(label != label)
+    except TypeError:  # pandas.NA: its comparisons are NA, which has no truth value
+        return True
 
 
 def _correlations(A: np.ndarray, T: np.ndarray) -> np.ndarray:

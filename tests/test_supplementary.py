@@ -220,8 +220,13 @@ def test_bad_arguments_are_named():
         pcalib.supplementary_categories(model, X, ORIGIN[:5])
     with pytest.raises(ValueError, match="at least 2 categories"):
         pcalib.supplementary_categories(model, X, ["a"] * 32)
-    with pytest.raises(ValueError, match="missing labels"):
-        pcalib.supplementary_categories(model, X, [None] + ORIGIN[1:])
+    pd = pytest.importorskip("pandas")
+    for gap in (None, np.nan, pd.NA, pd.NaT):
+        with pytest.raises(ValueError, match="missing labels"):
+            pcalib.supplementary_categories(model, X, [gap] + ORIGIN[1:])
+    series = pd.Series(ORIGIN, dtype="category")
+    np.testing.assert_array_equal(pcalib.supplementary_categories(model, X, series).v_test,
+                                  pcalib.supplementary_categories(model, X, ORIGIN).v_test)
     with pytest.raises(ValueError, match="Y must have one row per row of X"):
         pcalib.supplementary_correlations(model, X, PW[:5])
     with pytest.raises(ValueError, match="zero variance"):
@@ -305,3 +310,15 @@ def test_promax_is_scale_free_and_checks_m():
     np.testing.assert_allclose(phi_big, phi, atol=1e-14)
     with pytest.raises(ValueError, match="m must be"):
         pcalib.promax(L, m=1)
+
+
+def test_inputs_are_not_modified():
+    Xc, groups, y = X.copy(), list(ORIGIN), PW.copy()
+    model = pcalib.PCA(3).fit(Xc)
+    pcalib.supplementary_correlations(model, Xc, y)
+    pcalib.supplementary_categories(model, Xc, groups)
+    pcalib.describe_axes(model, Xc, quantitative=y, qualitative={"origin": groups})
+    pcalib.category_ellipses(model, Xc, groups)
+    np.testing.assert_array_equal(Xc, X)
+    np.testing.assert_array_equal(y, PW)
+    assert groups == ORIGIN
