@@ -276,7 +276,7 @@ class SparsePCA(EstimatorBase):
 
     def transform(self, X: ArrayLike) -> Any:
         r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows
-        of `X`, centered by the fit's exact mean (:func:`pcalib._units.centered_rows`)."""
+        of `X`, centered by the fit's exact mean (``pcalib._units.centered_rows``)."""
         self._require_fitted()
         arr = as_data_matrix(self._check_input(X), "X", copy=False, keep_integers=True)
         Y, e = centered_rows(arr, self._center, self.scale_)

@@ -50,7 +50,7 @@ __all__ = [
 
 
 class Categories(NamedTuple):
-    """A qualitative supplementary variable on the axes (:func:`supplementary_categories`)."""
+    """A qualitative supplementary variable on the axes (:func:`pcalib.supplementary_categories`)."""
 
     names: list[str]  #: the categories, sorted
     counts: np.ndarray  #: (m,) rows in each category
@@ -61,7 +61,7 @@ class Categories(NamedTuple):
 
 
 class AxisDescription(NamedTuple):
-    """What characterizes one axis (:func:`describe_axes`); each entry a tuple
+    """What characterizes one axis (:func:`pcalib.describe_axes`); each entry a tuple
     (name, statistic, p-value)."""
 
     axis: int  #: the component, 0-based
