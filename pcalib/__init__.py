@@ -45,8 +45,14 @@ from .robust import RobustPCA
 from .kernel import KernelPCA
 
 # Chapter "Reading the components"
-from .reading import row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
+from .reading import promax, row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
 from .sparse_pca import SparsePCA
+from .supplementary import (
+    category_ellipses,
+    describe_axes,
+    supplementary_categories,
+    supplementary_correlations,
+)
 
 # Chapter "Categories, counts and compositions"
 from .correspondence import CA, MCA
@@ -98,7 +104,12 @@ __all__ = [
     "row_contributions",
     "row_cos2",
     "varimax",
+    "promax",
     "SparsePCA",
+    "supplementary_correlations",
+    "supplementary_categories",
+    "describe_axes",
+    "category_ellipses",
     "CA",
     "MCA",
     "closure",

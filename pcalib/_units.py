@@ -17,7 +17,9 @@ these units no square or sum of squares overflows or underflows, at any scale of
   whose units the fits of the chapter *Missing values* run;
 * :func:`median_shifted`: the data read in their frame and shifted by a median value
   of each column, in whose units the robust fits of the chapter *Outliers and robust
-  PCA* run (they start from medians, not means).
+  PCA* run (they start from medians, not means);
+* :func:`centered_rows`: rows centered by a fitted center and scaled, in exact units
+  (the reading aids of the chapter *Reading the components*).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from ._center import Center
 from ._validation import output_dtype, validated, warn_outside_pcalib
 
 __all__ = [
-    "Centered", "Frame", "Shifted", "center_array", "centered_data", "checked_scale",
-    "incomplete_units", "median_shifted", "rescale",
+    "Centered", "Frame", "Shifted", "center_array", "centered_data", "centered_rows",
+    "checked_scale", "incomplete_units", "median_shifted", "rescale",
     "unit_exponent",
 ]
 
@@ -274,3 +276,56 @@ def median_shifted(arr: np.ndarray) -> Shifted:
     shift = np.partition(values, middle, axis=0)[middle].copy()
     values -= shift
     return Shifted(values, frame, shift)
+
+
+def centered_rows(block: np.ndarray, center: Center, scale: np.ndarray) -> tuple[np.ndarray, int]:
+    r"""Rows centered by a fitted center and divided by the scales, in exact units.
+
+    For rows :math:`\mathbf x_i` of `block`, the column means
+    :math:`\bar{\mathbf x} = \mathbf c + \bar{\mathbf y}` of a fit (`center`, the exact
+    pair) and the scales :math:`d_l` (`scale`; ones without standardizing),
+
+    .. math:: \mathbf z_i = D^{-1}\big((\mathbf x_i - \mathbf c) - \bar{\mathbf y}\big)
+              = 2^{e}\, \mathbf y_i,
+
+    returned as the :math:`\mathbf y_i` and e, the power of two that brings the
+    largest :math:`|y_{il}|` into [1/2, 1) (e = 0 when every entry is 0). Integer data
+    are centered in integer arithmetic (:meth:`pcalib._center.Center.subtract`);
+    floating data are first read in units of the largest of :math:`|x_{il}|`,
+    :math:`|c_l|` and :math:`|\bar y_l|` (an exact change of units, so that
+    :math:`\mathbf x - \mathbf c` cannot overflow at :math:`\pm 10^{308}`), each
+    column divided by its scale as a mantissa and a power of two. Every step is exact
+    or rounds once relative to the spread of the data (not to their offset), and in
+    the units of :math:`\mathbf y_i` no square or sum of squares overflows or
+    underflows, at any scale of the data.
+
+    Parameters
+    ----------
+    block : ndarray of shape (m, p)
+        Validated finite rows, of any real or integer dtype.
+    center : Center
+        The column means of the fit, in the data's units.
+    scale : ndarray of shape (p,)
+        Positive column scales in the data's units.
+
+    Returns
+    -------
+    (Y, e) : ndarray of shape (m, p), float64, and int
+    """
+    scale = np.asarray(scale, dtype=np.float64)
+    if block.dtype.kind in "iu":  # exact integer differences, at most 2**64 in size
+        read, shift = center, 0
+    else:
+        sizes = [np.abs(block).max(initial=0.0), np.abs(center.shift).max(initial=0.0),
+                 np.abs(center.offset).max(initial=0.0)]
+        shift = unit_exponent(np.array(sizes, dtype=np.float64))
+        read = Center(np.ldexp(center.shift, -shift), np.ldexp(center.offset, -shift))
+        block = np.ldexp(np.asarray(block, dtype=np.float64), -shift)
+    values = read.subtract(block)
+    mantissa, power = np.frexp(scale)  # d_l = mantissa_l 2**power_l, mantissa in [1/2, 1)
+    values /= mantissa
+    columns = shift - power  # column l of z is values[:, l] * 2**columns[l]
+    largest = np.abs(values).max(axis=0, initial=0.0)
+    top = (np.frexp(largest)[1] + columns)[largest > 0]
+    exponent = int(top.max()) if top.size else 0
+    return np.ldexp(values, columns - exponent), exponent
