@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 _EPS = np.finfo(np.float64).eps
+_FLOAT64 = np.dtype(np.float64)
 
 #: Null and bootstrap data sets are processed in stacks of at most this many entries
 #: (8 MB of float64): large enough that NumPy's stacked products and eigensolvers run
@@ -51,12 +52,12 @@ def check_int(value: object, name: str, lowest: int) -> int:
 
 def check_level(value: object, name: str) -> float:
     """`value` as a ``float`` in (0, 1) (a level, a quantile), else ValueError naming `name`."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
         raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
     return float(value)
 
 
-def rank_tolerance(values: np.ndarray, n_samples: int | None, dtype: np.dtype = np.dtype(np.float64)) -> float:
+def rank_tolerance(values: np.ndarray, n_samples: int | None, dtype: np.dtype = _FLOAT64) -> float:
     r"""The size below which an eigenvalue is round-off of 0:
     :math:`\max(n, p)\, \varepsilon\, \lambda_1`, with p the number of values, n the
     number of samples (if known) and :math:`\varepsilon` the machine epsilon of `dtype`.
@@ -68,7 +69,7 @@ def rank_tolerance(values: np.ndarray, n_samples: int | None, dtype: np.dtype = 
     return max(n_samples or 0, values.size) * eps * float(np.max(values))
 
 
-def numerical_rank(values: np.ndarray, n_samples: int | None, dtype: np.dtype = np.dtype(np.float64)) -> int:
+def numerical_rank(values: np.ndarray, n_samples: int | None, dtype: np.dtype = _FLOAT64) -> int:
     """The number of eigenvalues above :func:`rank_tolerance`."""
     return int(np.sum(values > rank_tolerance(values, n_samples, dtype)))
 

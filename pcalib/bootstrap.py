@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
-from numpy.typing import ArrayLike
 import scipy.linalg
+from numpy.typing import ArrayLike
 from scipy.linalg import blas
 from scipy.optimize import linear_sum_assignment
 from scipy.special import erfinv

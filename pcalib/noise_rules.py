@@ -148,8 +148,7 @@ def parallel_analysis_in_units(
     Xc, e = centered_in_units(X, standardize)
     n, p = Xc.shape
     n_resamples = check_int(n_resamples, "n_resamples", 1)
-    if not (isinstance(quantile, str) and quantile == "mean"):
-        quantile = check_level(quantile, "quantile")
+    level = None if isinstance(quantile, str) and quantile == "mean" else check_level(quantile, "quantile")
     if null not in _NULLS:
         raise ValueError(f"null must be one of {_NULLS}, got {null!r}")
     rng = check_random_state(random_state)
@@ -170,7 +169,7 @@ def parallel_analysis_in_units(
         return spectra
 
     spectra = stacked(n_resamples, n * p, null_spectra)
-    thresholds = spectra.mean(axis=0) if quantile == "mean" else np.quantile(spectra, quantile, axis=0)
+    thresholds = spectra.mean(axis=0) if level is None else np.quantile(spectra, level, axis=0)
     above = observed > thresholds
     k = int(np.argmin(above)) if not above.all() else above.size
     return k, observed, thresholds, e

@@ -29,7 +29,7 @@ Data rules need the data:
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -518,7 +518,7 @@ def choose_k(
     elif _is_estimator(explained_variance_ratio):
         spectrum = _spectrum_of_estimator(explained_variance_ratio, n_samples, standardize)
     else:
-        spectrum = _spectrum_of_ratios(explained_variance_ratio, n_samples, standardize)
+        spectrum = _spectrum_of_ratios(cast(ArrayLike, explained_variance_ratio), n_samples, standardize)
     return _spectrum_rule(method, spectrum, threshold, options)
 
 
