@@ -89,13 +89,14 @@ def as_spectrum(values: ArrayLike, name: str, n_samples: int | None = None) -> t
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must hold finite values, got {arr}")
+        raise ValueError(f"{name} must hold finite non-negative values, got {arr}")
     if not np.max(arr) > 0:
         raise ValueError(f"{name} must be non-negative and not all zero, got {arr}")
     tolerance = rank_tolerance(arr, n_samples, dtype)
     if np.any(arr < -tolerance):
         raise ValueError(
-            f"{name} must be non-negative (up to round-off, {tolerance:.3g}), got {arr}"
+            f"{name} must hold finite non-negative values (below 0 by at most the "
+            f"round-off {tolerance:.3g}), got {arr}"
         )
     return np.where(arr < 0, 0.0, arr), dtype
 
