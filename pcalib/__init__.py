@@ -28,15 +28,17 @@ from .estimator import PCA, NotFittedError
 from .principal_coordinates import PCoAResult, double_center, pcoa
 
 # Chapter "How many components, and how sure?"
-from .selection import (
+from .selection import broken_stick, choose_k, cv_press, minka_log_evidence
+from .noise_rules import (
+    BartlettTest,
+    MarchenkoPasturEdge,
     ParallelAnalysis,
-    broken_stick,
-    choose_k,
-    cv_press,
-    minka_log_evidence,
+    bartlett_test,
+    marchenko_pastur_edge,
     parallel_analysis,
+    velicer_map,
 )
-from .bootstrap import BootstrapResult, align_axes, bootstrap_pca
+from .bootstrap import AndersonIntervals, BootstrapResult, align_axes, anderson_intervals, bootstrap_pca
 
 # Chapter "Outliers and robust PCA"
 from .robust import RobustPCA
@@ -94,9 +96,16 @@ __all__ = [
     "ParallelAnalysis",
     "parallel_analysis",
     "cv_press",
+    "MarchenkoPasturEdge",
+    "marchenko_pastur_edge",
+    "BartlettTest",
+    "bartlett_test",
+    "velicer_map",
     "BootstrapResult",
     "align_axes",
     "bootstrap_pca",
+    "AndersonIntervals",
+    "anderson_intervals",
     "RobustPCA",
     "KernelPCA",
     "variable_contributions",
