@@ -46,6 +46,10 @@ def environment() -> dict[str, str]:
     """Headless, reproducible settings for builds and tests on small machines."""
     env = dict(os.environ)
     env.setdefault("PYTHONHASHSEED", "0")
+    # NumPy and SciPy each bundle an OpenBLAS whose idle threads spin for a while after
+    # each call and take the cores from the other's threads: short spins, as in CI
+    # (.ci/run). On a loaded 2-core machine a chapter took 142 s without it, 26 s with.
+    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")
     env["PATH"] = str(PYTHON.parent) + os.pathsep + env.get("PATH", "")
     env["VIRTUAL_ENV"] = str(VENV)
     return env

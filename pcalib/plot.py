@@ -15,9 +15,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._repel import repel_labels
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
+__all__ = [
+    "biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "repel_labels", "scree",
+]
 
 
 def _field(obj: Any, name: str) -> Any:
@@ -182,6 +185,13 @@ def biplot(
     whose inner products are the covariances). R's ``biplot(prcomp(X), scale = s)``
     is ``alpha = 1 - s`` up to a factor :math:`\sqrt n` between points and arrows.
 
+    The map is drawn with equal scales on both axes (a unit is as long across as up,
+    so that distances and angles on the page are those of the factorization), its
+    axes labelled with the share of variance of each component when the result
+    knows it ("PC1 (32.7%)"; "PCo1 (...)" and the title "PCoA map" for principal
+    coordinates), and labels that would overlap are pushed apart
+    (:func:`repel_labels`).
+
     Parameters
     ----------
     scores : array_like of shape (n, >=2), a PCA result, a fitted PCA or a PCoAResult
@@ -196,7 +206,8 @@ def biplot(
         Principal axes as rows; taken from `scores` if it is a result or an estimator.
     ax : matplotlib Axes, optional
     feature_names : list of p str, optional
-        Arrow labels; default ``x1, ..., xp``.
+        Arrow labels; default the estimator's ``feature_names_in_`` (fitted on a
+        DataFrame), the columns of a DataFrame `data`, else ``x1, ..., xp``.
     labels : array_like of shape (n,), optional
         Group of each point (for example a class index), used as the colour.
     data : array_like or pandas.DataFrame of shape (n, p), optional
@@ -204,7 +215,8 @@ def biplot(
         project, when it is a PCoAResult (a DataFrame's columns name the arrows).
     sample_labels : array_like of n str, or True, optional
         Text written next to each point; True takes the result's ``labels`` (a
-        PCoAResult of a labelled D), else the row numbers 0..n-1.
+        PCoAResult of a labelled D), else the row index of a DataFrame `data`, else
+        the row numbers 0..n-1.
     alpha : float in [0, 1], optional
         Gabriel's exponent (above). The eigenvalues :math:`\lambda_j` come from the
         result or estimator (``explained_variance``), else from the variances of the
@@ -228,14 +240,18 @@ def biplot(
     lam = None if alpha is None else _field(scores, "explained_variance")
     whitened = bool(getattr(scores, "whiten", False))
     pcoa = _is_pcoa(scores)
+    shares = _field(scores, "proportion_explained" if pcoa else "explained_variance_ratio")
+    if shares is None and components is not None:
+        shares = _field(components, "explained_variance_ratio")
+    if feature_names is None:
+        feature_names = _names_of(scores, components, data)
+    if sample_labels is True and not pcoa and hasattr(data, "index"):
+        sample_labels = [str(name) for name in data.index]
     if pcoa and alpha is not None:
         raise TypeError("alpha is for PCA biplots; a PCoAResult has no variables' axes to scale")
     if pcoa:
         if components is not None:
             raise TypeError("components is not used with a PCoAResult: pass the variables as data")
-        columns = getattr(data, "columns", None)
-        if feature_names is None and columns is not None:
-            feature_names = [str(name) for name in columns]
         arrows = np.zeros((0, 2)) if data is None else np.asarray(scores.project_variables(data), dtype=float)
         sample_labels = scores.labels if sample_labels is True else sample_labels
         scores, components, data = scores.coordinates, arrows.T, None
@@ -290,20 +306,47 @@ def biplot(
         loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
-    for text, (x, y) in zip(texts or [], T[:, :2]):
+    written = [
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+        for text, (x, y) in zip(texts or [], T[:, :2])
+    ]
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
+        written.append(ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center"))
     if p:  # keep the arrows' labels inside the axes (text does not extend the limits)
         ax.update_datalim(1.15 * c * loadings)
         ax.autoscale_view()
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("PCo1" if pcoa else "PC1")
-    ax.set_ylabel("PCo2" if pcoa else "PC2")
-    ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    ax.set_aspect("equal", adjustable="datalim")
+    for setter, j in ((ax.set_xlabel, 0), (ax.set_ylabel, 1)):
+        setter(_axis_label("PCo" if pcoa else "PC", j, shares))
+    if pcoa:
+        ax.set_title("PCoA map" if not p else "PCoA biplot")
+    else:
+        ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    repel_labels(ax, written)
     return ax
+
+
+def _names_of(scores: Any, components: Any, data: Any) -> list[str] | None:
+    """Feature names known to the inputs: an estimator's ``feature_names_in_`` or the
+    columns of a DataFrame `data` (the variables of a PCoA biplot), else None."""
+    for source in (scores, components):
+        names = getattr(source, "feature_names_in_", None)
+        if names is not None:
+            return [str(name) for name in names]
+    columns = getattr(data, "columns", None)
+    if columns is not None and not isinstance(data, np.ndarray):
+        return [str(name) for name in columns]
+    return None
+
+
+def _axis_label(prefix: str, j: int, shares: Any) -> str:
+    """"PC1 (32.7%)", or "PC1" when the share of component j is not known."""
+    if shares is None or np.size(shares) <= j:
+        return f"{prefix}{j + 1}"
+    return f"{prefix}{j + 1} ({100 * float(np.asarray(shares)[j]):.1f}%)"
 
 
 def correlation_circle(
@@ -322,7 +365,8 @@ def correlation_circle(
     standardized PCA, the loadings :math:`v_{la}\sqrt{\lambda_a}`). The arrow lies
     in the unit circle; its squared length is the variable's cos2 on the plane, so a
     variable near the circle is well represented there, and the cosine of the angle
-    between two such arrows approximates their correlation.
+    between two such arrows approximates their correlation. Labels that would overlap
+    are pushed apart (:func:`repel_labels`).
 
     Parameters
     ----------
@@ -363,9 +407,10 @@ def correlation_circle(
     ax = _axes(ax)
     theta = np.linspace(0, 2 * np.pi, 361)
     ax.plot(np.cos(theta), np.sin(theta), color="0.5", lw=0.8)
+    written = []
     for name, (x, y) in zip(names, r):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8)
+        written.append(ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8))
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ratio = getattr(model, "explained_variance_ratio_", None)
@@ -375,6 +420,7 @@ def correlation_circle(
     ax.set_ylim(-1.2, 1.2)
     ax.set_aspect("equal")
     ax.set_title("Correlation circle")
+    repel_labels(ax, written)
     return ax
 
 

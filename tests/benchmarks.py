@@ -3,7 +3,9 @@
 Run ``python -m tests.benchmarks`` (full sizes, a few minutes on 2 cores) or
 ``python -m tests.benchmarks --quick``; ``--shapes`` (with or without ``--quick``)
 compares "auto" with scikit-learn's three dense solvers on wide, square and tall
-shapes, k = 5, 10, 50, decaying and flat spectra; ``--scale`` runs the cases of the chapter
+shapes, k = 5, 10, 50, decaying and flat spectra; ``--robust`` times RobustPCA's three
+methods at 10,000 x 50 and 200 x 2000 (chapter *Outliers and robust PCA*); ``--scale``
+runs the cases of the chapter
 *PCA at scale* instead (Dask 1,000,000 x 200 from an on-disk .npy stack against
 dask-ml and pcalib in memory; partial_fit on 100 batches against scikit-learn's
 IncrementalPCA; sparse 100,000 x 20,000 at 0.1% against scikit-learn's arpack, with
@@ -317,21 +319,28 @@ def bench_sparse(n: int, p: int, density: float, repeats: int, check: tuple[int,
     return lines
 
 
-def bench_robust(n: int, p: int, repeats: int, k: int = 5, rate: float = 0.1) -> list[str]:
-    """RobustPCA(k) ROBPCA against scikit-learn's MinCovDet (then the top k eigenvectors
-    of its covariance) on Gaussian data with a k-dimensional signal and `rate` of the
-    rows replaced by a far cluster off the signal's subspace. Accuracy: the sine of the
-    largest principal angle to the true subspace, and the share of planted rows flagged
-    (MinCovDet: its support_ excludes them)."""
-    from sklearn.covariance import MinCovDet
-
+def robust_data(n: int, p: int, k: int = 5, rate: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian data with a k-dimensional signal (scales 10 to 5 over unit noise, in a
+    random basis) and `rate` of the rows replaced by a far cluster off the signal's
+    subspace; returns the data and the true axes (rows)."""
     rng = np.random.default_rng(0)
     scales = np.r_[np.linspace(10.0, 5.0, k), np.ones(p - k)]
     Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
     X = (rng.standard_normal((n, p)) * scales) @ Q.T
     bad = int(rate * n)
     X[:bad] = 30.0 * Q[:, k] + rng.standard_normal((bad, p))  # off the subspace
-    true = Q[:, :k].T
+    return X, Q[:, :k].T
+
+
+def bench_robust(n: int, p: int, repeats: int, k: int = 5, rate: float = 0.1) -> list[str]:
+    """RobustPCA(k) ROBPCA against scikit-learn's MinCovDet (then the top k eigenvectors
+    of its covariance) on :func:`robust_data`. Accuracy: the sine of the largest
+    principal angle to the true subspace, and the share of planted rows flagged
+    (MinCovDet: its support_ excludes them)."""
+    from sklearn.covariance import MinCovDet
+
+    X, true = robust_data(n, p, k, rate)
+    bad = int(rate * n)
     ours = pcalib.RobustPCA(k, random_state=0)
     peer = MinCovDet(random_state=0)
     t_ours = median_time(lambda: ours.fit(X), repeats)
@@ -662,6 +671,52 @@ def main_categories(argv: list[str] | None = None) -> bool:
     return True
 
 
+# -- chapter "Outliers and robust PCA" (issues 31, 35): --robust ----------------------------------
+
+
+def bench_robust_methods(shapes: list[tuple[int, int]], repeats: int, k: int = 5) -> list[str]:
+    """Issue 35's target: the grid (MAD) at most 5x pcalib's own ROBPCA on the same data
+    (:func:`robust_data`, 10% far cluster), the two fitted alternately in one process,
+    median wall and CPU seconds; spherical PCA for scale. Accuracy: sine of the largest
+    principal angle to the true subspace, share of planted rows flagged."""
+    lines = []
+    for n, p in shapes:
+        X, true = robust_data(n, p, k)
+        bad = n // 10
+        models = {name: pcalib.RobustPCA(k, method=name, random_state=0) for name in ("robpca", "grid", "spherical")}
+        wall: dict[str, list[float]] = {name: [] for name in models}
+        cpu: dict[str, list[float]] = {name: [] for name in models}
+        for _ in range(repeats):
+            for name, model in models.items():
+                w0, c0 = time.perf_counter(), time.process_time()
+                model.fit(X)
+                wall[name].append(time.perf_counter() - w0)
+                cpu[name].append(time.process_time() - c0)
+        base = statistics.median(wall["robpca"])
+        for name, model in models.items():
+            t = statistics.median(wall[name])
+            lines.append(
+                f"RobustPCA({k}) {name:<9} {n}x{p}: {t:7.2f} s (cpu {statistics.median(cpu[name]):7.2f} s), "
+                f"{t / base:5.2f}x ROBPCA; sin {sin_theta(model.components_, true):.2f}, "
+                f"flagged {model.outliers_[:bad].mean():.0%} of the planted rows"
+            )
+    return lines
+
+
+def main_robust(argv: list[str] | None = None) -> bool:
+    """Run the robust cases if --robust is given; return whether it ran."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--robust", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    args, _ = parser.parse_known_args(argv)
+    if not args.robust:
+        return False
+    shapes = [(2000, 50), (200, 500)] if args.quick else [(10_000, 50), (200, 2000)]
+    for line in bench_robust_methods(shapes, 1 if args.quick else 3):
+        print(line, flush=True)
+    return True
+
+
 if __name__ == "__main__":
-    if not main_categories():
+    if not (main_categories() or main_robust()):
         main()
