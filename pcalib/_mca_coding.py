@@ -251,8 +251,9 @@ def coded_columns(X: Any, level: Any, random_state: Any) -> tuple[list[np.ndarra
         category (named). A column whose rare category cannot be ventilated (fewer than
         two others) is left as it is with a RuntimeWarning, as FactoMineR does.
     """
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 <= level < 1:
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 <= float(level) < 1:
         raise ValueError(f"ventilation must be a number in [0, 1), got {level!r}")
+    level = float(level)
     rng = check_random_state(random_state) if level > 0 else None
     columns = columns_of(X)
     p, n = len(columns.labels), columns.n_rows
