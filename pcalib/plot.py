@@ -629,7 +629,7 @@ def ca_map(
 
     The axes are drawn to the same scale (equal aspect) and labelled
     ``"Dim 1 (xx.x%)"`` with each axis's share of the total inertia; labels are placed
-    around their points where they overlap least. For MCA the columns are the
+    around their points where they overlap least (:func:`repel_labels`). For MCA the columns are the
     categories (labelled with ``category_names_``) and the rows the individuals
     (small unlabelled points).
 
@@ -694,8 +694,6 @@ def ca_map(
     ax.set_ylabel(f"Dim {d[1] + 1} ({shares[1]:.1f}%{corrected})")
     title = {"symmetric": "Symmetric map", "rows": "Row-principal map", "columns": "Column-principal map"}
     ax.set_title(f"{title[kind]} ({type(model).__name__})")
-    from ._plot_labels import place_labels
-
     chosen = [
         _most_contributing(getattr(model, "row_contributions_", None), model.eigenvalues_, d, max_labels, F.shape[0])
         if few_rows else np.zeros(0, dtype=int),
@@ -704,6 +702,10 @@ def ca_map(
     points = np.vstack([F[chosen[0]], G[chosen[1]]])
     texts = [str(row_labels[i]) for i in chosen[0]] + [str(column_labels[j]) for j in chosen[1]]  # type: ignore[index]
     colours = ["C0"] * chosen[0].size + ["C3"] * chosen[1].size
-    for annotation, colour in zip(place_labels(ax, points, texts, fontsize="small"), colours):
-        annotation.set_color(colour)
+    written = [
+        ax.annotate(text, xy, xytext=(5, 0), textcoords="offset points", ha="left", va="center", fontsize="small", color=colour)
+        for text, xy, colour in zip(texts, points, colours)
+    ]
+    ax.autoscale_view()
+    repel_labels(ax, written)
     return ax
