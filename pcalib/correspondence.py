@@ -123,10 +123,13 @@ class CA(EstimatorBase):
     supplementary columns the same way. The table is read in exact power-of-two units
     (CA does not change when the table is multiplied by a constant), so counts of
     :math:`10^{-300}` or :math:`10^{300}` give the same axes. For small tables the SVD
-    is LAPACK's; for large ones only the k leading triplets are found, by a block
-    Krylov method on a dense table (S formed in the fit's own copy) or by ARPACK on a
-    ``scipy.sparse`` one (never densified: S is applied as an operator). A dense
-    table that is at least 75% zeros is fitted as a sparse one.
+    is LAPACK's; for large ones only the k leading triplets are found, from the leading
+    eigenvectors :math:`V_k` of the Gram matrix of the smaller side (:math:`E^\top E`
+    or :math:`EE^\top`): by a block Krylov method on a dense table (E formed in the
+    fit's own copy), or by ARPACK's ``eigsh`` on a ``scipy.sparse`` one (never
+    densified: the Gram matrix is applied as an operator); the singular values come
+    from an SVD of the thin :math:`EV_k`. A dense table that is at least 75% zeros is
+    fitted as a sparse one.
 
     Parameters
     ----------
