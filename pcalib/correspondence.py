@@ -1,35 +1,37 @@
 r"""Correspondence analysis and multiple correspondence analysis (chapter
 *Categories, counts and compositions*).
 
-Correspondence analysis (CA) of an I x J table of counts :math:`N` with total
-:math:`n` works with the correspondence matrix :math:`P = N / n`, its row and column
-masses :math:`\mathbf r = P\mathbf 1`, :math:`\mathbf c = P^\top\mathbf 1` and the
-standardized residuals
+In the book's notation: correspondence analysis (CA) of an a x b table of counts
+:math:`N` with total :math:`n` works with the correspondence matrix :math:`\Pi = N / n`,
+its row and column masses :math:`\mathbf r = \Pi\mathbf 1`,
+:math:`\mathbf c = \Pi^\top\mathbf 1` and the standardized residuals
 
 .. math::
 
-    S = D_r^{-1/2}\,(P - \mathbf r\mathbf c^\top)\,D_c^{-1/2}
-      = U \Sigma V^\top ,
+    E = D_{\mathbf r}^{-1/2}\,(\Pi - \mathbf r\mathbf c^\top)\,D_{\mathbf c}^{-1/2}
+      = U_E \Sigma_E V_E^\top ,
 
 whose squared entries sum to the total inertia :math:`\chi^2 / n`. The principal
-inertias are :math:`\lambda_k = \sigma_k^2`; the principal coordinates of the rows and
-columns are :math:`F = D_r^{-1/2} U \Sigma` and :math:`G = D_c^{-1/2} V \Sigma`, the
-standard coordinates :math:`D_r^{-1/2} U` and :math:`D_c^{-1/2} V`. Contributions
-(percent) are :math:`100\, r_i f_{ik}^2 / \lambda_k = 100\, u_{ik}^2`, and the squared
-cosines :math:`f_{ik}^2 / d_i^2` with :math:`d_i^2 = \sum_j s_{ij}^2 / r_i` the
+inertias are :math:`\theta_s = \sigma_s(E)^2`; the principal coordinates of the rows
+and columns are :math:`Y_{\mathrm r} = D_{\mathbf r}^{-1/2} U_E \Sigma_E` and
+:math:`Y_{\mathrm c} = D_{\mathbf c}^{-1/2} V_E \Sigma_E`, the standard coordinates
+:math:`\Gamma_{\mathrm r} = D_{\mathbf r}^{-1/2} U_E` and
+:math:`\Gamma_{\mathrm c} = D_{\mathbf c}^{-1/2} V_E`. Contributions (percent) are
+:math:`100\, r_i y_{is}^2 / \theta_s = 100\, u_{is}^2`, and the squared cosines
+:math:`y_{is}^2 / d_i^2` with :math:`d_i^2 = \sum_j e_{ij}^2 / r_i` the squared
 chi-square distance of row profile i to the average profile. These are FactoMineR's
 definitions (``CA``: ``eig``, ``row$coord``, ``row$contrib``, ``row$cos2``, ...).
 
-Sign convention: each right singular vector :math:`\mathbf v_k` is flipped so that its
+Sign convention: each right singular vector :math:`\mathbf v_s` is flipped so that its
 entry of largest absolute value is positive (pcalib's convention for axes; FactoMineR
 leaves the sign to LAPACK).
 
-Multiple correspondence analysis (MCA) of Q categorical columns is the CA of the n x J
+Multiple correspondence analysis (MCA) of p categorical columns is the CA of the n x J
 indicator matrix :math:`Z` (one column per category, J categories in all).
 
 The engine is in private modules: :mod:`pcalib._ca_tables` reads a table in exact
 power-of-two units, :mod:`pcalib._ca_solver` finds the leading singular triplets of
-S (LAPACK for small tables, Krylov methods on dense or sparse large ones),
+E (LAPACK for small tables, Krylov methods on dense or sparse large ones),
 :mod:`pcalib._mca_coding` codes categorical columns and :mod:`pcalib._mca_fit` gives
 MCA's spectrum and corrected inertias.
 """
@@ -110,13 +112,13 @@ def _row_quality(
 class CA(EstimatorBase):
     r"""Correspondence analysis of a contingency table (FactoMineR's conventions).
 
-    The SVD :math:`S = U\Sigma V^\top` of the standardized residuals
-    :math:`S = D_r^{-1/2}(P - \mathbf r\mathbf c^\top)D_c^{-1/2}`,
-    :math:`P = N/n` (module docstring). The rows of the fitted table are the
+    The SVD :math:`E = U_E\Sigma_E V_E^\top` of the standardized residuals
+    :math:`E = D_{\mathbf r}^{-1/2}(\Pi - \mathbf r\mathbf c^\top)D_{\mathbf c}^{-1/2}`,
+    :math:`\Pi = N/n` (module docstring). The rows of the fitted table are the
     individuals, its columns the features: ``transform`` places new rows
     (supplementary rows with the same columns) by the transition formula
 
-    .. math:: \mathbf f = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, D_c^{-1/2} V_k ,
+    .. math:: \mathbf y = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, \Gamma_{\mathrm c} ,
 
     the profile of the row times the column standard coordinates; on the fitted rows
     it gives their principal coordinates. :meth:`transform_columns` places
@@ -134,30 +136,31 @@ class CA(EstimatorBase):
     Parameters
     ----------
     n_components : int, default 2
-        k, with 1 <= k <= min(I, J) - 1 (the rank of S is at most that).
+        k, with 1 <= k <= min(a, b) - 1 (the rank of E is at most that).
 
     Attributes
     ----------
     eigenvalues_ : ndarray of shape (k,)
-        Principal inertias :math:`\lambda_1 \ge \dots \ge \lambda_k` (FactoMineR's
+        Principal inertias :math:`\theta_1 \ge \dots \ge \theta_k` (FactoMineR's
         ``eig[, 1]``).
     total_inertia_ : float
-        :math:`\sum_{ij} s_{ij}^2 = \chi^2 / n`, the sum of all principal inertias.
+        :math:`\sum_{ij} e_{ij}^2 = \chi^2 / n`, the sum of all principal inertias.
     explained_inertia_ratio_ : ndarray of shape (k,)
-        :math:`\lambda_k` / ``total_inertia_``.
-    row_masses_, column_masses_ : ndarrays of shape (I,) and (J,)
+        :math:`\theta_s` / ``total_inertia_``.
+    row_masses_, column_masses_ : ndarrays of shape (a,) and (b,)
         :math:`\mathbf r` and :math:`\mathbf c`.
-    row_coordinates_, column_coordinates_ : ndarrays of shape (I, k) and (J, k)
-        Principal coordinates F and G (``row$coord``, ``col$coord``).
+    row_coordinates_, column_coordinates_ : ndarrays of shape (a, k) and (b, k)
+        Principal coordinates :math:`Y_{\mathrm r}` and :math:`Y_{\mathrm c}`
+        (``row$coord``, ``col$coord``).
     row_standard_coordinates_, column_standard_coordinates_ : ndarrays
-        :math:`D_r^{-1/2}U_k` and :math:`D_c^{-1/2}V_k`.
+        :math:`\Gamma_{\mathrm r}` and :math:`\Gamma_{\mathrm c}` (first k columns).
     row_contributions_, column_contributions_ : ndarrays
-        Percent of each axis's inertia, :math:`100\,u_{ik}^2` and :math:`100\,v_{jk}^2`
+        Percent of each axis's inertia, :math:`100\,u_{is}^2` and :math:`100\,v_{js}^2`
         (``row$contrib``).
     row_cos2_, column_cos2_ : ndarrays
-        :math:`f_{ik}^2 / d_i^2` (``row$cos2``); a row whose profile is the average
+        :math:`y_{is}^2 / d_i^2` (``row$cos2``); a row whose profile is the average
         profile (:math:`d_i = 0`) has cos2 0 on every axis.
-    row_inertias_, column_inertias_ : ndarrays of shape (I,) and (J,)
+    row_inertias_, column_inertias_ : ndarrays of shape (a,) and (b,)
         :math:`r_i d_i^2` and :math:`c_j d_j^2` (``row$inertia``); each sums to
         ``total_inertia_``.
     n_components_, n_features_in_ : int
@@ -197,7 +200,7 @@ class CA(EstimatorBase):
         return tags
 
     def fit(self, X: ArrayLike, y: object = None) -> CA:
-        """Fit on the table `X` (I x J counts, array, DataFrame or sparse; bool is read
+        """Fit on the table `X` (a x b counts, array, DataFrame or sparse; bool is read
         as 0 and 1); `X` is not modified. `y` is ignored. Returns self.
 
         Raises
@@ -291,13 +294,13 @@ class CA(EstimatorBase):
     def transform_columns(self, X: ArrayLike) -> np.ndarray:
         r"""Principal coordinates of supplementary columns (FactoMineR's ``col.sup``).
 
-        `X` holds one or more columns of counts on the fitted table's I rows (I x m:
+        `X` holds one or more columns of counts on the fitted table's a rows (a x m:
         an array, a DataFrame, a Series or sparse). A DataFrame or Series is matched
         to the fitted rows by its index (reordered if need be; another set of labels
         is refused), an array by position. Each column's profile over the rows times
         ``row_standard_coordinates_``:
 
-        .. math:: \mathbf g = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, D_r^{-1/2} U_k .
+        .. math:: \mathbf y = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, \Gamma_{\mathrm r} .
 
         Returns
         -------
@@ -306,8 +309,8 @@ class CA(EstimatorBase):
         Raises
         ------
         ValueError
-            A negative count, a column summing to 0, not I rows, or a DataFrame whose
-            index is not a reordering of the fitted table's (of 0..I-1 if the fit saw
+            A negative count, a column summing to 0, not a rows, or a DataFrame whose
+            index is not a reordering of the fitted table's (of 0..a-1 if the fit saw
             an array).
         """
         self._require_fitted()
@@ -335,23 +338,24 @@ class MCA(EstimatorBase):
     r"""Multiple correspondence analysis of categorical columns (FactoMineR's
     conventions).
 
-    The CA of the n x J indicator matrix Z of the Q columns (one indicator column per
-    category; a row has Q ones). With row masses 1/n and column masses
-    :math:`c_j = n_j/(nQ)` (:math:`n_j` rows in category j), the principal inertias
+    The CA of the n x J indicator matrix Z of the p columns (one indicator column per
+    category; a row has p ones). With row masses 1/n and column masses
+    :math:`c_j = n_j/(np)` (:math:`n_j` rows in category j), the principal inertias
     are the eigenvalues of
 
-    .. math:: S^\top S = D_c^{-1/2}\Big(\frac{Z^\top Z}{nQ^2} - \mathbf c\mathbf c^\top\Big)D_c^{-1/2},
+    .. math:: E_Z^\top E_Z = D_{\mathbf c}^{-1/2}\Big(\frac{Z^\top Z}{np^2} - \mathbf c\mathbf c^\top\Big)D_{\mathbf c}^{-1/2},
 
-    at most J - Q of them non-zero, summing to :math:`(J - Q)/Q`. Row principal
-    coordinates are :math:`F = (Z/Q)\,D_c^{-1/2}V_k` (the transition formula: a row
-    sits at the average of its categories' standard coordinates), category
-    coordinates :math:`G = D_c^{-1/2}V_k\Sigma_k`. The raw inertias understate the
+    at most J - p of them non-zero, summing to :math:`(J - p)/p`. Row principal
+    coordinates are :math:`Y_{\mathrm r} = (Z/p)\,\Gamma_{\mathrm c}` (the transition
+    formula: a row sits at the average of its categories' standard coordinates
+    :math:`\Gamma_{\mathrm c} = D_{\mathbf c}^{-1/2}V_k`), category coordinates
+    :math:`Y_{\mathrm c} = \Gamma_{\mathrm c}\Sigma_k`. The raw inertias understate the
     quality of the map; Benzécri's and Greenacre's corrections, for the axes with
-    :math:`\lambda_s > 1/Q`, are
+    :math:`\lambda_s > 1/p`, are
 
     .. math::
 
-        \tilde\lambda_s = \Big(\frac{Q}{Q-1}\Big)^2\Big(\lambda_s - \frac1Q\Big)^2
+        \tilde\lambda_s = \Big(\frac{p}{p-1}\Big)^2\Big(\lambda_s - \frac1p\Big)^2
 
     and the share of axis s is
 
@@ -359,18 +363,18 @@ class MCA(EstimatorBase):
 
         \text{Benzécri: } \frac{\tilde\lambda_s}{\sum_{t} \tilde\lambda_t},
         \qquad
-        \text{Greenacre: } \frac{\tilde\lambda_s}{\frac{Q}{Q-1}\big(\sum_t \lambda_t^2
-        - \frac{J-Q}{Q^2}\big)} ,
+        \text{Greenacre: } \frac{\tilde\lambda_s}{\frac{p}{p-1}\big(\sum_t \lambda_t^2
+        - \frac{J-p}{p^2}\big)} ,
 
     Greenacre's denominator being the average inertia of the cross-tables of pairs of
-    columns (computed from them). Memory is :math:`O(nQ + Jk)`: with few categories
+    columns (computed from them). Memory is :math:`O(np + Jk)`: with few categories
     every inertia comes from the J x J Burt matrix, with many (an identifier-like
     column) the leading ones from a Krylov method on the sparse Z.
 
     Parameters
     ----------
     n_components : int, default 2
-        k, with 1 <= k <= J - Q (and k < n).
+        k, with 1 <= k <= J - p (and k < n).
     ventilation : float, default 0.0
         FactoMineR's ``level.ventil``: in each column, the rows of a category chosen
         by fewer than this share of the rows are given, at random, one of the column's
@@ -396,14 +400,14 @@ class MCA(EstimatorBase):
     eigenvalues_ : ndarray of shape (k,)
         Principal inertias :math:`\lambda_s` (FactoMineR's ``eig[, 1]``).
     all_eigenvalues_ : ndarray
-        Every principal inertia (min(J - Q, n - 1) of them, the zero ones included)
-        when J is small (J at most 1024, or :math:`J^2 \le nQ`);
-        otherwise the leading ones, down to the first at or below 1/Q.
+        Every principal inertia (min(J - p, n - 1) of them, the zero ones included)
+        when J is small (J at most 1024, or :math:`J^2 \le np`);
+        otherwise the leading ones, down to the first at or below 1/p.
     total_inertia_ : float
-        (J - Q) / Q.
+        (J - p) / p.
     explained_inertia_ratio_ : ndarray of shape (k,)
     adjusted_eigenvalues_ : ndarray
-        :math:`\tilde\lambda_s` for every axis with :math:`\lambda_s > 1/Q`.
+        :math:`\tilde\lambda_s` for every axis with :math:`\lambda_s > 1/p`.
     benzecri_ratio_, greenacre_ratio_ : ndarrays, same shape
         The two corrected proportions of inertia above.
     row_coordinates_ : ndarray of shape (n, k)
@@ -423,10 +427,10 @@ class MCA(EstimatorBase):
     column_contributions_ : ndarray of shape (J, k)
         Percent (``var$contrib``).
     column_cos2_ : ndarray of shape (J, k)
-        ``var$cos2``: :math:`g_{jk}^2 / (n/n_j - 1)`.
-    eta2_ : ndarray of shape (Q, k)
+        ``var$cos2``: :math:`y_{js}^2 / (n/n_j - 1)`.
+    eta2_ : ndarray of shape (p, k)
         Squared correlation ratio of each column with each axis's row coordinates
-        (``var$eta2``): :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\, g_{js}^2`, the share of
+        (``var$eta2``): :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\, y_{js}^2`, the share of
         the variance :math:`\lambda_s` of the row coordinates that the column's
         categories explain (a category's principal coordinate is the mean of its rows'
         coordinates over :math:`\sqrt{\lambda_s}`).
@@ -441,7 +445,7 @@ class MCA(EstimatorBase):
     >>> mca = pcalib.MCA(1).fit(X)
     >>> list(mca.category_names_)  # no value in two columns: no prefix
     ['a', 'b', 'c', 'x', 'y']
-    >>> round(mca.total_inertia_, 12)  # (J - Q) / Q = (5 - 2) / 2
+    >>> round(mca.total_inertia_, 12)  # (J - p) / p = (5 - 2) / 2
     1.5
     """
 
@@ -464,7 +468,7 @@ class MCA(EstimatorBase):
         return tags
 
     def fit(self, X: ArrayLike, y: object = None) -> MCA:
-        """Fit on `X` (n rows x Q categorical columns: a DataFrame, or an array of
+        """Fit on `X` (n rows x p categorical columns: a DataFrame, or an array of
         strings or numbers, each distinct value a category); `X` is not modified. `y`
         is ignored. Returns self.
 
@@ -472,7 +476,7 @@ class MCA(EstimatorBase):
         ------
         ValueError
             Fewer than 2 rows, a missing value (None, NaN, NaT, ``pandas.NA``), a
-            column with one category (named), or n_components above J - Q. A fit
+            column with one category (named), or n_components above J - p. A fit
             that raises leaves the estimator unfitted.
         """
         return _fit_or_forget(self, self._fit, X)

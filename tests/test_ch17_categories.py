@@ -181,3 +181,21 @@ def test_ilr_keeps_inner_products_and_pca():
     assert_allclose(lam_i, lam_c[1:], rtol=1e-10)  # the clr zero eigenvalue dropped
     Psi = pcalib.ilr(np.exp(np.eye(5))).T  # rows: scikit-bio's default basis
     assert_allclose(np.abs(np.sum((Psi @ V_c[:, 1:]) * V_i, axis=0)), 1, rtol=1e-10)
+
+
+@pytest.mark.theorem("prop-ilr-isometry")
+def test_ilr_keeps_the_eigenvalues_on_the_clr_plane_when_s_is_rank_deficient():
+    # n = 3 <= p - 1 = 6: the clr covariance has rank 2, so "p - 1 non-zero
+    # eigenvalues" would be false; the ilr PCA has the 6 eigenvalues of S on 1-perp
+    rng = np.random.default_rng(15)
+    X = np.exp(rng.normal(size=(3, 7)))
+    S = np.cov(pcalib.clr(X), rowvar=False)
+    lam_ilr = np.linalg.eigvalsh(np.cov(pcalib.ilr(X), rowvar=False))
+    lam_S = np.linalg.eigvalsh(S)
+    assert lam_ilr.size == 6 and np.sum(lam_ilr > 1e-12 * lam_ilr.max()) == 2
+    assert np.sum(lam_S > 1e-12 * lam_S.max()) == 2
+    assert_allclose(lam_ilr[-2:], lam_S[-2:], rtol=1e-10)
+    # the other eigenvalues of S on 1-perp are 0, as are ilr's
+    centre = np.eye(7) - 1 / 7
+    P_basis = np.linalg.svd(centre)[0][:, :6]  # an orthonormal basis of 1-perp
+    assert_allclose(np.linalg.eigvalsh(P_basis.T @ S @ P_basis), lam_ilr, atol=1e-12)
