@@ -19,7 +19,7 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.stats
+import scipy.special
 from numpy.typing import ArrayLike
 
 from ._units import median_shifted, rescale
@@ -63,7 +63,7 @@ def mcd_consistency(k: int, fraction: float | np.ndarray) -> Any:
     """
     alpha = np.minimum(np.asarray(fraction, dtype=np.float64), 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        factor = alpha / scipy.stats.chi2.cdf(scipy.stats.chi2.ppf(alpha, k), k + 2)
+        factor = alpha / scipy.special.chdtr(k + 2, scipy.special.chdtri(k, 1.0 - alpha))
     factor = np.where(alpha >= 1.0, 1.0, factor)
     return float(factor) if factor.ndim == 0 else factor
 
@@ -260,7 +260,7 @@ def mcd(
             "dimensions (the MCD is singular): the data have an exact fit; choose fewer "
             "components or a larger alpha"
         )
-    w = d2 <= scipy.stats.chi2.ppf(0.975, k)
+    w = d2 <= scipy.special.chdtri(k, 0.025)
     m_w, C_w = _mean_cov(U, np.flatnonzero(w))
     kept = int(w.sum())
     C_w *= kept / (kept - 1) * mcd_consistency(k, kept / n)
