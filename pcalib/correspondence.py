@@ -51,6 +51,7 @@ from ._mca_coding import category_names, code_column, columns_of, indicator, ven
 from ._mca_fit import corrected_ratios, mca_spectrum
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
+from ._tables import row_index_of
 from ._validation import check_random_state
 
 __all__ = ["CA", "MCA", "SupplementaryCategories"]
@@ -525,6 +526,7 @@ class MCA(EstimatorBase):
         self.n_components_ = k
         if names is not None:
             self.feature_names_in_ = names
+        self._row_index = row_index_of(X)
         self.n_features_in_ = Q
         return self
 
