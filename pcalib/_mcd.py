@@ -276,7 +276,7 @@ def spatial_median(X: ArrayLike) -> np.ndarray:
     Weiszfeld's iteration :math:`\mu \leftarrow \sum_i w_i x_i / \sum_i w_i`,
     :math:`w_i = 1/\|x_i - \mu\|`, with Vardi and Zhang's (2000) modification at a data
     point, from the coordinatewise median, until the step is below ``MEDIAN_TOL``
-    times the spread. It runs in the units of :func:`pcalib._units.median_shifted`,
+    times the spread. It runs in the units of ``pcalib._units.median_shifted``,
     so neither the scale nor an offset of `X` costs digits."""
     units = median_shifted(np.asarray(X, dtype=np.float64))
     return units.data_location(spatial_median_in_units(units.values)).value
@@ -284,7 +284,7 @@ def spatial_median(X: ArrayLike) -> np.ndarray:
 
 def spatial_median_in_units(Y: np.ndarray) -> np.ndarray:
     """:func:`spatial_median` of data already in the units of
-    :func:`pcalib._units.median_shifted` (values in [-1, 1], near 0), in those units."""
+    ``pcalib._units.median_shifted`` (values in [-1, 1], near 0), in those units."""
     mu = np.median(Y, axis=0)
     spread = float(np.sqrt(np.mean(np.sum((Y - Y.mean(axis=0)) ** 2, axis=1)))) or 1.0
     for _ in range(MEDIAN_MAX_ITER):
