@@ -4,6 +4,7 @@
     python3 tasks.py book    # build the HTML book into _build/html
     python3 tasks.py test    # run the library tests and execute every chapter
     python3 tasks.py pdf     # build the whole book as one PDF (needs LaTeX, see below)
+    python3 tasks.py minimum # the built wheel alone, on its declared minimum versions
 
 Both create the virtual environment ``.venv`` on first use and install
 ``requirements.txt`` into it (again whenever requirements.txt or pyproject.toml
@@ -182,11 +183,88 @@ def run_tests(extra: list[str]) -> None:
     run(PYTHON, "-m", "pytest", *extra, MPLBACKEND="Agg")
 
 
+MINIMUM_VENV = ROOT / ".venv-minimum"
+MINIMUM_DIR = ROOT / "_build" / "minimum"
+#: what the library's tests may import on the minimum versions: the wheel's declared
+#: dependencies and extras, pytest, hypothesis and the standard library
+MINIMUM_IMPORTS = {"numpy", "scipy", "pandas", "dask", "matplotlib", "threadpoolctl", "pytest",
+                   "hypothesis", "pcalib", "numpy_references", "shared_strategies"}
+
+
+def minimum_pins() -> list[str]:
+    """Each dependency and extra of pyproject.toml pinned at its declared minimum
+    (``numpy>=1.26`` becomes ``numpy==1.26``), with pytest and hypothesis."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + [d for ds in project["optional-dependencies"].values() for d in ds]
+    pins = sorted({re.sub(r">=", "==", d) for d in declared})
+    return pins + ["pytest", "hypothesis"]
+
+
+def minimum_test_files() -> list[Path]:
+    """The test files whose imports are all in MINIMUM_IMPORTS or the standard library
+    and that test the library, not the source tree (those that need scikit-learn,
+    scikit-bio or the book's tools, or read the repository's files, are left out)."""
+    chosen = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        text = path.read_text()
+        modules = re.findall(r"^\s*(?:from|import) (\w+)", text, re.M)
+        if "__file__" not in text and all(m in MINIMUM_IMPORTS or m in sys.stdlib_module_names for m in modules):
+            chosen.append(path)
+    return chosen
+
+
+def run_minimum(extra: list[str]) -> None:
+    """Build the wheel, install it with every dependency at its declared minimum in a
+    fresh virtual environment (MINIMUM_VENV), and run there the library tests that need
+    nothing else, copied out of the source tree so that they import the installed wheel
+    (`extra`: test files, e.g. ``tests/test_tables.py``, to run only those, and pytest
+    options). A failing import or test means a declared minimum is false (issue 33)."""
+    shutil.rmtree(MINIMUM_DIR, ignore_errors=True)
+    wheels = MINIMUM_DIR / "wheel"
+    run(PYTHON, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", wheels, ".")
+    venv.EnvBuilder(with_pip=True, clear=True).create(MINIMUM_VENV)
+    python = MINIMUM_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    (wheel,) = wheels.glob("*.whl")
+    run(python, "-m", "pip", "install", "--quiet", wheel, *minimum_pins())
+    tests = MINIMUM_DIR / "tests"
+    tests.mkdir(parents=True)
+    for helper in ("conftest.py", "numpy_references.py", "shared_strategies.py"):
+        shutil.copy(ROOT / "tests" / helper, tests)
+    chosen = minimum_test_files()
+    for path in chosen:
+        shutil.copy(path, tests)
+    settings = tomllib_section("tool.pytest.ini_options")
+    (MINIMUM_DIR / "pytest.ini").write_text(
+        "[pytest]\naddopts = -p no:cacheprovider -ra\nmarkers =\n"
+        + "".join(f"    {marker}\n" for marker in settings["markers"])
+        + "filterwarnings =\n" + "".join(f"    {f}\n" for f in settings["filterwarnings"])
+    )
+    print(f"{len(chosen)} test files on the minimum versions: {' '.join(p.stem for p in chosen)}", flush=True)
+    targets = [a for a in extra if a.startswith("tests/")] or ["tests"]
+    options = [a for a in extra if not a.startswith("tests/")]
+    status = subprocess.call([str(python), "-P", "-m", "pytest", "-q", *targets, *options], cwd=MINIMUM_DIR,
+                             env=environment() | {"MPLBACKEND": "Agg", "VIRTUAL_ENV": str(MINIMUM_VENV)})
+    if status:
+        sys.exit(status)
+
+
+def tomllib_section(dotted: str) -> dict:
+    """A section of pyproject.toml, e.g. ``tool.pytest.ini_options``."""
+    import tomllib
+
+    section = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for key in dotted.split("."):
+        section = section[key]
+    return section
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["jupyter-book"]:  # build_book's own call, inside the environment
         jupyter_book(argv[1:])
         return
-    commands = {"book": build_book, "test": run_tests, "pdf": build_pdf}
+    commands = {"book": build_book, "test": run_tests, "pdf": build_pdf, "minimum": run_minimum}
     if not argv or argv[0] not in commands:
         sys.exit(__doc__)
     ensure_environment()

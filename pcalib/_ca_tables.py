@@ -22,7 +22,7 @@ import scipy.sparse
 from ._validation import as_data_matrix
 
 __all__ = [
-    "SPARSE_DENSITY", "Counts", "aligned_rows", "counts_table", "fitted_row_index", "labels_of", "position",
+    "SPARSE_DENSITY", "Counts", "aligned_rows", "counts_table", "labels_of", "position",
     "refuse_empty",
 ]
 
@@ -163,13 +163,7 @@ def _is_pandas(X: Any) -> bool:
     return hasattr(X, "index") and hasattr(X, "iloc")
 
 
-def fitted_row_index(X: Any) -> list[Any] | None:
-    """The row labels of the table `X` that ``fit`` saw, or None for an array (its rows
-    are then known by position, 0..n-1)."""
-    return list(X.index) if _is_pandas(X) else None
-
-
-def aligned_rows(X: Any, fitted_index: list[Any] | None, n_rows: int, what: str) -> Any:
+def aligned_rows(X: Any, fitted_index: Any, n_rows: int, what: str) -> Any:
     """`X`, a table of supplementary columns on the fitted rows, with its rows in the
     fitted order.
 
@@ -188,7 +182,7 @@ def aligned_rows(X: Any, fitted_index: list[Any] | None, n_rows: int, what: str)
         return X
     if not hasattr(X, "columns"):  # a Series: one column
         X = X.to_frame()
-    reference = list(range(n_rows)) if fitted_index is None else fitted_index
+    reference = list(range(n_rows)) if fitted_index is None else list(fitted_index)
     labels = list(X.index)
     if labels == reference:
         return X

@@ -19,7 +19,7 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.stats
+import scipy.special
 from numpy.typing import ArrayLike
 
 from ._units import median_shifted, rescale
@@ -63,7 +63,7 @@ def mcd_consistency(k: int, fraction: float | np.ndarray) -> Any:
     """
     alpha = np.minimum(np.asarray(fraction, dtype=np.float64), 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        factor = alpha / scipy.stats.chi2.cdf(scipy.stats.chi2.ppf(alpha, k), k + 2)
+        factor = alpha / scipy.special.chdtr(k + 2, scipy.special.chdtri(k, 1.0 - alpha))
     factor = np.where(alpha >= 1.0, 1.0, factor)
     return float(factor) if factor.ndim == 0 else factor
 
@@ -260,7 +260,7 @@ def mcd(
             "dimensions (the MCD is singular): the data have an exact fit; choose fewer "
             "components or a larger alpha"
         )
-    w = d2 <= scipy.stats.chi2.ppf(0.975, k)
+    w = d2 <= scipy.special.chdtri(k, 0.025)
     m_w, C_w = _mean_cov(U, np.flatnonzero(w))
     kept = int(w.sum())
     C_w *= kept / (kept - 1) * mcd_consistency(k, kept / n)
@@ -276,7 +276,7 @@ def spatial_median(X: ArrayLike) -> np.ndarray:
     Weiszfeld's iteration :math:`\mu \leftarrow \sum_i w_i x_i / \sum_i w_i`,
     :math:`w_i = 1/\|x_i - \mu\|`, with Vardi and Zhang's (2000) modification at a data
     point, from the coordinatewise median, until the step is below ``MEDIAN_TOL``
-    times the spread. It runs in the units of :func:`pcalib._units.median_shifted`,
+    times the spread. It runs in the units of ``pcalib._units.median_shifted``,
     so neither the scale nor an offset of `X` costs digits."""
     units = median_shifted(np.asarray(X, dtype=np.float64))
     return units.data_location(spatial_median_in_units(units.values)).value
@@ -284,7 +284,7 @@ def spatial_median(X: ArrayLike) -> np.ndarray:
 
 def spatial_median_in_units(Y: np.ndarray) -> np.ndarray:
     """:func:`spatial_median` of data already in the units of
-    :func:`pcalib._units.median_shifted` (values in [-1, 1], near 0), in those units."""
+    ``pcalib._units.median_shifted`` (values in [-1, 1], near 0), in those units."""
     mu = np.median(Y, axis=0)
     spread = float(np.sqrt(np.mean(np.sum((Y - Y.mean(axis=0)) ** 2, axis=1)))) or 1.0
     for _ in range(MEDIAN_MAX_ITER):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.stats
+import scipy.special
 
 from ._mcd import mcd_consistency
 from ._units import rescale
@@ -31,9 +31,9 @@ __all__ = [
 ]
 
 #: The consistency constant of the MAD at the normal, 1 / Phi^{-1}(3/4).
-MAD_CONSTANT = float(1.0 / scipy.stats.norm.ppf(0.75))
+MAD_CONSTANT = float(1.0 / scipy.special.ndtri(0.75))
 #: The consistency constant of Qn at the normal, 1 / (sqrt(2) Phi^{-1}(5/8)).
-QN_CONSTANT = float(1.0 / (math.sqrt(2.0) * scipy.stats.norm.ppf(5.0 / 8.0)))
+QN_CONSTANT = float(1.0 / (math.sqrt(2.0) * scipy.special.ndtri(5.0 / 8.0)))
 #: Croux and Rousseeuw's (1992) small-sample factors of Qn for n = 2..9 (pcaPP's and
 #: robustbase's ``qn`` before its 2023 factors).
 QN_SMALL_SAMPLE = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
@@ -143,7 +143,7 @@ def qn(y: np.ndarray, axis: int | None = None) -> float | np.ndarray:
     and Rousseeuw's small-sample factor (a table for n <= 9, n/(n+1.4) for odd n,
     n/(n+3.8) for even n; pcaPP's ``qn``). The order statistic is found in
     :math:`O(n \log n)` time and :math:`O(n)` memory
-    (:func:`kth_pairwise_difference`), or among all the differences when there are
+    (``kth_pairwise_difference``), or among all the differences when there are
     at most ``QN_ALL_PAIRS`` of them; it equals R's ``robustbase::Qn(y, constant=1,
     finite.corr=FALSE)`` (which may round it to float32).
     """
@@ -220,7 +220,7 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
         var0 = np.maximum(ss[rows, best], 0.0) / (h - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             res = (S - mean0[:, None]) ** 2 / var0[:, None]
-            quantile_h, quantile_975 = scipy.stats.chi2.ppf([h / n, 0.975], 1)
+            quantile_h, quantile_975 = scipy.special.chdtri(1, [1.0 - h / n, 0.025])
             factor = np.partition(res, h - 1, axis=1)[:, h - 1] / quantile_h
             w = res / factor[:, None] < quantile_975
         w[~(var0 > 0)] = False
@@ -255,4 +255,4 @@ def od_cutoff(od: np.ndarray, h: int, rule: str = "umcd", *, consistent: bool = 
         location, scale = median(values), mad(values)
     else:
         location, scale = univariate_mcd(values, h, consistent=consistent)
-    return float(max(float(location) + float(scale) * scipy.stats.norm.ppf(0.975), 0.0) ** 1.5)
+    return float(max(float(location) + float(scale) * scipy.special.ndtri(0.975), 0.0) ** 1.5)

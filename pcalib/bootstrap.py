@@ -22,7 +22,6 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
-from scipy.optimize import linear_sum_assignment
 from scipy.special import erfinv
 
 from ._eigen import NUMPY_MAX_M, top_eigh
@@ -102,8 +101,11 @@ def _align_batch(A: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     k = R.shape[0]
     clash = np.sort(permutation, axis=1)
     clash = np.any(clash[:, 1:] == clash[:, :-1], axis=1) if k > 1 else np.zeros(len(A), dtype=bool)
+    if clash.any():
+        import scipy.optimize  # here: importing pcalib does not load scipy.optimize
+
     for b in np.flatnonzero(clash):
-        permutation[b] = linear_sum_assignment(-np.abs(cosines[b]))[1]
+        permutation[b] = scipy.optimize.linear_sum_assignment(-np.abs(cosines[b]))[1]
     chosen = np.take_along_axis(cosines, permutation[:, :, None], axis=2)[:, :, 0]
     signs = np.where(chosen < 0, -1.0, 1.0)
     aligned = np.take_along_axis(A, permutation[:, :, None], axis=1) * signs[:, :, None]

@@ -46,12 +46,13 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from ._ca_solver import residual_svd
-from ._ca_tables import aligned_rows, counts_table, fitted_row_index, refuse_empty
+from ._ca_tables import aligned_rows, counts_table, refuse_empty
 from ._frames import check_feature_names, feature_names_of
 from ._mca_coding import category_names, code_column, coded_columns, columns_of, indicator
 from ._mca_fit import corrected_ratios, correlation_ratios, mca_spectrum
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
+from ._tables import row_index_of
 
 __all__ = ["CA", "MCA", "SupplementaryCategories"]
 
@@ -215,7 +216,7 @@ class CA(EstimatorBase):
 
     def _fit(self, X: ArrayLike) -> CA:
         data = self._remember_input(X)
-        self._row_index = fitted_row_index(X)
+        self._row_index = row_index_of(X)
         counts = counts_table(data)
         I, J = counts.shape
         for count, (least, why), what in zip((I, J), self._fit_minimum, ("row", "column")):
@@ -483,7 +484,7 @@ class MCA(EstimatorBase):
 
     def _fit(self, X: ArrayLike) -> MCA:
         names = feature_names_of(X)
-        self._row_index = fitted_row_index(X)
+        self._row_index = row_index_of(X)
         cats, codes, labels = coded_columns(X, self.ventilation, self.random_state)
         Q, n = len(cats), codes[0].size
         sizes = [c.size for c in cats]

@@ -23,11 +23,18 @@ __all__ = [
 ]
 
 
+#: the names other estimators give a spectrum: CA and MCA call the eigenvalues of their
+#: axes ``eigenvalues_`` (principal inertias) and their shares ``explained_inertia_ratio_``
+_SAME_AS = {"explained_variance": ("eigenvalues",), "explained_variance_ratio": ("explained_inertia_ratio",)}
+
+
 def _field(obj: Any, name: str) -> Any:
-    """`obj.name` or `obj.name_` (fitted estimator) if present, else ``None``."""
-    for attr in (name, name + "_"):
-        if hasattr(obj, attr):
-            return getattr(obj, attr)
+    """`obj.name` or `obj.name_` (fitted estimator) if present, then the same for the
+    names in ``_SAME_AS[name]``, else ``None``."""
+    for candidate in (name, *_SAME_AS.get(name, ())):
+        for attr in (candidate, candidate + "_"):
+            if hasattr(obj, attr):
+                return getattr(obj, attr)
     return None
 
 
@@ -80,7 +87,8 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
     explained_variance : array_like of shape (k,), a PCA result or a PCoAResult
         The eigenvalues, or an object with ``explained_variance`` (or, with
         ``ratio=True``, ``explained_variance_ratio``; a trailing underscore as in a
-        fitted estimator is accepted). A :class:`pcalib.PCoAResult` gives every
+        fitted estimator is accepted; CA's and MCA's ``eigenvalues_`` and
+        ``explained_inertia_ratio_`` too). A :class:`pcalib.PCoAResult` gives every
         eigenvalue :math:`\beta_j` it holds, negative ones included (with
         ``ratio=True``, :math:`\beta_j / \operatorname{tr} B`), and a line at zero.
     ax : matplotlib Axes, optional

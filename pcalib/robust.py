@@ -53,7 +53,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-import scipy.stats
+import scipy.special
 from numpy.typing import ArrayLike
 
 from ._mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
@@ -270,7 +270,7 @@ class RobustPCA(EstimatorBase):
         e = self._exponent
         self.score_distances_ = sd
         self.orthogonal_distances_ = rescale(od, e, "orthogonal distances")
-        self.cutoff_sd_ = float(np.sqrt(scipy.stats.chi2.ppf(0.975, fit.axes.shape[0])))
+        self.cutoff_sd_ = float(np.sqrt(scipy.special.chdtri(fit.axes.shape[0], 0.025)))
         self.cutoff_od_ = float(rescale(np.asarray(cutoff), e, "the orthogonal cutoff"))
         self.outliers_ = (sd > self.cutoff_sd_) | ~within
         self.explained_variance_ratio_ = fit.variances / (fit.variances.sum() + residual)

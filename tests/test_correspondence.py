@@ -222,7 +222,7 @@ def test_negative_count_is_named():
 
 def test_empty_row_and_column_are_named():
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame(N, index=HEC.row_names, columns=HEC.column_names)
+    frame = pd.DataFrame(N.copy(), index=HEC.row_names, columns=HEC.column_names)
     frame.loc["Red"] = 0
     with pytest.raises(ValueError, match=r"row 2 \('Red'\) of X sums to 0"):
         CA(1).fit(frame)
