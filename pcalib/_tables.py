@@ -78,7 +78,7 @@ TABLES: dict[str, dict[str, tuple[str, ...]]] = {
            "column_masses_": _FEATURE, "column_inertias_": _FEATURE},
     "MCA": {"eigenvalues_": _AXIS, "explained_inertia_ratio_": _AXIS,
             "adjusted_eigenvalues_": _AXIS, "benzecri_ratio_": _AXIS, "greenacre_ratio_": _AXIS,
-            "row_coordinates_": _ROWS_BY_AXES,
+            "row_coordinates_": _ROWS_BY_AXES, "row_contributions_": _ROWS_BY_AXES, "row_cos2_": _ROWS_BY_AXES,
             "column_coordinates_": (CATEGORIES, AXES),
             "column_standard_coordinates_": (CATEGORIES, AXES),
             "column_contributions_": (CATEGORIES, AXES), "column_cos2_": (CATEGORIES, AXES),
