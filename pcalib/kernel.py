@@ -69,7 +69,7 @@ def median_heuristic_gamma(X: ArrayLike) -> float:
     :math:`\|x_i - x_l\|` (i < l), the kernel :math:`\exp(-\|x-y\|^2 / (2\sigma^2))`
     has :math:`\gamma = 1 / (2\sigma^2)`. Above ``MEDIAN_ROWS`` rows, the median is
     taken over ``MEDIAN_ROWS`` evenly spaced rows (deterministic). The distances are
-    computed in the exact units of :func:`pcalib._units.center_array` (64-bit
+    computed in the exact units of ``pcalib._units.center_array`` (64-bit
     integers offset in integer arithmetic first), so no square overflows or
     underflows; a :math:`\gamma` beyond the float64 range is reported as inf or 0
     with a warning.
@@ -139,7 +139,7 @@ class KernelPCA(EstimatorBase):
       float64 rows in the data's units; ``kernel(X, X)`` must be symmetric, as a
       precomputed matrix).
 
-    Exact units: the data are read as :math:`(x - c)\, 2^{-e}` (:mod:`pcalib._units`:
+    Exact units: the data are read as :math:`(x - c)\, 2^{-e}` (``pcalib._units``:
     "rbf" and "linear", which depend only on differences, from the column means, a
     64-bit integer offset subtracted in integers; "poly" by a power of two) and the
     kernel is formed in units where it neither overflows nor underflows; results
@@ -213,7 +213,7 @@ class KernelPCA(EstimatorBase):
     solver_ : str
         Which eigensolver ran: "krylov" (block Krylov on the implicitly centered
         product), "lanczos" (ARPACK on the formed :math:`HKH`), "dense" (LAPACK, or
-        :func:`pcalib._eigen.top_eigh`), "nystrom".
+        ``pcalib._eigen.top_eigh``), "nystrom".
     n_components_ : int
     n_samples_ : int
     n_features_in_ : int
@@ -397,11 +397,11 @@ class KernelPCA(EstimatorBase):
           if some point does not converge or meets a non-positive denominator).
         * ``preimage="kwok-tsang"`` (``"rbf"``): Kwok and Tsang (2004), from the
           distances to the 10 nearest reference rows
-          (:func:`pcalib._kernel_preimages.kwok_tsang_preimage`).
+          (``pcalib._kernel_preimages.kwok_tsang_preimage``).
         * ``preimage="learned"`` (every kernel but "precomputed"): kernel ridge
           regression from the reference rows' scores to the rows, with their mean and
           the ridge `alpha` (Bakır et al. 2004;
-          :class:`pcalib._kernel_preimages.LearnedPreimage`), fitted at the first call.
+          ``pcalib._kernel_preimages.LearnedPreimage``), fitted at the first call.
 
         Points are processed in blocks of about ``BLOCK_ENTRIES`` / n_ref, so memory
         stays bounded whatever their number.
