@@ -131,19 +131,27 @@ def krylov_top_operator(
     max_dim: int | None = None,
     predict: bool = False,
     block: int | None = None,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float] | None:
     r""":func:`krylov_top` for a symmetric m x m matrix M given only by its product
     ``times(Q) = M @ Q`` with a block Q (m x b, F-ordered): one product per block of
     the Krylov space, so for an implicit :math:`M = X_c^\top X_c` one pass over the
     data per block, and the residual test is the a-posteriori error estimate. `block`
-    is the width b (default :func:`krylov_block`; at least k)."""
+    is the width b (default :func:`krylov_block`; at least k); `start`, if given, an
+    m x b block with orthonormal columns to start from instead of a seeded Gaussian
+    one (its width is then b)."""
+    if start is not None:
+        block = start.shape[1]
     block = krylov_block(k, m) if block is None else min(max(block, k), m)
     max_dim = m // 3 if max_dim is None else max_dim
     rng = np.random.default_rng(0)
     K = np.empty((m, max_dim), order="F")
     MK = np.empty((m, max_dim), order="F")
     T = np.empty((max_dim, max_dim), order="F")  # T = K^T M K, grown one block at a time
-    Q = scipy.linalg.qr(rng.standard_normal((m, block)), mode="economic", check_finite=False)[0]
+    if start is None:
+        Q = scipy.linalg.qr(rng.standard_normal((m, block)), mode="economic", check_finite=False)[0]
+    else:
+        Q = np.asfortranarray(start)
     d = checked = 0
     scale = 0.0
     history: list[tuple[int, float]] = []  # (dimension, residual) at each Rayleigh-Ritz step

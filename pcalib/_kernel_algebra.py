@@ -4,35 +4,30 @@ The double centering :math:`H K H` of the kernel matrix, in place
 (:func:`center_kernel_matrix`) or as a product (:func:`centered_times`), its top
 eigenpairs (:func:`exact_eigenpairs`, :func:`top_eigenpairs`) and the refusal of eigenvalues at round-off
 (:func:`check_above_roundoff`); the Nyström approximation (:func:`landmark_root`,
-:func:`nystrom_eigenpairs`); the pre-images: the points of feature space with
-given scores (:class:`PreimageMap`) and the fixed point of the Gaussian kernel
-(:func:`fixed_point_preimage`). The kernels themselves are in :mod:`pcalib._kernels`.
+:func:`nystrom_eigenpairs`). The kernels themselves are in :mod:`pcalib._kernels`,
+the pre-images in :mod:`pcalib._kernel_preimages`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 from scipy.linalg import blas
 
-from ._eigen import NUMPY_MAX_M, krylov_top_operator, lanczos_top_operator, top_eigh
-from ._validation import warn_outside_pcalib
+from ._eigen import NUMPY_MAX_M, cholesky_qr, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh
 
 __all__ = [
-    "PreimageMap", "center_kernel_matrix", "centered_times", "check_above_roundoff", "exact_eigenpairs",
-    "fixed_point_preimage", "landmark_root", "nystrom_eigenpairs", "top_eigenpairs",
+    "Eigenpairs", "NystromFit", "center_kernel_matrix", "centered_times", "check_above_roundoff", "column_start",
+    "exact_eigenpairs", "landmark_root", "nystrom_eigenpairs", "top_eigenpairs",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
 #: Eigenvalues of the landmark kernel W below this fraction of its largest are dropped
 #: from :math:`W^{+1/2}` (their directions carry almost nothing and amplify round-off).
 LANDMARK_RTOL = 1e-8
-#: Fixed-point pre-image iterations: at most this many, stopping when no point moves by
-#: more than ``PREIMAGE_TOL`` times the spread of the reference points.
-PREIMAGE_MAX_ITER = 500
-PREIMAGE_TOL = 1e-10
 
 
 # -- the exact fit --------------------------------------------------------------------------
@@ -110,7 +105,44 @@ def centered_times(K: np.ndarray, kbar: np.ndarray) -> Callable[[np.ndarray], np
     return times
 
 
-def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+#: Columns of K read for the start block of block Krylov, per column of the block.
+START_COLUMNS = 10
+
+
+def column_start(K: np.ndarray, block: int) -> np.ndarray:
+    r"""A start block for block Krylov on :math:`HKH`, from the kernel matrix's own columns.
+
+    The b = `block` leading left singular vectors of :math:`C = H K_{:, L}`, for
+    ``START_COLUMNS`` b evenly spaced columns L: the range finder of the randomized SVD
+    with a sample of columns as its test matrix, already multiplied by K, so it costs
+    :math:`O(n (10b)^2)` instead of a product with K. They are :math:`C V_b`
+    orthonormalized, :math:`V_b` the leading eigenvectors of :math:`C^\top C`. Measured (Gaussian kernel of
+    tests/benchmarks.py's data, k = 10, b = 20): the residual test passes after 6
+    products at n = 12000 and 7 at n = 6000, against 8 from a Gaussian block.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    block : int
+        b.
+
+    Returns
+    -------
+    ndarray of shape (n, b), F order, orthonormal columns orthogonal to :math:`\mathbf 1`
+    """
+    n = K.shape[0]
+    C = np.asfortranarray(K[:, np.linspace(0, n - 1, min(n, START_COLUMNS * block)).astype(int)])
+    C -= C.mean(axis=0)
+    # the leading right singular vectors from C^T C, then U = C V (a few large BLAS calls
+    # instead of LAPACK's SVD, whose many small ones stall on a busy machine); the two
+    # passes of Cholesky QR restore the orthogonality that forming C^T C costs
+    m = C.shape[1]
+    _, V = scipy.linalg.eigh(blas.dsyrk(1.0, C, trans=1), lower=False, subset_by_index=[m - block, m - 1],
+                             check_finite=False)
+    return cholesky_qr(cholesky_qr(blas.dgemm(1.0, C, V)))
+
+
+def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, str]:
     r"""The k largest eigenpairs of an explicitly centered kernel K (n x n, C order,
     symmetric), for :func:`exact_eigenpairs` when the operator route does not apply
     or does not converge.
@@ -118,7 +150,7 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     For k << n (n above ``NUMPY_MAX_M`` and :math:`40k \le n`), ARPACK's Lanczos
     method with products ``K @ Q`` (:func:`pcalib._eigen.lanczos_top_operator`:
     residuals checked to 1e-10 of the largest eigenvalue, deflation probe for
-    repeated eigenvalues); LAPACK (:func:`pcalib._eigen.top_eigh`) otherwise, or if
+    repeated eigenvalues); :func:`pcalib._eigen.top_eigh` otherwise, or if
     Lanczos fails.
 
     Parameters
@@ -132,13 +164,16 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         Decreasing eigenvalues.
     U : ndarray of shape (n, k)
         Orthonormal eigenvectors.
+    solver : {"lanczos", "dense"}
+        Which ran.
     """
     n = K.shape[0]
     if n > NUMPY_MAX_M and 40 * k <= n:
         top = lanczos_top_operator(lambda Q: K @ Q, n, k)
         if top is not None:
-            return top
-    return top_eigh(K, k)
+            return top[0], top[1], "lanczos"
+    mu, U = top_eigh(K, k)
+    return mu, U, "dense"
 
 
 def check_above_roundoff(mu: np.ndarray, scale: float, n: int) -> None:
@@ -160,15 +195,33 @@ def check_above_roundoff(mu: np.ndarray, scale: float, n: int) -> None:
     floor = 10 * n * _EPS * scale
     if not mu[-1] > floor:
         positive = int(np.sum(mu > floor))
+        if positive == 0:
+            raise ValueError(
+                "the centered kernel is 0 to working precision (no eigenvalue above its "
+                f"round-off, {floor:.3g} in units of its largest entry {scale:.3g}): the kernel "
+                "does not tell the rows apart. Are all rows of X equal? If not: with "
+                "kernel='rbf', gamma is far too small or too large for their spread; with "
+                "'poly' or 'cosine' (not translation invariant), a large offset of X drowns "
+                "its spread: center X, or choose another kernel or gamma"
+            )
         raise ValueError(
             f"the centered kernel has only {positive} eigenvalue(s) above its round-off "
             f"({floor:.3g}) among the {mu.size} largest, so n_components={mu.size} asks for "
-            "axes of zero (or negative) variance: choose n_components <= "
-            f"{positive}" + (" or a kernel that separates the rows" if positive == 0 else "")
+            f"axes of zero (or negative) variance: choose n_components <= {positive}"
         )
 
 
-def exact_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class Eigenpairs(NamedTuple):
+    """The top eigenpairs of a centered kernel matrix (:func:`exact_eigenpairs`)."""
+
+    values: np.ndarray  #: (k,) nu_j, decreasing
+    vectors: np.ndarray  #: (n, k) u_j, orthogonal to 1
+    kernel_mean: np.ndarray  #: (n,) the column means of K
+    diagonal: np.ndarray  #: (n,) the diagonal of K, before centering
+    solver: str  #: "krylov", "lanczos" or "dense"
+
+
+def exact_eigenpairs(K: np.ndarray, k: int, scale: float | None = None) -> Eigenpairs:
     r"""The top k eigenpairs :math:`H K H u_j = \nu_j u_j` of the centered kernel matrix.
 
     For k << n (n above ``NUMPY_MAX_M`` and :math:`40k \le n`), block Krylov
@@ -176,9 +229,10 @@ def exact_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.
     columns, so an eigenvalue repeated up to that many times, as the rotational
     symmetry of a Gaussian kernel on isotropic data makes them, is found with every
     copy) on the implicitly centered product :func:`centered_times`, accepted when
-    every residual :math:`\|H K H u_j - \nu_j u_j\| \le 10^{-10} \nu_1`. Otherwise,
-    or if it does not converge within n/3 columns, K is centered in place
-    (:func:`center_kernel_matrix`) and solved by :func:`top_eigenpairs`. Refused by
+    every residual :math:`\|H K H u_j - \nu_j u_j\| \le 10^{-10} \nu_1`
+    (``solver="krylov"``). Otherwise, or if it does not converge within n/3 columns, K
+    is centered in place (:func:`center_kernel_matrix`) and solved by
+    :func:`top_eigenpairs` (``"lanczos"`` or ``"dense"``). Refused by
     :func:`check_above_roundoff` if :math:`\nu_k` is at round-off. Each :math:`u_j` is
     then made exactly orthogonal to :math:`\mathbf 1`, as an eigenvector of
     :math:`\nu_j \ne 0` is (:math:`H \mathbf 1 = 0`).
@@ -188,29 +242,29 @@ def exact_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.
     K : ndarray of shape (n, n)
         Symmetric, C order; may be overwritten by :math:`H K H`.
     k : int
+    scale : float, optional
+        The largest :math:`|K_{ij}|` if known (1 for the Gaussian kernel), else found.
 
     Returns
     -------
-    mu : ndarray of shape (k,)
-        :math:`\nu_j`, decreasing.
-    U : ndarray of shape (n, k)
-        :math:`u_j`.
-    kbar : ndarray of shape (n,)
-        The column means of K.
+    Eigenpairs
     """
     n = K.shape[0]
-    scale = max(float(K.max()), -float(K.min()))  # the largest |K_ij|, without a copy
+    if scale is None:
+        scale = max(float(K.max()), -float(K.min()))  # the largest |K_ij|, without a copy
+    diagonal = K.diagonal().copy()
     found = None
     if n > NUMPY_MAX_M and 40 * k <= n:
         kbar = K.mean(axis=0)
-        krylov = krylov_top_operator(centered_times(K, kbar), n, k)
-        found = None if krylov is None else krylov[:2]
+        start = column_start(K, krylov_block(k, n))
+        krylov = krylov_top_operator(centered_times(K, kbar), n, k, start=start)
+        found = None if krylov is None else (krylov[0], krylov[1], "krylov")
     if found is None:
         kbar = center_kernel_matrix(K)
         found = top_eigenpairs(K, k)
-    mu, U = found
+    mu, U, solver = found
     check_above_roundoff(mu, scale, n)
-    return mu, U - U.mean(axis=0), kbar
+    return Eigenpairs(mu, U - U.mean(axis=0), kbar, diagonal, solver)
 
 
 # -- the Nystrom fit ------------------------------------------------------------------------
@@ -238,9 +292,18 @@ def landmark_root(W: np.ndarray) -> np.ndarray:
     return Q[:, keep] / np.sqrt(s[keep])
 
 
+class NystromFit(NamedTuple):
+    """What :func:`nystrom_eigenpairs` finds in its pass over the rows."""
+
+    values: np.ndarray  #: (k,) decreasing eigenvalues
+    axes: np.ndarray  #: (r, k) their unit eigenvectors w_j
+    mean_shift: np.ndarray  #: (m,) d = cbar - c0
+    feature_trace: float  #: tr(C W^+ C^T) = sum_i ||f(x_i)||^2
+
+
 def nystrom_eigenpairs(
-    blocks: Iterable[np.ndarray], P: np.ndarray, n: int, k: int, scale: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    blocks: Iterable[np.ndarray], P: np.ndarray, shift: np.ndarray, n: int, k: int, scale: float
+) -> NystromFit:
     r"""The top eigenpairs of the centered Nyström kernel, in one pass over the rows.
 
     With :math:`C = k(X, L)` (n x m) the Nyström approximation of K is
@@ -250,14 +313,20 @@ def nystrom_eigenpairs(
     .. math:: F_c^\top F_c = P^\top S P, \qquad S = (C - \mathbf 1 \bar c^\top)^\top (C - \mathbf 1 \bar c^\top),
 
     and C is never stored: `blocks` are its rows :math:`C - \mathbf 1 c_0^\top` block
-    by block, shifted by some :math:`c_0` near the mean (less cancellation), and
-    :math:`S = \sum_B B^\top B - n\, d d^\top` with :math:`d = \bar c - c_0`.
+    by block, shifted by :math:`c_0` (`shift`, near the mean: less cancellation), and
+    :math:`S = \sum_B B^\top B - n\, d d^\top` with :math:`d = \bar c - c_0`. The same
+    sums give the trace of the approximation,
+    :math:`\operatorname{tr}(F F^\top) = \operatorname{tr}(P^\top C^\top C P)` with
+    :math:`C^\top C = \sum_B B^\top B + c_0 t^\top + t c_0^\top + n c_0 c_0^\top`,
+    :math:`t = \sum_B B^\top \mathbf 1`.
 
     Parameters
     ----------
     blocks : iterable of ndarray of shape (rows, m)
         The rows of :math:`C - \mathbf 1 c_0^\top`, all n of them.
     P : ndarray of shape (m, r)
+    shift : ndarray of shape (m,)
+        :math:`c_0`.
     n : int
         The number of rows.
     k : int
@@ -268,12 +337,7 @@ def nystrom_eigenpairs(
 
     Returns
     -------
-    mu : ndarray of shape (k,)
-        Decreasing eigenvalues.
-    axes : ndarray of shape (r, k)
-        Their unit eigenvectors :math:`w_j` (the axes of the Nyström features).
-    d : ndarray of shape (m,)
-        :math:`\bar c - c_0`.
+    NystromFit
     """
     m = P.shape[0]
     S = np.zeros((m, m))
@@ -281,101 +345,13 @@ def nystrom_eigenpairs(
     for block in blocks:
         S += block.T @ block
         total += block.sum(axis=0)
+    cross = np.outer(shift, total)
+    gram = S + cross + cross.T + n * np.outer(shift, shift)  # C^T C
+    feature_trace = float(np.einsum("ij,ij->", P, gram @ P))
     d = total / n
     S -= n * np.outer(d, d)  # (C - cbar)^T (C - cbar)
     G = P.T @ S @ P  # F_c^T F_c with F = C P: its eigenvalues are those of H C W^+ C^T H
     G = 0.5 * (G + G.T)
     mu, axes = top_eigh(G, k)
     check_above_roundoff(mu, scale, n)
-    return mu, axes, d
-
-
-# -- pre-images -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PreimageMap:
-    r"""The points of feature space with given scores, as combinations of the reference rows.
-
-    The point with scores :math:`\beta`, :math:`\Psi = \bar\varphi + \sum_j \beta_j V_j`,
-    is :math:`\sum_i \gamma_i \varphi(r_i)` with :math:`\gamma = A\beta + g_0` (A the
-    coefficients of the scores; :math:`g_0 = \mathbf 1/n` for the exact route,
-    :math:`W^+ \bar c` for Nyström). Its inner products with the :math:`\varphi(r_i)`,
-    :math:`K_{RR}\,\gamma`, are :math:`S\beta + s_0` up to a constant (exact:
-    :math:`K A = T` the training scores, :math:`K g_0 = \bar k`; Nyström:
-    :math:`S = W A`, :math:`s_0 = W g_0`); with the Gaussian kernel, whose feature
-    vectors all have norm 1, the largest marks the reference row nearest to :math:`\Psi`.
-    """
-
-    offset: np.ndarray  #: (n_ref,) g_0
-    gram_coef: np.ndarray  #: (n_ref, k) S
-    gram_offset: np.ndarray  #: (n_ref,) s_0
-
-    def weights(self, beta: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        r""":math:`\gamma = A\beta + g_0` for each row :math:`\beta` of `beta` (q, k); A = `coef`."""
-        return beta @ coef.T + self.offset
-
-    def nearest(self, beta: np.ndarray) -> np.ndarray:
-        """For each row of `beta`, the index of the reference row nearest to its point
-        (by the largest inner product)."""
-        return np.argmax(beta @ self.gram_coef.T + self.gram_offset, axis=1)
-
-
-def fixed_point_preimage(
-    kernel: Callable[[np.ndarray, np.ndarray], np.ndarray], X: np.ndarray, R: np.ndarray, gamma: np.ndarray
-) -> np.ndarray:
-    r"""Pre-images by the fixed-point iteration of Mika et al. (1999) for the Gaussian kernel.
-
-    For a point :math:`\Psi = \sum_i \gamma_i \varphi(r_i)` of feature space, the
-    iteration
-
-    .. math:: x \leftarrow \frac{\sum_i \gamma_i\, k(x, r_i)\, r_i}{\sum_i \gamma_i\, k(x, r_i)}
-
-    makes :math:`\sum_i \gamma_i k(x, r_i)` stationary, so minimizes
-    :math:`\|\varphi(x) - \Psi\|` locally. Each point stops when it moves by at most
-    ``PREIMAGE_TOL`` times the spread of R (the root mean squared distance of its
-    rows to their mean), after ``PREIMAGE_MAX_ITER`` iterations, or at a
-    non-positive denominator (it keeps its iterate); a warning counts the points
-    that did not converge or met such a denominator.
-
-    Parameters
-    ----------
-    kernel : callable
-        ``kernel(A, R)``: the Gaussian kernel matrix :math:`k(a_i, r_l)`.
-    X : ndarray of shape (q, p)
-        The starting points; overwritten by the iterates.
-    R : ndarray of shape (n_ref, p)
-        The reference rows :math:`r_i`.
-    gamma : ndarray of shape (q, n_ref)
-        The coefficients :math:`\gamma` of each point.
-
-    Returns
-    -------
-    ndarray of shape (q, p)
-        `X`, holding the pre-images.
-    """
-    spread = float(np.sqrt(np.mean(np.sum((R - R.mean(axis=0)) ** 2, axis=1)))) or 1.0
-    active = np.ones(X.shape[0], dtype=bool)
-    stuck = np.zeros(X.shape[0], dtype=bool)
-    for _ in range(PREIMAGE_MAX_ITER):
-        if not active.any():
-            break
-        weights = kernel(X[active], R) * gamma[active]
-        den = weights.sum(axis=1)
-        bad = ~(den > 0)
-        new = weights @ R
-        new[~bad] /= den[~bad][:, None]
-        new[bad] = X[active][bad]
-        moved = np.linalg.norm(new - X[active], axis=1)
-        rows = np.flatnonzero(active)
-        X[rows] = new
-        stuck[rows[bad]] = True
-        active[rows[(moved <= PREIMAGE_TOL * spread) | bad]] = False
-    if active.any() or stuck.any():
-        warn_outside_pcalib(
-            f"KernelPCA.inverse_transform: the fixed-point pre-image did not converge for "
-            f"{int(active.sum())} point(s) in {PREIMAGE_MAX_ITER} iterations and met a "
-            f"non-positive denominator for {int(stuck.sum())}; their last iterates are returned",
-            UserWarning,
-        )
-    return X
+    return NystromFit(mu, axes, d, feature_trace)
