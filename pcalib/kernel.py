@@ -153,7 +153,7 @@ class KernelPCA(EstimatorBase):
     :math:`\nu_j`                 ``eigenvalues_``             ``eigenvalues_``         ``eig(m) * n``
     variance :math:`\nu_j/(n-1)`  ``explained_variance_``      (none)                   (none)
     training scores               ``transform(X)``             ``transform(X)``         ``rotated(m) / sqrt(n)``
-    :math:`a_j = u_j/\sqrt{\nu_j}`  ``coef_``                  ``eigenvectors_ /``      ``pcv(m) / sqrt(n)``
+    coefficients :math:`a_j`      ``coef_``                    ``eigenvectors_ /``      ``pcv(m) / sqrt(n)``
                                                                ``sqrt(eigenvalues_)``
     ============================  ===========================  =======================  ==========================
 
