@@ -66,7 +66,7 @@ TABLES: dict[str, dict[str, tuple[str, ...]]] = {
     "RobustPCA": {"components_": _AXES_BY_FEATURES, **_SPECTRUM, "center_": _FEATURE,
                   "mean_": _FEATURE,
                   "score_distances_": _ROW, "orthogonal_distances_": _ROW, "outliers_": _ROW},
-    "KernelPCA": {"eigenvalues_": _AXIS},
+    "KernelPCA": {"eigenvalues_": _AXIS, "explained_variance_": _AXIS},
     "SparsePCA": {"components_": _AXES_BY_FEATURES, **_SPECTRUM, **_LOCATION},
     "CA": {"eigenvalues_": _AXIS, "explained_inertia_ratio_": _AXIS,
            "row_coordinates_": _ROWS_BY_AXES, "row_standard_coordinates_": _ROWS_BY_AXES,
