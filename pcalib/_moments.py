@@ -183,12 +183,13 @@ class Moments:
         exact in exact arithmetic; in floating point every term is of the size of
         the spread of the data (both sets about the shift of the first), so no
         cancellation occurs, unlike :math:`\sum x x^\top - n \bar x \bar x^\top`.
-        The scatters are added in the units of the larger exponent (:math:`4^e`).
+        The scatters are added in the units of the larger exponent (:math:`4^e`) of the
+        terms that are not 0 (:meth:`_merge_exponent`).
         """
         b = other.about(self.shift)
         n = self.n + b.n
         delta = b.mean - self.mean
-        e = max(self.exponent, b.exponent)
+        e = _merge_exponent(self, b, delta * np.sqrt(self.n * b.n / n))
         unit_delta = np.ldexp(delta, -e)
         weighted = unit_delta * (self.n * b.n / n)
         cross = np.outer(unit_delta, weighted) if self.scatter.ndim == 2 else unit_delta * weighted
@@ -207,6 +208,23 @@ class Moments:
     def center(self) -> Center:
         """The column means as the exact pair (shift, mean about it): see :class:`Center`."""
         return Center(self.shift, self.mean)
+
+
+def _merge_exponent(a: Moments, b: Moments, cross: np.ndarray) -> int:
+    r"""The exponent of the merge of `a` and `b`, whose cross term is
+    :math:`\mathbf w \mathbf w^\top`, :math:`\mathbf w` = `cross` (data units): the
+    largest exponent of the terms that are not 0. A scatter of zeros (a block of one
+    row, or of constant columns) has no units of its own: its exponent 0 would put the
+    scatters of data at :math:`10^{-160}` (kept in units of :math:`4^{-532}`) into units
+    where they underflow. The cross term needs the units of :math:`\mathbf w` when its
+    squares leave ``_SQUARES_RANGE`` (blocks of single rows at :math:`10^{-200}`), and no
+    other units when they are in range (exponent 0, as :meth:`Moments.of_rows` keeps)."""
+    exponents = [m.exponent for m in (a, b) if np.any(m.scatter)]
+    largest = float(np.max(np.abs(cross))) if cross.size else 0.0
+    if largest > 0:
+        in_range = _SQUARES_RANGE[0] <= largest * largest <= _SQUARES_RANGE[1]
+        exponents.append(0 if in_range else int(np.frexp(largest)[1]))
+    return max(exponents, default=max(a.exponent, b.exponent))
 
 
 def row_blocks(n: int, p: int) -> list[slice]:
