@@ -46,6 +46,10 @@ def environment() -> dict[str, str]:
     """Headless, reproducible settings for builds and tests on small machines."""
     env = dict(os.environ)
     env.setdefault("PYTHONHASHSEED", "0")
+    # NumPy and SciPy each bundle an OpenBLAS whose idle threads spin for a while after
+    # each call and take the cores from the other's threads: short spins, as in CI
+    # (.ci/run). On a loaded 2-core machine a chapter took 142 s without it, 26 s with.
+    env.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")
     env["PATH"] = str(PYTHON.parent) + os.pathsep + env.get("PATH", "")
     env["VIRTUAL_ENV"] = str(VENV)
     return env
@@ -82,7 +86,7 @@ def build_book(extra: list[str]) -> None:
     after a build that passed, so the browser tests know the HTML is complete.
     """
     BUILD_STAMP.unlink(missing_ok=True)
-    run(PYTHON.parent / "jupyter-book", "build", ".", "--all", "-n", "-W", "--keep-going", *extra)
+    run(PYTHON, __file__, "jupyter-book", "build", ".", "--all", "-n", "-W", "--keep-going", *extra)
     BUILD_STAMP.write_text("built by python3 tasks.py book; warnings were errors\n")
     print(f"\nThe book is in {ROOT / '_build' / 'html' / 'index.html'}")
 
@@ -153,12 +157,35 @@ def build_pdf(extra: list[str]) -> None:
         sys.exit("The PDF is incomplete (see " + str(tex.with_suffix(".log")) + "):\n  " + "\n  ".join(problems))
 
 
+def jupyter_book(argv: list[str]) -> None:
+    """``jupyter-book`` with Sphinx reading the pages in ``PCALIB_BUILD_JOBS`` processes
+    (default: one per core, at most 4).
+
+    MyST-NB executes each chapter while Sphinx reads it, so reading in parallel runs
+    the chapters side by side (most of a chapter's time is single-threaded Python).
+    book/_ext/pcabook_html.py makes the extensions Jupyter Book loads fit for it.
+    Jupyter Book 1.x's command line has no option for this, but its ``build_sphinx``
+    takes ``jobs``. Runs inside the virtual environment (``main`` calls it there).
+    """
+    import functools
+
+    import jupyter_book.sphinx
+    from jupyter_book.cli.main import main as jupyter_book_cli
+
+    jobs = int(os.environ.get("PCALIB_BUILD_JOBS", min(4, os.cpu_count() or 1)))
+    jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=jobs)
+    jupyter_book_cli(argv, prog_name="jupyter-book")
+
+
 def run_tests(extra: list[str]) -> None:
     """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
     run(PYTHON, "-m", "pytest", *extra, MPLBACKEND="Agg")
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["jupyter-book"]:  # build_book's own call, inside the environment
+        jupyter_book(argv[1:])
+        return
     commands = {"book": build_book, "test": run_tests, "pdf": build_pdf}
     if not argv or argv[0] not in commands:
         sys.exit(__doc__)

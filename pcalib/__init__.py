@@ -28,15 +28,17 @@ from .estimator import PCA, NotFittedError
 from .principal_coordinates import PCoAResult, double_center, pcoa
 
 # Chapter "How many components, and how sure?"
-from .selection import (
+from .selection import broken_stick, choose_k, cv_press, minka_log_evidence
+from .noise_rules import (
+    BartlettTest,
+    MarchenkoPasturEdge,
     ParallelAnalysis,
-    broken_stick,
-    choose_k,
-    cv_press,
-    minka_log_evidence,
+    bartlett_test,
+    marchenko_pastur_edge,
     parallel_analysis,
+    velicer_map,
 )
-from .bootstrap import BootstrapResult, align_axes, bootstrap_pca
+from .bootstrap import AndersonIntervals, BootstrapResult, align_axes, anderson_intervals, bootstrap_pca
 
 # Chapter "Outliers and robust PCA"
 from .robust import RobustPCA
@@ -45,12 +47,24 @@ from .robust import RobustPCA
 from .kernel import KernelPCA
 
 # Chapter "Reading the components"
-from .reading import row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
+from .reading import promax, row_contributions, row_cos2, variable_contributions, variable_cos2, varimax
 from .sparse_pca import SparsePCA
+from .supplementary import (
+    category_ellipses,
+    describe_axes,
+    supplementary_categories,
+    supplementary_correlations,
+)
 
 # Chapter "Categories, counts and compositions"
 from .correspondence import CA, MCA
-from .compositions import closure, clr
+from .compositions import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
+
+# Part V, chapter "PCA and prediction"
+from .regression import PCR, PCRCrossValidation, cross_validate_pcr
+
+# Part V, chapter "Curves and series"
+from .series import SSA, WeightedPCAResult, functional_pca, quadrature_weights, trajectory_matrix, weighted_pca
 
 # Submodules: figures (matplotlib imported lazily) and shipped data sets
 from . import datasets, plot
@@ -82,9 +96,16 @@ __all__ = [
     "ParallelAnalysis",
     "parallel_analysis",
     "cv_press",
+    "MarchenkoPasturEdge",
+    "marchenko_pastur_edge",
+    "BartlettTest",
+    "bartlett_test",
+    "velicer_map",
     "BootstrapResult",
     "align_axes",
     "bootstrap_pca",
+    "AndersonIntervals",
+    "anderson_intervals",
     "RobustPCA",
     "KernelPCA",
     "variable_contributions",
@@ -92,11 +113,29 @@ __all__ = [
     "row_contributions",
     "row_cos2",
     "varimax",
+    "promax",
     "SparsePCA",
+    "supplementary_correlations",
+    "supplementary_categories",
+    "describe_axes",
+    "category_ellipses",
     "CA",
     "MCA",
     "closure",
     "clr",
+    "ilr",
+    "ilr_inv",
+    "multiplicative_replacement",
+    "variation_matrix",
+    "PCR",
+    "PCRCrossValidation",
+    "cross_validate_pcr",
+    "SSA",
+    "WeightedPCAResult",
+    "weighted_pca",
+    "functional_pca",
+    "quadrature_weights",
+    "trajectory_matrix",
     "datasets",
     "plot",
 ]

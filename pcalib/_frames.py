@@ -209,7 +209,8 @@ def import_pandas() -> Any:
         import pandas
     except ImportError:
         raise ImportError(
-            "DataFrame output needs pandas: pip install 'pcalib[pandas]' (or pandas)"
+            "DataFrame output needs pandas, which is not installed: pip install pandas "
+            "(or pip install 'pca-derived-and-verified[pandas]')"
         ) from None
     return pandas
 

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.linalg
 
 from ._ppca_model import canonical_W, check_noise_variance, spectral_log_likelihood
+from ._progress import progress
 from ._units import rescale
 from ._validation import check_random_state, warn_outside_pcalib
 
@@ -230,14 +231,18 @@ def _parameter_change(old: _Shape, new: _Shape) -> float:
                float(subspace), float(np.max(np.abs(new.mean - old.mean) / new.sd)))
 
 
-def run_em(step: EMStep, k: int, *, max_iter: int, tol: float, random_state: object) -> PPCAFit:
+def run_em(
+    step: EMStep, k: int, *, max_iter: int, tol: float, random_state: object, verbose: bool = False
+) -> PPCAFit:
     r"""Maximum-likelihood PPCA by EM, the model's iteration given by `step`.
 
     Starts from W with independent :math:`\mathcal N(0, \bar v)` entries, the mean 0
     and :math:`\sigma^2 = \bar v` (:math:`\bar v` the step's average variance), then
     alternates ``step.expect`` and ``step.maximize`` until :func:`_converged` passes
     or ``max_iter`` iterations have run (a warning says so). EM that converges in
-    ``_SLOW_ITERATIONS`` iterations or more warns too, with the rate it measured.
+    ``_SLOW_ITERATIONS`` iterations or more warns too, with the rate it measured. With
+    `verbose`, each iteration is reported (:func:`pcalib._progress.progress`: the
+    log-likelihood and the noise variance, in the step's units).
 
     Returns the fit in the step's units, W in canonical form; its history ends
     with the log-likelihood of the parameters returned, also when ``max_iter``
@@ -252,19 +257,26 @@ def run_em(step: EMStep, k: int, *, max_iter: int, tol: float, random_state: obj
     gains: list[float] = []
     steps: list[float] = []  # the relative changes of the parameters (_parameter_change)
     previous = None
-    for _ in range(max_iter):
-        loglik, size, moments = step.expect(params)
-        shape = _Shape.of(params)
-        if previous is not None:
-            gains.append(loglik - history[-1])
-            steps.append(_parameter_change(previous, shape))
-        history.append(loglik)
-        if _converged(gains, 4 * _EPS * size, loglik, steps, tol):
-            break
-        previous = shape
-        params = step.maximize(params, moments)
-    else:
-        history.append(step.expect(params)[0])  # the iterate returned
+    converged = False
+    with progress(verbose, max_iter, f"PPCA EM{label}") as report:
+        for _ in range(max_iter):
+            loglik, size, moments = step.expect(params)
+            shape = _Shape.of(params)
+            if previous is not None:
+                gains.append(loglik - history[-1])
+                steps.append(_parameter_change(previous, shape))
+            history.append(loglik)
+            report.update(loglik=loglik, sigma2=params.sigma2)
+            if _converged(gains, 4 * _EPS * size, loglik, steps, tol):
+                report.done(f"converged in {len(history) - 1} iterations")
+                converged = True
+                break
+            previous = shape
+            params = step.maximize(params, moments)
+        else:
+            history.append(step.expect(params)[0])  # the iterate returned
+            report.done(f"stopped at max_iter={max_iter} before converging")
+    if not converged:
         slow = max_iter >= _SLOW_ITERATIONS
         warn_outside_pcalib(
             f"PPCA EM{label} did not converge in max_iter={max_iter} iterations (tol={tol}): the "

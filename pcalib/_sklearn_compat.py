@@ -43,6 +43,7 @@ from ._frames import (
     requested_output,
     to_frame,
 )
+from ._tables import LabelledTables, row_index_of
 from ._validation import NotFittedError
 
 __all__ = ["AT_LEAST_ONE", "EstimatorBase"]
@@ -96,7 +97,7 @@ def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum =
     return arr
 
 
-class EstimatorBase:
+class EstimatorBase(LabelledTables):
     """The scikit-learn estimator protocol, shared by :class:`~pcalib.PCA` and :class:`~pcalib.PPCA`.
 
     Subclasses define ``__init__`` (storing each argument under its own
@@ -190,6 +191,7 @@ class EstimatorBase:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        self._row_index = row_index_of(X)
         if getattr(arr, "ndim", None) == 2:
             self.n_features_in_ = int(arr.shape[1])
         return arr

@@ -25,7 +25,7 @@ __all__ = ["blas_threads", "cores", "limited_blas"]
 @functools.cache
 def _blas() -> Any:
     """threadpoolctl's controller of the BLAS libraries loaded (NumPy's and SciPy's), or
-    None without threadpoolctl (an optional extra, ``pcalib[threads]``: without it the
+    None without threadpoolctl (the optional ``threads`` extra: without it the
     passes run on one thread with BLAS's own threads, only slower)."""
     try:
         from threadpoolctl import ThreadpoolController

@@ -149,7 +149,9 @@ def as_data_matrix(
     if np.issubdtype(arr.dtype, np.integer) and keep_integers:
         pass
     else:
-        arr = np.array(arr, dtype=output_dtype(arr), copy=True if copy else None)
+        # np.asarray, not np.array(copy=None): NumPy 1.26 (the declared minimum) has no
+        # copy=None
+        arr = np.array(arr, dtype=output_dtype(arr)) if copy else np.asarray(arr, dtype=output_dtype(arr))
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features), "

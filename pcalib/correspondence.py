@@ -25,27 +25,36 @@ entry of largest absolute value is positive (pcalib's convention for axes; Facto
 leaves the sign to LAPACK).
 
 Multiple correspondence analysis (MCA) of Q categorical columns is the CA of the n x J
-indicator matrix :math:`Z` (one column per category, J categories in all), computed
-here from the J x J matrix :math:`S^\top S = D_c^{-1/2}(B / (nQ^2) - \mathbf c
-\mathbf c^\top) D_c^{-1/2}`, B = Z^T Z the Burt matrix, so that n can be large.
+indicator matrix :math:`Z` (one column per category, J categories in all).
+
+The engine is in private modules: :mod:`pcalib._ca_tables` reads a table in exact
+power-of-two units, :mod:`pcalib._ca_solver` finds the leading singular triplets of
+S (LAPACK for small tables, Krylov methods on dense or sparse large ones),
+:mod:`pcalib._mca_coding` codes categorical columns and :mod:`pcalib._mca_fit` gives
+MCA's spectrum and corrected inertias.
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse
-import scipy.sparse.linalg
 from numpy.typing import ArrayLike
 
-from ._frames import feature_names_of
+from ._ca_solver import residual_svd
+from ._ca_tables import counts_table, refuse_empty
+from ._frames import check_feature_names, feature_names_of
+from ._mca_coding import category_names, code_column, columns_of, indicator, ventilate
+from ._mca_fit import corrected_ratios, mca_spectrum
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import NotFittedError, as_data_matrix
+from ._tables import row_index_of
+from ._validation import check_random_state
 
-__all__ = ["CA", "MCA"]
+__all__ = ["CA", "MCA", "SupplementaryCategories"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -60,71 +69,33 @@ def _check_k(k: object, upper: int, what: str) -> int:
     return int(k)
 
 
-def _labels(X: Any, axis: int) -> list[str] | None:
-    """Row (axis 0) or column (axis 1) labels of a DataFrame, for error messages."""
-    if not (hasattr(X, "iloc") and hasattr(X, "columns")):  # not a DataFrame
-        return None
-    return [str(v) for v in (X.index if axis == 0 else X.columns)]
+def _forget_fit(estimator: EstimatorBase) -> None:
+    """Remove every fitted attribute (public names ending in ``_``): a fit that raises
+    leaves the estimator unfitted, for pcalib and for scikit-learn's ``check_is_fitted``,
+    not fitted to the data of a previous call."""
+    for name in [v for v in vars(estimator) if v.endswith("_") and not v.startswith("_")]:
+        delattr(estimator, name)
 
 
-def _where(i: int, j: int, X: Any) -> str:
-    rows, cols = _labels(X, 0), _labels(X, 1)
-    named = f" (row {rows[i]!r}, column {cols[j]!r})" if rows and cols else ""
-    return f"X[{i}, {j}]{named}"
+def _fit_or_forget(estimator: Any, fit: Any, X: ArrayLike) -> Any:
+    """``fit(X)`` with no fitted attribute left from before, nor after a failure."""
+    _forget_fit(estimator)
+    try:
+        return fit(X)
+    except BaseException:
+        _forget_fit(estimator)
+        raise
 
 
-def _counts(X: Any, name: str = "X") -> np.ndarray | scipy.sparse.csr_matrix:
-    """A table of non-negative counts: a float64 copy if dense; if sparse, a CSR float64
-    matrix in canonical form (`X` itself when it already is one: it is only read).
-
-    Raises
-    ------
-    TypeError, ValueError
-        Not numeric, not 2-D, NaN or infinity, a negative entry (named by position).
-    """
-    if scipy.sparse.issparse(X):
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
-        if np.iscomplexobj(X.data) or X.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must hold real counts, got dtype {X.dtype}")
-        if X.format == "csr" and X.has_canonical_format:  # shares X's index arrays
-            arr = X if X.dtype == np.float64 else scipy.sparse.csr_matrix(
-                (X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
-        else:
-            arr = scipy.sparse.csr_matrix(X, dtype=np.float64, copy=True)
-            arr.sum_duplicates()
-        if not np.all(np.isfinite(arr.data)):
-            raise ValueError(f"{name} contains NaN or infinity; all counts must be finite")
-        bad = np.flatnonzero(arr.data < 0)
-        if bad.size:
-            i = int(np.searchsorted(arr.indptr, bad[0], side="right") - 1)
-            j = int(arr.indices[bad[0]])
-            raise ValueError(
-                f"Negative values in data: {name} must hold non-negative counts, got "
-                f"{name}[{i}, {j}] = {arr.data[bad[0]]:g}"
-            )
-        return arr
-    arr = as_data_matrix(X, name)
-    negative = np.argwhere(arr < 0)
-    if negative.size:
-        i, j = (int(v) for v in negative[0])
-        raise ValueError(
-            f"Negative values in data: {name} must hold non-negative counts, got "
-            f"{_where(i, j, X)} = {arr[i, j]:g}"
-        )
-    return arr
-
-
-def _empty_line(sums: np.ndarray, X: Any, axis: int, name: str = "X") -> None:
-    empty = np.flatnonzero(~(sums > 0))
-    if empty.size:
-        what = "row" if axis == 0 else "column"
-        labels = _labels(X, axis)
-        label = f" ({labels[empty[0]]!r})" if labels else ""
-        raise ValueError(
-            f"{what} {int(empty[0])}{label} of {name} sums to 0: an empty {what} has no profile; "
-            f"remove it ({empty.size} empty {what}(s) in all)"
-        )
+def _cos2(U: np.ndarray, s: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """Squared cosines ``(U s)**2 / inertia`` (the principal coordinates squared times
+    the mass, over the mass times d**2), in one array; 0 where d = 0."""
+    out = U * s
+    out **= 2
+    positive = inertia > 0
+    out[positive] /= inertia[positive, None]
+    out[~positive] = 0.0
+    return out
 
 
 class CA(EstimatorBase):
@@ -139,10 +110,14 @@ class CA(EstimatorBase):
     .. math:: \mathbf f = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, D_c^{-1/2} V_k ,
 
     the profile of the row times the column standard coordinates; on the fitted rows
-    it gives their principal coordinates. A ``scipy.sparse`` table is never densified:
-    ARPACK (``scipy.sparse.linalg.svds``) works on :math:`S` as an operator,
-    :math:`S\mathbf x = A\mathbf x - \sqrt{\mathbf r}(\sqrt{\mathbf c}^\top\mathbf x)`
-    with the sparse :math:`A = D_r^{-1/2} P D_c^{-1/2}`.
+    it gives their principal coordinates. :meth:`transform_columns` places
+    supplementary columns the same way. The table is read in exact power-of-two units
+    (CA does not change when the table is multiplied by a constant), so counts of
+    :math:`10^{-300}` or :math:`10^{300}` give the same axes. For small tables the SVD
+    is LAPACK's; for large ones only the k leading triplets are found, by a block
+    Krylov method on a dense table (S formed in the fit's own copy) or by ARPACK on a
+    ``scipy.sparse`` one (never densified: S is applied as an operator). A dense
+    table that is at least 75% zeros is fitted as a sparse one.
 
     Parameters
     ----------
@@ -210,39 +185,32 @@ class CA(EstimatorBase):
         return tags
 
     def fit(self, X: ArrayLike, y: object = None) -> CA:
-        """Fit on the table `X` (I x J counts, array, DataFrame or sparse); `X` is not
-        modified. `y` is ignored. Returns self.
+        """Fit on the table `X` (I x J counts, array, DataFrame or sparse; bool is read
+        as 0 and 1); `X` is not modified. `y` is ignored. Returns self.
 
         Raises
         ------
         ValueError
             A negative count (named by position), an empty row or column, fewer than
             2 rows or columns, n_components out of range, or a table whose rows and
-            columns are independent beyond axis n_components (no such axis).
+            columns are independent beyond axis n_components (no such axis). A fit
+            that raises leaves the estimator unfitted.
         """
+        return _fit_or_forget(self, self._fit, X)
+
+    def _fit(self, X: ArrayLike) -> CA:
         data = self._remember_input(X)
-        N = _counts(data)
-        I, J = N.shape
+        counts = counts_table(data)
+        I, J = counts.shape
         for count, (least, why), what in zip((I, J), self._fit_minimum, ("row", "column")):
             if count < least:
-                raise ValueError(f"X has {count} {what}(s) (shape={N.shape}): {why}")
+                raise ValueError(f"X has {count} {what}(s) (shape={counts.shape}): {why}")
         k = _check_k(self.n_components, min(I, J) - 1, f"the rank of a {I} x {J} table is at most {min(I, J) - 1}")
-        row_sums = np.asarray(N.sum(axis=1)).ravel()
-        col_sums = np.asarray(N.sum(axis=0)).ravel()
-        _empty_line(row_sums, X, 0)
-        _empty_line(col_sums, X, 1)
-        n = float(row_sums.sum())
-        r, c = row_sums / n, col_sums / n
-        sr, sc = np.sqrt(r), np.sqrt(c)
-        if scipy.sparse.issparse(N):
-            U, s, V, total, row_inertia, col_inertia = _sparse_svd(N, n, sr, sc, k)
-        else:
-            S = (N / n - np.outer(r, c)) / np.outer(sr, sc)
-            U, s, Vt = np.linalg.svd(S, full_matrices=False)
-            U, s, V = U[:, :k].copy(), s[:k], Vt[:k].T.copy()
-            S2 = S * S
-            total = float(S2.sum())
-            row_inertia, col_inertia = S2.sum(axis=1), S2.sum(axis=0)
+        refuse_empty(counts.row_sums, X, 0)
+        refuse_empty(counts.column_sums, X, 1)
+        n = counts.total
+        r, c = counts.row_sums / n, counts.column_sums / n
+        U, s, V, total, row_inertia, col_inertia = residual_svd(counts, k)
         # round-off in S is relative to the size of A = D_r^-1/2 P D_c^-1/2, ||A||_F^2 = 1 + total
         tol = max(I, J) * _EPS * np.sqrt(1.0 + total)
         if not s[-1] > tol:
@@ -284,6 +252,15 @@ class CA(EstimatorBase):
         self.row_contributions_, self.column_contributions_ = U, V
         self.n_components_ = s.shape[0]
 
+    def _profiles_times(self, X: ArrayLike, standard: np.ndarray, axis: int) -> np.ndarray:
+        """Profiles of the rows (axis 0) or columns (axis 1) of the table `X` times
+        `standard` coordinates (the transition formula), from `X` in power-of-two units."""
+        counts = counts_table(X, prefer_sparse=False)
+        sums = counts.row_sums if axis == 0 else counts.column_sums
+        refuse_empty(sums, X, axis)
+        table = counts.table if axis == 0 else counts.table.T
+        return np.asarray(table @ standard) / sums[:, None]
+
     def transform(self, X: ArrayLike) -> Any:
         r"""Principal coordinates of the rows of `X` as supplementary rows: each row's
         profile times ``column_standard_coordinates_`` (the transition formula).
@@ -294,66 +271,46 @@ class CA(EstimatorBase):
             A negative count, a row summing to 0 (it has no profile), or a different
             number of columns than the fitted table.
         """
-        if not hasattr(self, "eigenvalues_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
+        self._require_fitted()
         data = self._check_input(X)
-        H = _counts(data)
-        sums = np.asarray(H.sum(axis=1)).ravel()
-        _empty_line(sums, X, 0)
-        if scipy.sparse.issparse(H):
-            F = np.asarray(H @ self.column_standard_coordinates_) / sums[:, None]
-        else:
-            F = (H / sums[:, None]) @ self.column_standard_coordinates_
-        return self._wrap_output(F, X)
+        return self._wrap_output(self._profiles_times(data, self.column_standard_coordinates_, 0), X)
+
+    def transform_columns(self, X: ArrayLike) -> np.ndarray:
+        r"""Principal coordinates of supplementary columns (FactoMineR's ``col.sup``).
+
+        `X` holds one or more columns of counts on the fitted table's I rows (I x m:
+        an array, a DataFrame or sparse). Each column's profile over the rows times
+        ``row_standard_coordinates_``:
+
+        .. math:: \mathbf g = \frac{\mathbf h^\top}{\mathbf h^\top\mathbf 1}\, D_r^{-1/2} U_k .
+
+        Returns
+        -------
+        ndarray of shape (m, k)
+
+        Raises
+        ------
+        ValueError
+            A negative count, a column summing to 0, or not I rows.
+        """
+        self._require_fitted()
+        I = self.row_masses_.shape[0]
+        shape = getattr(X, "shape", None) or np.shape(X)
+        if len(shape) != 2 or shape[0] != I:
+            raise ValueError(
+                f"X must hold supplementary columns on the fitted table's {I} rows "
+                f"(shape ({I}, m)), got shape {tuple(shape)}"
+            )
+        return self._profiles_times(X, self.row_standard_coordinates_, 1)
 
 
-def _cos2(U: np.ndarray, s: np.ndarray, inertia: np.ndarray) -> np.ndarray:
-    """Squared cosines ``(U s)**2 / inertia`` (the principal coordinates squared times
-    the mass, over the mass times d**2), in one array; 0 where d = 0."""
-    out = U * s
-    out **= 2
-    positive = inertia > 0
-    out[positive] /= inertia[positive, None]
-    out[~positive] = 0.0
-    return out
+class SupplementaryCategories(NamedTuple):
+    """Supplementary categorical columns placed on an MCA's axes
+    (:meth:`MCA.supplementary_categories`)."""
 
-
-def _sparse_svd(
-    N: scipy.sparse.csr_matrix, n: float, sr: np.ndarray, sc: np.ndarray, k: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
-    r"""The k leading singular triplets of E for a sparse table `N` (only read), by ARPACK
-    on the operator :math:`\mathbf x \mapsto A\mathbf x - \sqrt{\mathbf r}(\sqrt{\mathbf c}^\top
-    \mathbf x)`, :math:`A\mathbf x = D_r^{-1/2} N D_c^{-1/2}\mathbf x / n` applied
-    without forming A; also the row, column and total inertias from
-    :math:`\sum_j a_{ij}^2 - r_i` (and :math:`\|A\|_F^2 - 1` in all).
-    """
-    row_scale, col_scale = 1.0 / (n * sr), 1.0 / sc
-    squares = N.data**2 * col_scale[N.indices] ** 2  # a_ij^2 / row_scale_i^2, entry by entry
-    row_inertia = np.maximum(np.add.reduceat(squares, N.indptr[:-1]) * row_scale**2 - sr**2, 0.0)
-    row_inertia[np.diff(N.indptr) == 0] = 0.0  # (reduceat repeats a value for an empty row)
-    del squares
-    rows_of = np.repeat(row_scale, np.diff(N.indptr))
-    col_inertia = np.maximum(
-        np.bincount(N.indices, weights=(N.data * rows_of) ** 2, minlength=N.shape[1]) * col_scale**2
-        - sc**2,
-        0.0,
-    )
-    del rows_of
-    total = max(float(row_inertia.sum()), 0.0)
-    Nt = N.T  # CSC view of the same arrays: no copy
-    op = scipy.sparse.linalg.LinearOperator(
-        N.shape,
-        matvec=lambda x: row_scale * (N @ (col_scale * np.ravel(x))) - sr * (sc @ np.ravel(x)),
-        rmatvec=lambda y: col_scale * (Nt @ (row_scale * np.ravel(y))) - sc * (sr @ np.ravel(y)),
-        dtype=np.float64,
-    )
-    v0 = np.random.default_rng(0).standard_normal(min(N.shape))  # fixed: deterministic
-    U, s, Vt = scipy.sparse.linalg.svds(op, k=k, tol=0, v0=v0, solver="arpack")
-    order = np.argsort(-s, kind="stable")
-    return U[:, order], s[order], Vt[order].T, total, row_inertia, col_inertia
+    names: np.ndarray  #: (J_sup,) ``"<column>_<category>"``
+    coordinates: np.ndarray  #: (J_sup, k) principal coordinates (FactoMineR's ``quali.sup$coord``)
+    eta2: np.ndarray  #: (Q_sup, k) squared correlation ratios (``quali.sup$eta2``)
 
 
 class MCA(EstimatorBase):
@@ -385,26 +342,43 @@ class MCA(EstimatorBase):
         \text{Benzécri: } \frac{\tilde\lambda_s}{\sum_{t} \tilde\lambda_t},
         \qquad
         \text{Greenacre: } \frac{\tilde\lambda_s}{\frac{Q}{Q-1}\big(\sum_t \lambda_t^2
-        - \frac{J-Q}{Q^2}\big)} .
+        - \frac{J-Q}{Q^2}\big)} ,
+
+    Greenacre's denominator being the average inertia of the cross-tables of pairs of
+    columns (computed from them). Memory is :math:`O(nQ + Jk)`: with few categories
+    every inertia comes from the J x J Burt matrix, with many (an identifier-like
+    column) the leading ones from a Krylov method on the sparse Z.
 
     Parameters
     ----------
     n_components : int, default 2
-        k, with 1 <= k <= J - Q.
+        k, with 1 <= k <= J - Q (and k < n).
+    ventilation : float, default 0.0
+        FactoMineR's ``level.ventil``: in each column, the rows of a category chosen
+        by fewer than this share of the rows are given, at random, one of the column's
+        other categories (in proportion to their counts), so that a category of a few
+        rows cannot make an axis of its own. A column left with one category that is
+        not rare (a binary column) is left as it is, with a warning.
+    random_state : None, int or numpy Generator, default None
+        The draws of the ventilation (unused without it).
 
     Attributes
     ----------
     categories_ : list of ndarrays
         The categories of each column, in order (sorted values; a pandas
-        categorical column keeps its categories' order; unused categories dropped).
+        categorical column keeps its categories' order; unused and ventilated
+        categories dropped).
     category_names_ : ndarray of str objects, shape (J,)
-        ``"<column>_<category>"`` (column names from a DataFrame, else ``x0``, ``x1``...).
+        ``"<column>_<category>"`` (column names from a DataFrame, else ``x0``,
+        ``x1``...); ``"<column>=<category!r>"`` if those would coincide.
     category_counts_ : ndarray of shape (J,)
         :math:`n_j`.
     eigenvalues_ : ndarray of shape (k,)
         Principal inertias :math:`\lambda_s` (FactoMineR's ``eig[, 1]``).
-    all_eigenvalues_ : ndarray of shape (J - Q,)
-        Every principal inertia, the zero ones included.
+    all_eigenvalues_ : ndarray
+        Every principal inertia (min(J - Q, n - 1) of them, the zero ones included)
+        when J is small (J at most 1024, or :math:`J^2 \le nQ`);
+        otherwise the leading ones, down to the first at or below 1/Q.
     total_inertia_ : float
         (J - Q) / Q.
     explained_inertia_ratio_ : ndarray of shape (k,)
@@ -417,10 +391,17 @@ class MCA(EstimatorBase):
     column_coordinates_ : ndarray of shape (J, k)
         Principal coordinates of the categories (``var$coord``).
     column_standard_coordinates_ : ndarray of shape (J, k)
+    column_masses_ : ndarray of shape (J,)
     column_contributions_ : ndarray of shape (J, k)
         Percent (``var$contrib``).
     column_cos2_ : ndarray of shape (J, k)
         ``var$cos2``: :math:`g_{jk}^2 / (n/n_j - 1)`.
+    eta2_ : ndarray of shape (Q, k)
+        Squared correlation ratio of each column with each axis's row coordinates
+        (``var$eta2``): :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\, g_{js}^2`, the share of
+        the variance :math:`\lambda_s` of the row coordinates that the column's
+        categories explain (a category's principal coordinate is the mean of its rows'
+        coordinates over :math:`\sqrt{\lambda_s}`).
     n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str objects
         When fitted on a DataFrame with string column names.
@@ -438,8 +419,10 @@ class MCA(EstimatorBase):
 
     _fit_minimum = ((2, "MCA needs 2 rows"), (1, ""))
 
-    def __init__(self, n_components: int = 2) -> None:
+    def __init__(self, n_components: int = 2, *, ventilation: float = 0.0, random_state: Any = None) -> None:
         self.n_components = n_components
+        self.ventilation = ventilation
+        self.random_state = random_state
 
     @property
     def _n_features_out(self) -> int:
@@ -452,94 +435,6 @@ class MCA(EstimatorBase):
         tags.input_tags.string = True
         return tags
 
-    # -- input -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _columns(X: Any) -> tuple[list[np.ndarray], list[str], list[np.ndarray | None]]:
-        """The columns of `X` as 1-D arrays, their names, and the categories' order of
-        each pandas categorical column (None for the others)."""
-        names = feature_names_of(X)
-        if hasattr(X, "columns") and hasattr(X, "iloc"):  # a pandas DataFrame
-            cols = [X.iloc[:, j] for j in range(X.shape[1])]
-            labels = [str(v) for v in X.columns]
-            cols = [
-                np.asarray(col.cat.categories)[col.cat.codes.to_numpy()]
-                if str(col.dtype) == "category" and not (col.cat.codes.to_numpy() < 0).any()
-                else col.to_numpy() for col in cols
-            ]
-            orders = [
-                np.asarray(X.iloc[:, j].cat.categories) if str(X.iloc[:, j].dtype) == "category" else None
-                for j in range(X.shape[1])
-            ]
-        else:
-            if scipy.sparse.issparse(X):
-                raise TypeError("MCA does not support sparse input: X must be a table of categories")
-            arr = np.asarray(X)
-            if np.iscomplexobj(arr):
-                raise ValueError(f"Complex data not supported: X must hold categories, got dtype {arr.dtype}")
-            if arr.ndim != 2:
-                raise ValueError(
-                    f"X must be a 2-D array of shape (n_samples, n_features), got {arr.ndim} "
-                    f"dimension(s) with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) "
-                    "if it has a single feature, X.reshape(1, -1) if it is a single sample"
-                )
-            cols = [arr[:, j] for j in range(arr.shape[1])]
-            labels = [f"x{j}" for j in range(arr.shape[1])]
-            orders = [None] * arr.shape[1]
-        if names is not None:
-            labels = [str(v) for v in names]
-        return cols, labels, orders
-
-    @staticmethod
-    def _check_values(values: np.ndarray, label: str) -> np.ndarray:
-        """Refuse missing values and infinities in a column; numbers stay numbers."""
-        if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
-            raise ValueError(
-                f"X column {label!r} contains NaN or infinity: MCA needs a category in every "
-                "entry (recode missing values as a category of their own)"
-            )
-        if values.dtype == object:
-            for v in values:
-                if v is None or (isinstance(v, float) and not np.isfinite(v)) or repr(v) in ("<NA>", "NaT"):
-                    raise ValueError(
-                        f"X column {label!r} contains a missing value ({v!r}): MCA needs a category "
-                        "in every entry (recode missing values as a category of their own)"
-                    )
-        return values
-
-    @staticmethod
-    def _categories(values: np.ndarray, label: str, order: np.ndarray | None) -> np.ndarray:
-        try:
-            present = np.unique(values)
-        except TypeError:
-            raise TypeError(
-                f"X column {label!r} mixes values that cannot be compared (e.g. numbers and "
-                "strings): convert the column to one type, e.g. str"
-            ) from None
-        if order is not None:
-            present = np.asarray([v for v in order if v in set(present.tolist())], dtype=order.dtype)
-        return present
-
-    @staticmethod
-    def _codes(values: np.ndarray, categories: np.ndarray, label: str) -> np.ndarray:
-        lookup = {v: i for i, v in enumerate(categories.tolist())}
-        try:
-            return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.int64, count=values.size)
-        except KeyError as exc:
-            raise ValueError(
-                f"X column {label!r} has the category {exc.args[0]!r}, not seen by fit "
-                f"(fitted categories: {categories.tolist()[:10]})"
-            ) from None
-
-    def _indicator(self, codes: list[np.ndarray]) -> scipy.sparse.csr_matrix:
-        n, Q = codes[0].size, len(codes)
-        offsets = np.cumsum([0] + [c.size for c in self.categories_])
-        indices = (np.column_stack(codes) + offsets[:-1]).ravel()
-        indptr = np.arange(0, n * Q + 1, Q)
-        return scipy.sparse.csr_matrix((np.ones(n * Q), indices, indptr), shape=(n, int(offsets[-1])))
-
-    # -- fit ---------------------------------------------------------------------------------
-
     def fit(self, X: ArrayLike, y: object = None) -> MCA:
         """Fit on `X` (n rows x Q categorical columns: a DataFrame, or an array of
         strings or numbers, each distinct value a category); `X` is not modified. `y`
@@ -548,40 +443,59 @@ class MCA(EstimatorBase):
         Raises
         ------
         ValueError
-            Fewer than 2 rows, a missing value, a column with one category (named),
-            or n_components above J - Q.
+            Fewer than 2 rows, a missing value (None, NaN, NaT, ``pandas.NA``), a
+            column with one category (named), or n_components above J - Q. A fit
+            that raises leaves the estimator unfitted.
         """
-        names = feature_names_of(X)
-        cols, labels, orders = self._columns(X)
-        Q = len(cols)
-        n = cols[0].size if Q else 0
+        return _fit_or_forget(self, self._fit, X)
+
+    def _coded(self, X: ArrayLike) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
+        """Categories and codes of each column of `X`, ventilated if asked."""
+        level = self.ventilation
+        if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 <= level < 1:
+            raise ValueError(f"ventilation must be a number in [0, 1), got {level!r}")
+        rng = check_random_state(self.random_state) if level > 0 else None
+        columns = columns_of(X)
+        Q, n = len(columns.labels), columns.n_rows
         if Q < 1:
             raise ValueError(f"X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required by MCA")
         if n < 2:
             raise ValueError(f"X has {n} sample(s) (shape=({n}, {Q})) while a minimum of 2 is required by MCA")
         cats, codes = [], []
-        for values, label, order in zip(cols, labels, orders):
-            values = self._check_values(values, label)
-            categories = self._categories(values, label, order)
+        for values, label in zip(columns.values, columns.labels):
+            categories, coded = code_column(values, label)
+            if rng is not None:
+                coded, kept = ventilate(coded, categories.size, float(level), rng)
+                if kept.size == categories.size and np.bincount(coded).min() < level * n:
+                    warnings.warn(
+                        f"X column {label!r} has a rare category but fewer than two others: "
+                        "ventilation leaves it as it is (as FactoMineR does); consider "
+                        "making the column supplementary", RuntimeWarning, stacklevel=4,
+                    )
+                categories = categories[kept]
             if categories.size < 2:
                 raise ValueError(
                     f"X column {label!r} has a single category ({categories.tolist()[0]!r}): it "
                     "separates no rows; drop it"
                 )
             cats.append(categories)
-            codes.append(self._codes(values, categories, label))
-        J = sum(c.size for c in cats)
-        k = _check_k(self.n_components, J - Q, f"J - Q = {J} - {Q}, the number of non-trivial axes")
-        self.categories_ = cats
-        Z = self._indicator(codes)
+            codes.append(coded)
+        return cats, codes, columns.labels
+
+    def _fit(self, X: ArrayLike) -> MCA:
+        names = feature_names_of(X)
+        cats, codes, labels = self._coded(X)
+        Q, n = len(cats), codes[0].size
+        sizes = [c.size for c in cats]
+        J = sum(sizes)
+        k = _check_k(
+            self.n_components, min(J - Q, n - 1), f"J - Q = {J} - {Q}, the number of non-trivial axes, and n - 1"
+        )
+        Z = indicator(codes, sizes)
         counts = np.asarray(Z.sum(axis=0)).ravel()
         c = counts / (n * Q)
-        sc = np.sqrt(c)
-        burt = (Z.T @ Z).toarray()
-        M = burt / (n * Q**2) / np.outer(sc, sc) - np.outer(sc, sc)
-        lam, V = np.linalg.eigh((M + M.T) / 2)
-        lam, V = lam[::-1][: J - Q], V[:, ::-1][:, : J - Q]
-        lam = np.maximum(lam, 0.0)
+        spectrum, greenacre = mca_spectrum(Z, codes, sizes, c, k)
+        lam = spectrum.eigenvalues
         if not lam[k - 1] > J * _EPS:
             rank = int(np.sum(lam > J * _EPS))
             raise ValueError(
@@ -589,41 +503,48 @@ class MCA(EstimatorBase):
                 f"are the same partition of the rows), so n_components={k} axes are not "
                 f"defined; choose n_components <= {rank}"
             )
-        V = V[:, :k] * axis_signs(V[:, :k].T)
+        V = spectrum.axes * axis_signs(spectrum.axes.T)
         s = np.sqrt(lam[:k])
-        gamma = V / sc[:, None]
-        self.category_names_ = np.asarray([f"{lab}_{v}" for lab, cs in zip(labels, cats) for v in cs], dtype=object)
+        gamma = V / np.sqrt(c)[:, None]
+        self.categories_ = cats
+        self.category_names_ = category_names(labels, cats)
         self.category_counts_ = counts
         self.all_eigenvalues_ = lam
         self.eigenvalues_ = lam[:k]
         self.total_inertia_ = (J - Q) / Q
         self.explained_inertia_ratio_ = self.eigenvalues_ / self.total_inertia_
-        above = lam[lam > 1.0 / Q]
-        self.adjusted_eigenvalues_ = (Q / (Q - 1.0) * (above - 1.0 / Q)) ** 2 if Q > 1 else above
-        self.benzecri_ratio_ = self.adjusted_eigenvalues_ / self.adjusted_eigenvalues_.sum()
-        if Q > 1:
-            greenacre_total = Q / (Q - 1.0) * (float(np.sum(lam**2)) - (J - Q) / Q**2)
-            self.greenacre_ratio_ = self.adjusted_eigenvalues_ / greenacre_total
-        else:  # one column: MCA is CA of a diagonal table; no correction applies
-            self.greenacre_ratio_ = self.benzecri_ratio_
+        self.adjusted_eigenvalues_, self.benzecri_ratio_, self.greenacre_ratio_ = corrected_ratios(
+            lam, Q, J, greenacre
+        )
         self.column_masses_ = c
         self.column_standard_coordinates_ = gamma
         self.column_coordinates_ = gamma * s
         self.column_contributions_ = 100.0 * V**2
         self.column_cos2_ = self.column_coordinates_**2 / (n / counts - 1.0)[:, None]
+        self.eta2_ = self._correlation_ratios(self.column_coordinates_, counts / n, sizes)
         self.row_coordinates_ = self._project(Z)
         self.n_components_ = k
-        self.n_features_in_ = Q
         if names is not None:
             self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self._row_index = row_index_of(X)
+        self.n_features_in_ = Q
         return self
+
+    def _correlation_ratios(self, coordinates: np.ndarray, shares: np.ndarray, sizes: list[int]) -> np.ndarray:
+        r""":math:`\sum_{j \in q} (n_j/n)\, g_{js}^2` for each column q."""
+        weighted = shares[:, None] * coordinates**2
+        return np.add.reduceat(weighted, np.cumsum([0] + sizes[:-1]), axis=0)
 
     def _project(self, Z: scipy.sparse.csr_matrix) -> np.ndarray:
         gamma = self.column_standard_coordinates_
         Q = len(self.categories_)
         return np.asarray(Z @ gamma) / Q - self.column_masses_ @ gamma
+
+    def _codes_of(self, X: ArrayLike, categories: list[np.ndarray] | None) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
+        columns = columns_of(X)
+        known: list[np.ndarray | None] = list(categories) if categories is not None else [None] * len(columns.labels)
+        coded = [code_column(v, lab, cats) for v, lab, cats in zip(columns.values, columns.labels, known)]
+        return [c for c, _ in coded], [codes for _, codes in coded], columns.labels
 
     def transform(self, X: ArrayLike) -> Any:
         r"""Row principal coordinates of the rows of `X` (supplementary individuals):
@@ -636,21 +557,49 @@ class MCA(EstimatorBase):
             A category not seen by ``fit`` (named with its column), a missing value,
             or a different number of columns.
         """
-        if not hasattr(self, "eigenvalues_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
-        from ._frames import check_feature_names
-
+        self._require_fitted()
         check_feature_names("MCA", getattr(self, "feature_names_in_", None), feature_names_of(X))
-        cols, labels, _ = self._columns(X)
-        if len(cols) != self.n_features_in_:
+        n_columns = len(columns_of(X).labels)
+        if n_columns != self.n_features_in_:
             raise ValueError(
-                f"X has {len(cols)} features, but MCA is expecting {self.n_features_in_} features as input"
+                f"X has {n_columns} features, but MCA is expecting {self.n_features_in_} features as input"
             )
-        codes = [
-            self._codes(self._check_values(v, lab), cats, lab)
-            for v, lab, cats in zip(cols, labels, self.categories_)
-        ]
-        return self._wrap_output(self._project(self._indicator(codes)), X)
+        _, codes, _ = self._codes_of(X, self.categories_)
+        return self._wrap_output(self._project(indicator(codes, [c.size for c in self.categories_])), X)
+
+    def supplementary_categories(self, X: ArrayLike) -> SupplementaryCategories:
+        r"""Place supplementary categorical columns (FactoMineR's ``quali.sup``).
+
+        `X` holds one or more categorical columns on the fitted rows (n rows, in the
+        same order). Category j sits at the mean of its rows' principal coordinates
+        divided by :math:`\sqrt{\lambda_s}` (where an active category would be, by the
+        transition formula); the squared correlation ratio of column q with axis s is
+        :math:`\eta^2_{qs} = \sum_{j \in q} (n_j/n)\,\bar f_{js}^2 / \lambda_s`, the
+        share of the variance :math:`\lambda_s` of the row coordinates that the
+        column's categories explain.
+
+        Returns
+        -------
+        SupplementaryCategories
+            ``names``, ``coordinates`` (J_sup, k) and ``eta2`` (Q_sup, k).
+
+        Raises
+        ------
+        ValueError
+            Not n rows, or a missing value.
+        """
+        self._require_fitted()
+        n = self.row_coordinates_.shape[0]
+        if columns_of(X).n_rows != n:
+            raise ValueError(
+                f"X must hold supplementary columns on the fitted {n} rows, got "
+                f"{columns_of(X).n_rows} rows"
+            )
+        cats, codes, labels = self._codes_of(X, None)
+        sizes = [c.size for c in cats]
+        Z = indicator(codes, sizes)
+        counts = np.asarray(Z.sum(axis=0)).ravel()
+        means = np.asarray(Z.T @ self.row_coordinates_) / counts[:, None]
+        coordinates = means / np.sqrt(self.eigenvalues_)
+        eta2 = self._correlation_ratios(coordinates, counts / n, sizes)  # = sum (n_j/n) mean^2 / lambda
+        return SupplementaryCategories(category_names(labels, cats), coordinates, eta2)

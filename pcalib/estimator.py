@@ -8,16 +8,17 @@ signature, validation happens in ``fit``, fitted attributes end with ``_``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import missing as _missing
 from ._center import Center
 from ._decomposition import Decomposition
 from ._input_errors import naming_non_finite
 from ._inputs import as_matrix
+from ._missing_fits import complete_for_pca, fill_for_pca
+from ._ppca_missing import as_given, has_missing
 from ._ppca_scoring import PPCAScoring, above_round_off
 from ._sklearn_compat import EstimatorBase
 from ._streaming import StreamingFit
@@ -34,7 +35,51 @@ from .solvers import components_to_compute, cut_to_request, fit_by_route
 __all__ = ["PCA", "NotFittedError"]
 
 
-class PCA(StreamingFit, PPCAScoring, EstimatorBase):
+class _Fitted(Protocol):
+    """What :class:`MissingValueHooks` needs of the PCA it is mixed into."""
+
+    explained_variance_: np.ndarray
+    noise_variance_: float
+    n_samples_: int
+
+    def _require_fitted(self) -> None: ...
+    def _check_input(self, X: ArrayLike) -> Any: ...
+    def _fitted_f64(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def _filled(self, X: ArrayLike) -> Any: ...
+
+
+class MissingValueHooks:
+    """The missing-value hooks of :class:`PCA`: filling new data from the fitted model
+    (``fit`` completes its data by :func:`pcalib._missing_fits.complete_for_pca`)."""
+
+    def _filled(self: _Fitted, X: ArrayLike) -> Any:
+        """`X` (checked against the fit) with its NaN filled by :func:`pcalib._missing_fits.fill_for_pca`;
+        `X` itself if it has none."""
+        if not has_missing(X):
+            return X
+        mean, scale, components = self._fitted_f64()
+        return fill_for_pca(X, mean=mean, scale=scale, components=components,
+                            explained_variance=self.explained_variance_, noise_variance=self.noise_variance_,
+                            n_samples=self.n_samples_)
+
+    def fill(self: _Fitted, X: ArrayLike) -> Any:
+        r"""`X` with each NaN replaced by its conditional mean given the row's observed
+        entries, under the PPCA model of the fit (in the standardized space if
+        ``standardize``): :math:`W = V_k^\top \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`,
+        :math:`\sigma^2` the mean of the p - k discarded eigenvalues, as the regularized
+        iteration fills the training data (:func:`pcalib.missing.fill_missing`). This is
+        what :meth:`transform` projects when ``missing`` is set. Observed entries are
+        kept; `X` (dense, n x p) is not modified. Returns the type it was given: a
+        DataFrame with the same index and columns for a DataFrame (its column names
+        checked against ``feature_names_in_`` first), else a float array (float32 for
+        float32 input).
+        """
+        self._require_fitted()
+        arr = self._check_input(X)
+        return as_given(self._filled(arr) if has_missing(arr) else np.array(arr, dtype=np.float64), X)
+
+
+class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
     r"""Principal component analysis.
 
     Centers (and optionally standardizes) `X`, then finds the k leading
@@ -78,15 +123,15 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         ``n_components`` components (an int; :func:`pcalib.impute_pca`,
         standardized at each iteration if ``standardize``), and ``transform``
         of a row with NaN uses only its observed entries (each hole is replaced
-        by its conditional mean under the fitted model,
-        :func:`pcalib.missing.fill_missing`). The filled entries carry no noise, so
+        by its conditional mean under the fitted model, :meth:`fill`, which fills new
+        data too). The filled entries carry no noise, so
         ``noise_variance_`` understates the noise (about 0.61 of it at 30% missing,
         0.39 at 50%, in chapter 13's check): fit :class:`pcalib.PPCA` to the data
         with holes when the noise level matters.
     missing_max_iter : int, default 1000
-        With ``missing``: the most iterations of regularized iterative PCA (a
-        ``UserWarning`` says when they are not enough: 2000 x 10 data with 30 to 50%
-        of entries missing need 1300 to 2100). Ignored otherwise.
+        With ``missing``: the most evaluations of the regularized iteration's map
+        (accelerated by SQUAREM, ``pcalib._missing_fits.iterative_pca``; a
+        ``UserWarning`` says when they are not enough). Ignored otherwise.
     missing_tol : float, default 1e-8
         With ``missing``: the iteration stops when the change of the filled entries,
         plus the change still to come if it shrinks geometrically, is at most ``tol``
@@ -202,7 +247,8 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     def _fit(self, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
         if self.missing is not None:
-            X = _missing.complete_for_pca(self, X)
+            X = complete_for_pca(X, method=self.missing, k=self.n_components, standardize=bool(self.standardize),
+                                 max_iter=self.missing_max_iter, tol=self.missing_tol)
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
         ddof = check_ddof(self.ddof, n)
@@ -275,11 +321,15 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
 
     # -- using a fitted model -----------------------------------------------------
 
-    def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None) -> Any:
-        """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of features."""
+    def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None, *, fill: bool = False) -> Any:
+        """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of
+        features; with `fill`, its NaN then filled (:meth:`fill`): the names are checked
+        on `X` as given, before the holes are filled."""
         self._require_fitted()
         if columns is None:
             X = self._check_input(X)  # column names and count, as scikit-learn checks them
+            if fill:
+                X = self._filled(X)
         with naming_non_finite(self.__dict__.get("feature_names_in_"), name):
             data = as_matrix(X, name)
         expected = self.n_features_in_ if columns is None else columns
@@ -317,10 +367,7 @@ class PCA(StreamingFit, PPCAScoring, EstimatorBase):
         into :math:`V_k`); a lazy Dask array, chunked like the rows of `X`, for a Dask `X`.
         With ``missing`` set, a row with NaN uses only its observed entries.
         """
-        if self.missing is not None:
-            self._require_fitted()
-            X = _missing.fill_for_pca(self, X)
-        data = self._checked_input(X)
+        data = self._checked_input(X, fill=self.missing is not None)
         _, scale, components = self._fitted_f64()
         scores = data.project(self._fitted_center(), scale, np.ascontiguousarray(components.T))
         if self.whiten:

@@ -1,21 +1,25 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (:func:`pcalib._missing_fits.iterative_pca`).
+or by (regularized) iterative PCA (``pcalib._missing_fits.iterative_pca``). Only
+public methods of :class:`pcalib.PPCA` are used.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._missing_fits import fit_ppca_in_units, iterative_pca
-from ._ppca_em import in_data_units
-from ._units import unit_exponent
-from ._validation import check_positive_int, check_rank, check_tol, incomplete_matrix
-from .missing import METHODS, fill_missing
+from ._frames import to_frame
+from ._missing_fits import NOISE_RULES, iterative_pca
+from ._progress import progress
+from ._validation import check_flag, check_positive_int, check_rank, check_tol, incomplete_matrix
 from .ppca import PPCA
 
 __all__ = ["impute_pca"]
+
+METHODS = ("em", "regularized", "iterative")
 
 
 def impute_pca(
@@ -23,10 +27,13 @@ def impute_pca(
     k: int,
     method: str = "regularized",
     *,
+    standardize: bool = False,
+    noise: str = "ml",
     max_iter: int = 1000,
     tol: float | None = None,
     random_state: int | np.random.Generator | None = None,
-) -> tuple[np.ndarray, PPCA]:
+    verbose: bool = False,
+) -> tuple[Any, PPCA]:
     r"""Fill the missing entries (NaN) of `X` with a k-component PCA model.
 
     Methods:
@@ -46,9 +53,12 @@ def impute_pca(
       1.21) divides by degrees of freedom instead,
       :math:`\sigma^2 = \min\big(n \sum_{j>k}\tilde\lambda_j / ((n-1-k)(p-k)),
       \tilde\lambda_{k+1}\big)` for :math:`n - 1 \ge p`, which is
-      :math:`n/(n-1-k)` times this one, and standardizes the columns by default;
-      its imputations therefore differ slightly. Either way the completed
-      matrix understates the noise variance (its filled entries carry none).
+      :math:`n/(n-1-k)` times this one (``noise="df"`` reproduces it), and
+      standardizes the columns by default (``standardize=True`` here). Either way
+      the completed matrix understates the noise variance (its filled entries carry
+      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 35 to
+      350 evaluations on iris at 10-40% missing, where the plain iteration needs up
+      to 3,700 (``pcalib._missing_fits.iterative_pca``).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
       method called "EM" in missMDA. No iteration increases the squared error
       over the observed entries, and driving it down over-fits: prefer
@@ -62,6 +72,19 @@ def impute_pca(
     k : int
         Number of components, ``1 <= k < min(n, p)``.
     method : {"regularized", "em", "iterative"}, default "regularized"
+    standardize : bool, default False
+        The iterative methods only: standardize the completed matrix at every
+        iteration (each column divided by its standard deviation, divisor n), so that
+        the fit does not depend on the columns' units: missMDA's ``scale = TRUE``,
+        and what ``PCA(k, missing="regularized", standardize=True)`` does.
+        ``ValueError`` with ``"em"`` (PPCA models the data in their own units).
+    noise : {"ml", "df"}, default "ml"
+        "regularized" only: the noise variance of the shrinkage. "ml": the mean of
+        the p - k discarded eigenvalues (divisor n), the maximum-likelihood value,
+        so that the fixed point holds conditional means. "df": missMDA's rule,
+        :math:`\min\big(\frac{np}{\min(p, n-1)}\sum_{j>k}\tilde\lambda_j /
+        ((n-1)p - (n-1)k - pk + k^2),\ \tilde\lambda_{k+1}\big)`, which reproduces
+        ``missMDA::imputePCA(X, ncp = k, scale = standardize)`` at convergence.
     max_iter : int, default 1000
         Maximum number of iterations.
     tol : float, optional
@@ -74,16 +97,22 @@ def impute_pca(
     random_state : None, int or numpy.random.Generator
         Seed of the random initial W of EM (unused by the iterative methods,
         which start from the column means).
+    verbose : bool, default False
+        Report the progress of the iteration (EM or iterative PCA): a tqdm bar
+        where tqdm is installed, otherwise a line on stderr at most once a second.
 
     Returns
     -------
-    completed : ndarray of shape (n, p)
+    completed : ndarray or DataFrame of shape (n, p)
         `X` with its NaN replaced (observed entries unchanged); float32 for
-        float32 input.
+        float32 input; a DataFrame with `X`'s index and columns for a DataFrame.
+        Integer data have no hole: their float64 copy (the model is fitted to the
+        integers themselves, exactly).
     model : PPCA
         For "em", the fitted model; for the iterative methods, the closed-form
-        PPCA of the completed matrix. Its ``transform`` of a row with NaN uses
-        only the row's observed entries.
+        PPCA of the completed matrix (not standardized). Its ``transform`` of a
+        row with NaN uses only the row's observed entries; its ``fill`` fills new
+        rows.
 
     Raises
     ------
@@ -110,30 +139,31 @@ def impute_pca(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     max_iter = check_positive_int(max_iter, "max_iter")
+    standardize = check_flag(standardize, "standardize")
+    if noise not in NOISE_RULES:
+        raise ValueError(f"noise must be one of {NOISE_RULES}, got {noise!r}")
+    progress(verbose, 0, "")  # refuses a verbose that is not True or False
+    if standardize and method == "em":
+        raise ValueError(
+            "standardize=True is for the iterative methods, which standardize the completed "
+            "matrix at every iteration (as missMDA's imputePCA does); PPCA's EM models the "
+            "data in their own units: use method='regularized', or divide the columns by "
+            "scales of your choice first"
+        )
     arr, observed, dtype = incomplete_matrix(X)
     k = check_rank(k, *arr.shape)
-    # in units of 2**e (exact): no square overflows or underflows at any scale of X, and
-    # the iterations and their stopping tests do not depend on it
-    e = unit_exponent(arr)
-    unit = np.ldexp(arr, -e)
-    if method == "em":
-        tol = check_tol(1e-10 if tol is None else tol)
-        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state)
-        if observed.all():  # no hole: the complete-data fit, nothing to fill
-            model.fit(arr)
-            completed = arr
-        else:
-            model._remember_input(arr)  # what PPCA.fit records first
-            # fill from the fit in units of 2**e: sigma2_ in the data's units may be 0
-            # (below the float64 range at 1e-200) or inf, which would change the filled values
-            fit, _, n_observed = fit_ppca_in_units(model, arr)
-            model._set_fitted(in_data_units(fit, e, n_observed))
-            completed = np.ldexp(np.asarray(fill_missing(unit, fit.mean, fit.W, fit.sigma2)), e)
+    tol = check_tol((1e-10 if method == "em" else 1e-8) if tol is None else tol)
+    frame: Any = X if type(X).__module__.partition(".")[0] == "pandas" and hasattr(X, "columns") else None
+    if observed.all():  # no hole: nothing to fill; the model of the data as given (exact for int64)
+        model = PPCA(k, method="em" if method == "em" else "closed_form", max_iter=max_iter, tol=tol,
+                     random_state=random_state, verbose=verbose).fit(X)
+        completed = arr
+    elif method == "em":
+        model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state, verbose=verbose)
+        completed = np.asarray(model.fit(X).fill(X), dtype=np.float64)  # in the units of the fit
     else:
-        tol = check_tol(1e-8 if tol is None else tol)
-        completed, _ = iterative_pca(
-            unit, observed, k, regularized=method == "regularized", max_iter=max_iter, tol=tol
-        )
-        completed = np.ldexp(completed, e)
-        model = PPCA(k).fit(completed)
-    return completed.astype(dtype, copy=False), model
+        completed, _ = iterative_pca(arr, observed, k, noise=noise if method == "regularized" else None,
+                                     standardize=standardize, max_iter=max_iter, tol=tol, verbose=verbose)
+        model = PPCA(k).fit(completed if frame is None else to_frame(completed, frame, frame.columns))
+    completed = completed.astype(dtype, copy=False)
+    return (completed if frame is None else to_frame(completed, frame, frame.columns)), model

@@ -1,8 +1,8 @@
-r"""Figures of the book: scree plot, cumulative variance, biplot, projection.
+r"""Figures of the book: scree plot, cumulative variance, biplot, projection, CA map.
 
 Matplotlib is imported inside each function, so ``import pcalib`` does not need it
 (without it, a function raises an ``ImportError`` that says
-``pip install pcalib[plot]``). Each function draws on the given ``ax`` (or on a new
+``pip install matplotlib``). Each function draws on the given ``ax`` (or on a new
 figure's axes) and returns it. Results of :func:`pcalib.pca_svd` and friends, or a
 fitted :class:`pcalib.PCA`, can be passed instead of arrays.
 """
@@ -15,16 +15,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._repel import repel_labels
 from ._validation import as_data_matrix
 
-__all__ = ["biplot", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "scree"]
+__all__ = [
+    "biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "repel_labels", "scree",
+]
+
+
+#: the names other estimators give a spectrum: CA and MCA call the eigenvalues of their
+#: axes ``eigenvalues_`` (principal inertias) and their shares ``explained_inertia_ratio_``
+_SAME_AS = {"explained_variance": ("eigenvalues",), "explained_variance_ratio": ("explained_inertia_ratio",)}
 
 
 def _field(obj: Any, name: str) -> Any:
-    """`obj.name` or `obj.name_` (fitted estimator) if present, else ``None``."""
-    for attr in (name, name + "_"):
-        if hasattr(obj, attr):
-            return getattr(obj, attr)
+    """`obj.name` or `obj.name_` (fitted estimator) if present, then the same for the
+    names in ``_SAME_AS[name]``, else ``None``."""
+    for candidate in (name, *_SAME_AS.get(name, ())):
+        for attr in (candidate, candidate + "_"):
+            if hasattr(obj, attr):
+                return getattr(obj, attr)
     return None
 
 
@@ -60,7 +70,8 @@ def _axes(ax: Any) -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError(
-            "pcalib.plot needs matplotlib, which is not installed: pip install pcalib[plot]"
+            "pcalib.plot needs matplotlib, which is not installed: pip install matplotlib "
+            "(or pip install 'pca-derived-and-verified[plot]')"
         ) from None
 
     if ax is None:
@@ -76,7 +87,8 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
     explained_variance : array_like of shape (k,), a PCA result or a PCoAResult
         The eigenvalues, or an object with ``explained_variance`` (or, with
         ``ratio=True``, ``explained_variance_ratio``; a trailing underscore as in a
-        fitted estimator is accepted). A :class:`pcalib.PCoAResult` gives every
+        fitted estimator is accepted; CA's and MCA's ``eigenvalues_`` and
+        ``explained_inertia_ratio_`` too). A :class:`pcalib.PCoAResult` gives every
         eigenvalue :math:`\beta_j` it holds, negative ones included (with
         ``ratio=True``, :math:`\beta_j / \operatorname{tr} B`), and a line at zero.
     ax : matplotlib Axes, optional
@@ -181,6 +193,13 @@ def biplot(
     whose inner products are the covariances). R's ``biplot(prcomp(X), scale = s)``
     is ``alpha = 1 - s`` up to a factor :math:`\sqrt n` between points and arrows.
 
+    The map is drawn with equal scales on both axes (a unit is as long across as up,
+    so that distances and angles on the page are those of the factorization), its
+    axes labelled with the share of variance of each component when the result
+    knows it ("PC1 (32.7%)"; "PCo1 (...)" and the title "PCoA map" for principal
+    coordinates), and labels that would overlap are pushed apart
+    (:func:`repel_labels`).
+
     Parameters
     ----------
     scores : array_like of shape (n, >=2), a PCA result, a fitted PCA or a PCoAResult
@@ -195,7 +214,8 @@ def biplot(
         Principal axes as rows; taken from `scores` if it is a result or an estimator.
     ax : matplotlib Axes, optional
     feature_names : list of p str, optional
-        Arrow labels; default ``x1, ..., xp``.
+        Arrow labels; default the estimator's ``feature_names_in_`` (fitted on a
+        DataFrame), the columns of a DataFrame `data`, else ``x1, ..., xp``.
     labels : array_like of shape (n,), optional
         Group of each point (for example a class index), used as the colour.
     data : array_like or pandas.DataFrame of shape (n, p), optional
@@ -203,7 +223,8 @@ def biplot(
         project, when it is a PCoAResult (a DataFrame's columns name the arrows).
     sample_labels : array_like of n str, or True, optional
         Text written next to each point; True takes the result's ``labels`` (a
-        PCoAResult of a labelled D), else the row numbers 0..n-1.
+        PCoAResult of a labelled D), else the row index of a DataFrame `data`, else
+        the row numbers 0..n-1.
     alpha : float in [0, 1], optional
         Gabriel's exponent (above). The eigenvalues :math:`\lambda_j` come from the
         result or estimator (``explained_variance``), else from the variances of the
@@ -227,14 +248,18 @@ def biplot(
     lam = None if alpha is None else _field(scores, "explained_variance")
     whitened = bool(getattr(scores, "whiten", False))
     pcoa = _is_pcoa(scores)
+    shares = _field(scores, "proportion_explained" if pcoa else "explained_variance_ratio")
+    if shares is None and components is not None:
+        shares = _field(components, "explained_variance_ratio")
+    if feature_names is None:
+        feature_names = _names_of(scores, components, data)
+    if sample_labels is True and not pcoa and hasattr(data, "index"):
+        sample_labels = [str(name) for name in data.index]
     if pcoa and alpha is not None:
         raise TypeError("alpha is for PCA biplots; a PCoAResult has no variables' axes to scale")
     if pcoa:
         if components is not None:
             raise TypeError("components is not used with a PCoAResult: pass the variables as data")
-        columns = getattr(data, "columns", None)
-        if feature_names is None and columns is not None:
-            feature_names = [str(name) for name in columns]
         arrows = np.zeros((0, 2)) if data is None else np.asarray(scores.project_variables(data), dtype=float)
         sample_labels = scores.labels if sample_labels is True else sample_labels
         scores, components, data = scores.coordinates, arrows.T, None
@@ -289,20 +314,47 @@ def biplot(
         loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
     ax = _axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
-    for text, (x, y) in zip(texts or [], T[:, :2]):
+    written = [
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+        for text, (x, y) in zip(texts or [], T[:, :2])
+    ]
     for name, (x, y) in zip(names, c * loadings):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center")
+        written.append(ax.text(1.08 * x, 1.08 * y, name, color="tab:red", ha="center", va="center"))
     if p:  # keep the arrows' labels inside the axes (text does not extend the limits)
         ax.update_datalim(1.15 * c * loadings)
         ax.autoscale_view()
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("PCo1" if pcoa else "PC1")
-    ax.set_ylabel("PCo2" if pcoa else "PC2")
-    ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    ax.set_aspect("equal", adjustable="datalim")
+    for setter, j in ((ax.set_xlabel, 0), (ax.set_ylabel, 1)):
+        setter(_axis_label("PCo" if pcoa else "PC", j, shares))
+    if pcoa:
+        ax.set_title("PCoA map" if not p else "PCoA biplot")
+    else:
+        ax.set_title("Biplot" if alpha is None else f"Biplot, alpha = {alpha:g}")
+    repel_labels(ax, written)
     return ax
+
+
+def _names_of(scores: Any, components: Any, data: Any) -> list[str] | None:
+    """Feature names known to the inputs: an estimator's ``feature_names_in_`` or the
+    columns of a DataFrame `data` (the variables of a PCoA biplot), else None."""
+    for source in (scores, components):
+        names = getattr(source, "feature_names_in_", None)
+        if names is not None:
+            return [str(name) for name in names]
+    columns = getattr(data, "columns", None)
+    if columns is not None and not isinstance(data, np.ndarray):
+        return [str(name) for name in columns]
+    return None
+
+
+def _axis_label(prefix: str, j: int, shares: Any) -> str:
+    """"PC1 (32.7%)", or "PC1" when the share of component j is not known."""
+    if shares is None or np.size(shares) <= j:
+        return f"{prefix}{j + 1}"
+    return f"{prefix}{j + 1} ({100 * float(np.asarray(shares)[j]):.1f}%)"
 
 
 def correlation_circle(
@@ -321,7 +373,8 @@ def correlation_circle(
     standardized PCA, the loadings :math:`v_{la}\sqrt{\lambda_a}`). The arrow lies
     in the unit circle; its squared length is the variable's cos2 on the plane, so a
     variable near the circle is well represented there, and the cosine of the angle
-    between two such arrows approximates their correlation.
+    between two such arrows approximates their correlation. Labels that would overlap
+    are pushed apart (:func:`repel_labels`).
 
     Parameters
     ----------
@@ -362,9 +415,10 @@ def correlation_circle(
     ax = _axes(ax)
     theta = np.linspace(0, 2 * np.pi, 361)
     ax.plot(np.cos(theta), np.sin(theta), color="0.5", lw=0.8)
+    written = []
     for name, (x, y) in zip(names, r):
         ax.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "tab:red"})
-        ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8)
+        written.append(ax.text(1.1 * x, 1.1 * y, name, color="tab:red", ha="center", va="center", fontsize=8))
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
     ratio = getattr(model, "explained_variance_ratio_", None)
@@ -374,6 +428,7 @@ def correlation_circle(
     ax.set_ylim(-1.2, 1.2)
     ax.set_aspect("equal")
     ax.set_title("Correlation circle")
+    repel_labels(ax, written)
     return ax
 
 
@@ -519,4 +574,118 @@ def outlier_map(
     ax.set_ylabel("orthogonal distance")
     ax.set_title("Outlier map")
     ax.legend(fontsize="small")
+    return ax
+
+
+_CA_KINDS = ("symmetric", "rows", "columns")
+
+
+def _most_contributing(
+    contributions: np.ndarray | None, eigenvalues: np.ndarray, dims: tuple[int, ...], most: int | None, m: int
+) -> np.ndarray:
+    """Indices of the (at most `most`) points of largest contribution to the plane
+    `dims`, in their original order; all m if `most` is None or contributions unknown."""
+    if most is None or contributions is None or m <= most:
+        return np.arange(m)
+    weight = contributions[:, list(dims)] @ np.asarray(eigenvalues)[list(dims)]
+    return np.sort(np.argsort(-weight, kind="stable")[:most])
+
+
+def ca_map(
+    model: Any,
+    kind: str = "symmetric",
+    ax: Any = None,
+    *,
+    dims: tuple[int, int] = (0, 1),
+    row_labels: ArrayLike | None = None,
+    column_labels: ArrayLike | None = None,
+    max_labels: int | None = 16,
+) -> Any:
+    r"""The map of a fitted :class:`pcalib.CA` or :class:`pcalib.MCA`.
+
+    ``kind`` chooses the coordinates (Greenacre's three maps):
+
+    * ``"symmetric"``: rows and columns in principal coordinates,
+      :math:`F = D_r^{-1/2}U\Sigma` and :math:`G = D_c^{-1/2}V\Sigma`: distances between
+      rows, and between columns, are chi-square distances; a row-to-column distance
+      means nothing;
+    * ``"rows"``: rows in principal coordinates, columns in standard coordinates
+      :math:`\Gamma_c = D_c^{-1/2}V` (the row-principal asymmetric map): each row sits
+      at the average of the column points weighted by its profile (the transition
+      formula), and its projection on a column's direction is a biplot reading;
+    * ``"columns"``: the other way round.
+
+    The axes are drawn to the same scale (equal aspect) and labelled
+    ``"Dim 1 (xx.x%)"`` with each axis's share of the total inertia; labels are placed
+    around their points where they overlap least. For MCA the columns are the
+    categories (labelled with ``category_names_``) and the rows the individuals
+    (small unlabelled points).
+
+    Parameters
+    ----------
+    model : fitted CA or MCA
+    kind : {"symmetric", "rows", "columns"}, default "symmetric"
+    ax : matplotlib Axes, optional
+    dims : pair of int, default (0, 1)
+        The two axes shown (0-based, below ``n_components_``).
+    row_labels, column_labels : array_like of str, optional
+        CA's defaults: the columns' ``feature_names_in_`` (else ``c0``, ``c1``...), the
+        rows ``r0``, ``r1``...; MCA's rows are not labelled unless given.
+    max_labels : int or None, default 16
+        Label at most this many points of each kind (rows, columns): those that
+        contribute most to the plane shown, :math:`\sum_{s \in \text{dims}}
+        \lambda_s\, \mathrm{ctr}_{js}` (as FactoMineR's ``selectMod = "contrib"``);
+        the others are drawn unlabelled. None labels every point.
+
+    Returns
+    -------
+    matplotlib Axes
+        One scatter collection for the rows and one for the columns.
+    """
+    if not (hasattr(model, "row_coordinates_") and hasattr(model, "column_standard_coordinates_")):
+        raise TypeError(f"model must be a fitted pcalib.CA or pcalib.MCA, got {type(model).__name__}")
+    if kind not in _CA_KINDS:
+        raise ValueError(f"kind must be one of {_CA_KINDS}, got {kind!r}")
+    k = int(model.n_components_)
+    d = tuple(int(v) for v in dims)
+    if len(d) != 2 or d[0] == d[1] or not all(0 <= v < k for v in d):
+        raise ValueError(f"dims must be two distinct axes in 0..{k - 1}, got {dims!r}")
+    sigma = np.sqrt(model.eigenvalues_)
+    F, G = model.row_coordinates_, model.column_coordinates_
+    if kind == "rows":
+        G = model.column_standard_coordinates_
+    elif kind == "columns":
+        F = F / sigma
+    mca = hasattr(model, "category_names_")
+    if column_labels is None:
+        names = model.category_names_ if mca else getattr(model, "feature_names_in_", None)
+        column_labels = names if names is not None else [f"c{j}" for j in range(G.shape[0])]
+    if row_labels is None and not mca:
+        row_labels = [f"r{i}" for i in range(F.shape[0])]
+    ax = _axes(ax)
+    F, G = F[:, list(d)], G[:, list(d)]
+    ax.axhline(0, color="0.75", lw=0.8, zorder=0)
+    ax.axvline(0, color="0.75", lw=0.8, zorder=0)
+    few_rows = row_labels is not None
+    ax.scatter(F[:, 0], F[:, 1], s=24 if few_rows else 6, color="C0" if few_rows else "0.6",
+               marker="o", label="individuals" if mca else "rows")
+    ax.scatter(G[:, 0], G[:, 1], s=24, color="C3", marker="^", label="categories" if mca else "columns")
+    ax.set_aspect("equal", adjustable="datalim")
+    share = 100 * np.asarray(model.explained_inertia_ratio_)
+    ax.set_xlabel(f"Dim {d[0] + 1} ({share[d[0]]:.1f}%)")
+    ax.set_ylabel(f"Dim {d[1] + 1} ({share[d[1]]:.1f}%)")
+    title = {"symmetric": "Symmetric map", "rows": "Row-principal map", "columns": "Column-principal map"}
+    ax.set_title(f"{title[kind]} ({type(model).__name__})")
+    from ._plot_labels import place_labels
+
+    chosen = [
+        _most_contributing(getattr(model, "row_contributions_", None), model.eigenvalues_, d, max_labels, F.shape[0])
+        if few_rows else np.zeros(0, dtype=int),
+        _most_contributing(model.column_contributions_, model.eigenvalues_, d, max_labels, G.shape[0]),
+    ]
+    points = np.vstack([F[chosen[0]], G[chosen[1]]])
+    texts = [str(row_labels[i]) for i in chosen[0]] + [str(column_labels[j]) for j in chosen[1]]  # type: ignore[index]
+    colours = ["C0"] * chosen[0].size + ["C3"] * chosen[1].size
+    for annotation, colour in zip(place_labels(ax, points, texts, fontsize="small"), colours):
+        annotation.set_color(colour)
     return ax

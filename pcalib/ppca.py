@@ -20,17 +20,18 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from . import missing as _missing
 from ._ppca_em import CompleteStep, PPCAFit, complete_log_likelihood, in_data_units, run_em
+from ._ppca_missing import as_given, check_ppca_rank, conditional_fill, fit_observed, has_missing, observed_posterior
 from ._ppca_model import check_noise_variance, spectral_log_likelihood
+from ._progress import progress
 from ._routes import svd_of_centered
 from ._sklearn_compat import EstimatorBase
 from ._units import center_array
 from ._validation import (
     as_data_matrix,
-    check_n_components,
     check_positive_int,
     check_random_state,
+    incomplete_matrix,
     validated,
 )
 
@@ -67,6 +68,20 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
     """
     A, d, _ = np.linalg.svd(W, full_matrices=False)
     return spectral_log_likelihood(X - mean, A, d**2 + sigma2, sigma2)[0]
+
+
+def _in_fit_units(W: np.ndarray, sigma2: float, units: tuple[int, float | None]) -> tuple[int, np.ndarray, float]:
+    r"""e, :math:`2^{-e} W` and :math:`4^{-e}\sigma^2`: a PPCA model in the units where it
+    was fitted (:math:`y = 2^{-e}(x - \mu)`), in which :math:`W^\top W` and
+    :math:`\sigma^2` neither overflow nor underflow. `units` holds e and the fit's own
+    :math:`4^{-e}\sigma^2`: ``sigma2_`` in the data's units may have left the float64
+    range (0 for data at :math:`10^{-200}`), so the fit's value is used unless
+    ``sigma2_`` was changed since (or `units` has none)."""
+    e, sigma2_fit = units
+    with np.errstate(under="ignore", over="ignore"):
+        if sigma2_fit is None or float(np.ldexp(sigma2_fit, 2 * e)) != sigma2:
+            sigma2_fit = float(np.ldexp(sigma2, -2 * e))
+    return e, np.ldexp(np.asarray(W, dtype=np.float64), -e), sigma2_fit
 
 
 class PPCA(EstimatorBase):
@@ -114,22 +129,17 @@ class PPCA(EstimatorBase):
     same canonical form as the closed form.
 
     EM stops when two tests pass, with or without missing values (one rule,
-    ``pcalib._ppca_em._converged``). On the log-likelihood: the gain still to
-    come, extrapolated from the last two gains (:math:`d_t = L_t - L_{t-1}`,
-    :math:`r = d_t/d_{t-1}`, remaining gain :math:`d_t r/(1-r)`, Aitken), is at
-    most ``tol * |L|``, or the last two gains are within the round-off of L. On
-    the parameters: the relative change of :math:`\sigma^2`, of the
-    :math:`d_j^2` (W = A diag(d) B^T), of the column space of W and (with missing
-    values, where the mean is iterated too) of the mean, in units of each
-    feature's standard deviation, still to come, extrapolated the same way, is at
-    most :math:`\sqrt{\mathrm{tol}}`. Gains or steps that do not shrink (a plateau,
-    r >= 1) never pass. The parameter test is needed because near the maximum a
-    relative change :math:`\delta` of the parameters moves L by only about
-    :math:`n p \delta^2 / 4`, below the round-off of L long before
-    :math:`\delta` is small. With the default tolerance W and :math:`\sigma^2`
-    reach the closed form to about :math:`10^{-7}` relative, or to their own
-    round-off (about :math:`\varepsilon \|x\| / \sigma` relative) when the
-    noise is tiny.
+    ``pcalib._ppca_em._converged``): the log-likelihood still to be gained,
+    extrapolated from the last two gains (Aitken), is at most ``tol * |L|`` (or the
+    gains are within the round-off of L); and the relative change of the parameters
+    still to come (:math:`\sigma^2`, the :math:`d_j^2` of W = A diag(d) B^T, the
+    column space of W and, with missing values, the mean in units of each feature's
+    standard deviation), extrapolated the same way, is at most
+    :math:`\sqrt{\mathrm{tol}}`: near the maximum a relative change :math:`\delta`
+    of the parameters moves L by only about :math:`n p \delta^2 / 4`. With the
+    default tolerance W and :math:`\sigma^2` reach the closed form to about
+    :math:`10^{-7}` relative, or to their own round-off (about
+    :math:`\varepsilon \|x\| / \sigma` relative) when the noise is tiny.
 
     Parameters
     ----------
@@ -149,6 +159,11 @@ class PPCA(EstimatorBase):
         parameters still to come.
     random_state : None, int or numpy.random.Generator
         Seed of the random initial W of EM (validated for both methods).
+    verbose : bool, default False
+        Report EM's progress, one step per iteration with its log-likelihood and
+        noise variance (in the units EM runs in): a tqdm bar where tqdm is
+        installed, otherwise a line on stderr at most once a second
+        (``pcalib._progress``). The closed form has nothing to report.
 
     Attributes
     ----------
@@ -182,7 +197,7 @@ class PPCA(EstimatorBase):
     ``expected_failed_checks`` as ``tests/test_sklearn_compat.py`` does.
     """
 
-    _accepts_nan = True  # NaN entries are missing values (pcalib.missing.fit_ppca)
+    _accepts_nan = True  # NaN entries are missing values (pcalib._ppca_missing.fit_observed)
     _FITTED_BY = "W_"
 
     def __init__(
@@ -192,12 +207,14 @@ class PPCA(EstimatorBase):
         max_iter: int = 10000,
         tol: float = 1e-14,
         random_state: int | np.random.Generator | None = None,
+        verbose: bool = False,
     ) -> None:
         self.n_components = n_components
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     _fit_minimum = (
         EstimatorBase._fit_minimum[0],
@@ -208,6 +225,19 @@ class PPCA(EstimatorBase):
     def _n_features_out(self) -> int:
         return self.W_.shape[1]
 
+    @property
+    def noise_variance_(self) -> float:
+        """``sigma2_`` under scikit-learn's name (``sklearn.decomposition.PCA``'s
+        ``noise_variance_``, the same estimate with divisor n when k < min(n, p))."""
+        self._require_fitted()
+        return self.sigma2_
+
+    @property
+    def n_components_(self) -> int:
+        """The number of components k of the fit (columns of ``W_``)."""
+        self._require_fitted()
+        return int(self.W_.shape[1])
+
     def _check_params(self, n: int, p: int) -> int:
         if self.method not in ("closed_form", "em"):
             raise ValueError(f'method must be "closed_form" or "em", got {self.method!r}')
@@ -215,28 +245,29 @@ class PPCA(EstimatorBase):
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol > 0:
             raise ValueError(f"tol must be a positive number, got {self.tol!r}")
         check_random_state(self.random_state, draw=False)
-        k = check_n_components(self.n_components, min(n, p), "n_components")
-        if k >= p:
-            raise ValueError(
-                f"n_components must be smaller than the number of features ({p}), got {k}: "
-                "sigma2 is estimated from the discarded directions"
-            )
-        return k
+        progress(self.verbose, 0, "")  # refuses a verbose that is not True or False
+        return check_ppca_rank(self.n_components, n, p)
 
     def fit(self, X: ArrayLike, y: object = None) -> PPCA:
         """Fit the model to `X` (n x p, not modified); returns self.
 
         NaN entries are missing values: then EM over the observed entries
-        (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the data divided
-        by the power of two that brings their largest entry into [1/2, 1). Otherwise
+        (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the deviations from
+        the observed column means divided by the power of two that brings the largest
+        into [1/2, 1) (``pcalib._units.incomplete_units``). Otherwise
         both methods work on the centered data read in their frame (exact powers of
         two, ``pcalib._units.Frame``). Either way no square overflows or
         underflows; W, sigma^2 and the log-likelihood are converted back to the data's
         units (a warning says if sigma^2 leaves the float64 range there).
         """
         X = self._remember_input(X)
-        if _missing.has_missing(X):
-            return self._set_fitted(_missing.fit_ppca(self, X))
+        if has_missing(X):
+            arr, observed, _ = incomplete_matrix(X)
+            k = self._check_params(*arr.shape)
+            found = fit_observed(arr, observed, k, max_iter=self.max_iter, tol=self.tol,
+                                 random_state=self.random_state, verbose=self.verbose)
+            self._units = (found.exponent, found.fit.sigma2)
+            return self._set_fitted(in_data_units(found.fit, found.exponent, found.n_observed, found.shift))
         arr, _ = validated(X, 0)
         n, p = arr.shape
         k = self._check_params(n, p)
@@ -251,8 +282,9 @@ class PPCA(EstimatorBase):
             fit = PPCAFit(W, np.zeros(p), sigma2, np.array([complete_log_likelihood(Xc, W, sigma2)[0]]))
         else:
             fit = run_em(CompleteStep(Xc), k, max_iter=self.max_iter, tol=self.tol,
-                         random_state=self.random_state)
+                         random_state=self.random_state, verbose=self.verbose)
         # back to the data's units: x = center + 2**e y
+        self._units = (centered.exponent, fit.sigma2)
         return self._set_fitted(in_data_units(fit, centered.exponent, n * p, centered.center.value))
 
     def _set_fitted(self, fit: PPCAFit) -> PPCA:
@@ -262,26 +294,50 @@ class PPCA(EstimatorBase):
         self.loglik_history_ = fit.loglik_history
         return self
 
-    def _check_X(self, X: ArrayLike, fill: bool = False) -> np.ndarray:
-        """`X` checked against the fit; with `fill`, NaN entries first replaced by
-        their conditional means given the row's observed entries."""
+    def _model_in_units(self) -> tuple[int, np.ndarray, float]:
+        """The model in the units of its fit (:func:`_in_fit_units`)."""
+        return _in_fit_units(self.W_, self.sigma2_, getattr(self, "_units", (0, None)))
+
+    def _checked_with_holes(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """`X` checked against the fit (names, number of features) as float64, NaN
+        allowed, and the mask of its observed entries."""
         self._require_fitted()
-        X = self._check_input(X)
-        if fill:
-            X = _missing.fill_missing(X, self.mean_, self.W_, self.sigma2_)
-        arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
+        arr = self._check_input(X)
+        if has_missing(arr):
+            arr, observed, _ = incomplete_matrix(arr, "X", n_features=self.W_.shape[0], whole_columns=False)
+            return arr, observed
+        arr = as_data_matrix(arr, "X").astype(np.float64, copy=False)
         if arr.shape[1] != self.W_.shape[0]:
             raise ValueError(f"X has {arr.shape[1]} features, but PPCA was fitted with {self.W_.shape[0]}")
-        return arr
+        return arr, np.ones(arr.shape, dtype=bool)
+
+    def _filled(self, X: ArrayLike) -> np.ndarray:
+        """`X` checked, as float64, with each NaN replaced by its conditional mean."""
+        arr, observed = self._checked_with_holes(X)
+        if observed.all():
+            return arr
+        e, W, sigma2 = self._model_in_units()
+        return conditional_fill(arr, observed, self.mean_, W, sigma2, e)
+
+    def fill(self, X: ArrayLike) -> np.ndarray:
+        r"""`X` with each NaN replaced by its conditional mean given the row's observed
+        entries, :math:`\E[x_m \mid x_o] = \mu_m + W_m M_o^{-1} W_o^\top (x_o - \mu_o)`
+        (:func:`pcalib.missing.fill_missing`); observed entries kept. Returns the type it
+        was given: a DataFrame with the same index and columns for a DataFrame, else a
+        float array (float32 for float32 input). `X` is not modified."""
+        return as_given(self._filled(X), X)
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         r"""Posterior mean of the latent variables, :math:`M^{-1} W^\top (x - \mu)`, shape (n, k).
 
-        A row with NaN gets its posterior mean given its observed entries.
+        A row with NaN gets its posterior mean given its observed entries. Computed in
+        the units of the fit, so the scale of the data does not matter.
         """
-        arr = self._check_X(X, fill=True)
-        M = self.W_.T @ self.W_ + self.sigma2_ * np.eye(self.W_.shape[1])
-        return self._wrap_output(scipy.linalg.solve(M, self.W_.T @ (arr - self.mean_).T, assume_a="pos").T, X)
+        arr = self._filled(X)
+        e, W, sigma2 = self._model_in_units()
+        M = W.T @ W + sigma2 * np.eye(W.shape[1])
+        Y = np.ldexp(arr - self.mean_, -e)
+        return self._wrap_output(scipy.linalg.solve(M, W.T @ Y.T, assume_a="pos").T, X)
 
     def inverse_transform(self, Z: ArrayLike) -> np.ndarray:
         r"""Map latent points back to data space: :math:`W z + \mu`, shape (n, p)."""
@@ -297,12 +353,17 @@ class PPCA(EstimatorBase):
         A row with NaN entries gets the log-density of its observed entries, under their
         marginal :math:`\mathcal N(\mu_o, W_o W_o^\top + \sigma^2 I)`
         (:func:`pcalib.missing.observed_log_likelihood`): the held-out score that
-        cross-validation with holes needs.
+        cross-validation with holes needs. Computed in the units of the fit,
+        :math:`y = 2^{-e}(x - \mu)`, whose density is :math:`2^{e}` per observed
+        coordinate times that of x.
         """
-        if _missing.has_missing(X):
-            self._require_fitted()
-            return _missing.observed_log_likelihood(self._check_input(X), self.mean_, self.W_, self.sigma2_)
-        return _gaussian_log_likelihood(self._check_X(X), self.mean_, self.W_, self.sigma2_)
+        arr, observed = self._checked_with_holes(X)
+        e, W, sigma2 = self._model_in_units()
+        Y0 = np.ldexp(np.where(observed, arr - self.mean_, 0.0), -e)
+        jacobian = observed.sum(axis=1) * e * np.log(2.0)
+        if observed.all():
+            return _gaussian_log_likelihood(Y0, np.zeros(W.shape[0]), W, sigma2) - jacobian
+        return observed_posterior(Y0, observed.astype(np.float64), W, sigma2)[2] - jacobian
 
     def score(self, X: ArrayLike, y: object = None) -> float:
         """Average log-likelihood of the samples of `X`."""
@@ -315,6 +376,7 @@ class PPCA(EstimatorBase):
             raise ValueError(f"n must be a positive integer, got {n!r}")
         rng = check_random_state(random_state)
         p, k = self.W_.shape
+        e, W, sigma2 = self._model_in_units()  # the noise's scale even when sigma2_ underflowed
         z = rng.standard_normal((int(n), k))
-        eps = rng.standard_normal((int(n), p)) * np.sqrt(self.sigma2_)
-        return z @ self.W_.T + self.mean_ + eps
+        eps = rng.standard_normal((int(n), p)) * np.sqrt(sigma2)
+        return np.ldexp(z @ W.T + eps, e) + self.mean_

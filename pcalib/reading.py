@@ -1,7 +1,8 @@
 r"""Reading the components (chapter *Reading the components*).
 
 What a fitted PCA says about each variable and each row, with FactoMineR's
-definitions (Lê, Josse and Husson 2008), and the varimax rotation (Kaiser 1958).
+definitions (Lê, Josse and Husson 2008), and the rotations varimax (Kaiser 1958)
+and promax (Hendrickson and White 1964).
 
 For a model with axes :math:`v_j` (the rows of ``components_``), eigenvalues
 :math:`\lambda_j` and scores :math:`t_{ij} = v_j^\top z_i`, where
@@ -16,12 +17,25 @@ For a model with axes :math:`v_j` (the rows of ``components_``), eigenvalues
   space (1 when standardized); over all axes it sums to 1;
 * the contribution of row i to axis j is
   :math:`100\, t_{ij}^2 / \sum_{i'} t_{i'j}^2` percent, the denominator
-  :math:`(n - \mathrm{ddof})\lambda_j` taken from the fit;
+  :math:`\sigma_j^2 = (n - \mathrm{ddof})\lambda_j` taken from the fit;
 * the quality of row i on axis j is :math:`t_{ij}^2 / \|z_i\|^2`, the squared
   cosine of the angle between the centered row and the axis.
 
 These are the same whatever the divisor (``ddof``) of the variances, which is why
 pcalib with ``ddof=1`` and FactoMineR (divisor n) agree on them.
+
+They are computed as ratios in exact units (:func:`pcalib._units.centered_rows`:
+rows centered by the fit's exact mean, then scaled by a power of two), never from
+squares of the data, so they are the same at every scale of the data, at any offset,
+and for 64-bit integers beyond :math:`2^{53}`. An axis whose eigenvalue is 0 to
+round-off (:math:`\lambda_j \le \max(n, p)\,\varepsilon\,\lambda_1`, as the null
+axes of data with fewer rows than columns) explains nothing: its contributions and
+variable qualities are 0.
+
+They are defined for PCA: orthonormal axes whose scores are uncorrelated, with
+``singular_values_`` :math:`\sigma_j` (the root sums of squares of the training
+scores). A model without them, such as :class:`pcalib.SparsePCA` (correlated
+scores, adjusted variances), is refused.
 """
 
 from __future__ import annotations
@@ -31,10 +45,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._frames import feature_names_of, import_pandas
-from ._validation import as_data_matrix
+from ._fitted_pca import AT_CENTER, EPS, checked_rows, fitted_axes, labelled, model_scale, per_row, rows_in_units
+from ._signs import axis_signs
+from ._units import center_array, centered_rows, rescale, unit_exponent
+from ._validation import as_data_matrix, check_positive_int, check_tol
 
 __all__ = [
+    "promax",
     "row_contributions",
     "row_cos2",
     "variable_contributions",
@@ -42,68 +59,10 @@ __all__ = [
     "varimax",
 ]
 
-#: Axes are orthonormal when every entry of V V^T - I is below this.
-ORTHONORMAL_TOL = 1e-8
-
-
-def _parts(model: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The axes (k, p) and eigenvalues (k,) of a fitted PCA-like model, as float64.
-
-    Raises ``TypeError`` for an object without them and ``ValueError`` when the axes
-    are not orthonormal (cos2 and contributions presume orthonormal axes)."""
-    if not (hasattr(model, "components_") and hasattr(model, "explained_variance_")):
-        raise TypeError(
-            "model must be a fitted PCA (an object with components_ and explained_variance_), "
-            f"got {type(model).__name__}"
-        )
-    V = np.asarray(model.components_, dtype=np.float64)
-    lam = np.asarray(model.explained_variance_, dtype=np.float64)
-    if np.abs(V @ V.T - np.eye(V.shape[0])).max() > ORTHONORMAL_TOL:
-        raise ValueError(
-            "model's components_ are not orthonormal (a sparse or rotated fit?): cos2 and "
-            "contributions are defined for orthonormal axes"
-        )
-    return V, lam
-
-
-def _frame(values: np.ndarray, index: Any) -> Any:
-    """`values` as a pandas DataFrame (index `index`, columns PC1, PC2, ...) when
-    `index` is not None, else unchanged."""
-    if index is None:
-        return values
-    pd = import_pandas()
-    columns = [f"PC{j + 1}" for j in range(values.shape[1])]
-    return pd.DataFrame(values, index=index, columns=columns)
-
 
 def _variable_index(model: Any) -> Any:
     names = getattr(model, "feature_names_in_", None)
     return None if names is None else list(names)
-
-
-def _rows(model: Any, X: ArrayLike) -> tuple[np.ndarray, Any]:
-    """The rows of `X` as the model decomposed them, z_i = (x_i - mean) / scale, and
-    the row index of a DataFrame (None otherwise)."""
-    names = feature_names_of(X)
-    fitted = getattr(model, "feature_names_in_", None)
-    if fitted is not None and names is not None and list(names) != list(fitted):
-        raise ValueError(
-            f"X's columns {list(names)} differ from the columns the model was fitted on "
-            f"{list(fitted)}"
-        )
-    index = getattr(X, "index", None) if names is not None else None
-    arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
-    p = np.shape(model.components_)[1]
-    if arr.shape[1] != p:
-        raise ValueError(f"X has {arr.shape[1]} columns, but the model was fitted on {p}")
-    if not hasattr(model, "mean_"):
-        raise TypeError(
-            f"model must be a fitted PCA with mean_ (the center its scores are measured "
-            f"from), got {type(model).__name__}"
-        )
-    mean = np.asarray(model.mean_, dtype=np.float64)
-    scale = np.asarray(getattr(model, "scale_", np.ones(p)), dtype=np.float64)
-    return (arr - mean) / scale, index
 
 
 def variable_contributions(model: Any) -> Any:
@@ -112,12 +71,13 @@ def variable_contributions(model: Any) -> Any:
     .. math:: \mathrm{ctr}_{lj} = 100\, v_{lj}^2,
 
     the share of the variance :math:`\lambda_j = \sum_l \lambda_j v_{lj}^2` of
-    component j that comes from variable l. Each column sums to 100.
+    component j that comes from variable l. Each column sums to 100, except that of
+    an axis of round-off variance, which is 0.
 
     Parameters
     ----------
     model : fitted PCA
-        Any object with orthonormal ``components_`` (k, p) and ``explained_variance_``.
+        Any object with orthonormal ``components_`` (k, p) and ``singular_values_``.
 
     Returns
     -------
@@ -132,8 +92,8 @@ def variable_contributions(model: Any) -> Any:
     >>> ctr.shape, np.allclose(ctr.sum(axis=0), 100)
     ((4, 2), True)
     """
-    V, _ = _parts(model)
-    return _frame(100.0 * V.T**2, _variable_index(model))
+    axes = fitted_axes(model)
+    return labelled(100.0 * axes.V.T**2 * (axes.sigma > 0), _variable_index(model))
 
 
 def variable_cos2(model: Any, X: ArrayLike | None = None) -> Any:
@@ -165,27 +125,27 @@ def variable_cos2(model: Any, X: ArrayLike | None = None) -> Any:
     ValueError
         When :math:`s_{ll}` cannot be known without `X`.
     """
-    V, lam = _parts(model)
-    p = V.shape[1]
-    if X is not None:
-        Z, _ = _rows(model, X)
-        ddof = int(getattr(model, "ddof", 1))
-        variances = np.sum((Z - Z.mean(axis=0)) ** 2, axis=0) / (Z.shape[0] - ddof)
+    axes = fitted_axes(model)
+    k, p = axes.V.shape
+    unit = unit_exponent(axes.sigma)
+    weighted = axes.V.T**2 * np.ldexp(axes.sigma, -unit) ** 2  # v_lj^2 sigma_j^2, in units 4**unit
+    if X is not None:  # s_ll (n - ddof) = the sum of squares of the centered, scaled column
+        arr, _ = checked_rows(model, X, p)
+        Y, e = centered_rows(arr, center_array(arr, 0).center, model_scale(model, p))
+        sums = np.einsum("ij,ij->j", Y, Y) * np.ldexp(1.0, 2 * (e - unit))
+        sums *= (axes.n - axes.ddof) / (arr.shape[0] - axes.ddof)
     elif getattr(model, "standardize", False):
-        variances = np.ones(p)
-    elif V.shape[0] == min(p, int(getattr(model, "n_samples_", None) or p)):
-        variances = (V.T**2) @ lam
+        sums = np.full(p, np.ldexp(float(axes.n - axes.ddof), -2 * unit))
+    elif k == min(p, axes.n):
+        sums = weighted.sum(axis=1)
     else:
         raise ValueError(
             f"variable_cos2 needs the variances of the variables: the model keeps "
-            f"{V.shape[0]} of its components and is not standardized, so pass the training "
+            f"{k} of its components and is not standardized, so pass the training "
             "data as X"
         )
-    cos2 = np.divide(
-        V.T**2 * lam, variances[:, None], out=np.zeros((p, V.shape[0])),
-        where=variances[:, None] > 0,
-    )
-    return _frame(cos2, _variable_index(model))
+    cos2 = np.divide(weighted, sums[:, None], out=np.zeros((p, k)), where=sums[:, None] > 0)
+    return labelled(cos2, _variable_index(model))
 
 
 def row_cos2(model: Any, X: ArrayLike) -> Any:
@@ -194,9 +154,10 @@ def row_cos2(model: Any, X: ArrayLike) -> Any:
     .. math:: \cos^2_{ij} = \frac{t_{ij}^2}{\|z_i\|^2},
 
     the squared cosine of the angle between the centered (scaled) row :math:`z_i`
-    and axis j; over all axes it sums to 1. A row at the center (to round-off:
-    :math:`\|z_i\|` below 64 machine epsilons times the length of the scaled row
-    :math:`D_s^{-1} x_i`) has no direction: its cos2 are 0.
+    and axis j; over all axes it sums to 1. A row at the center to round-off
+    (:math:`\|z_i\| \le 64\,\varepsilon\sqrt p\,\sigma_1`, the round-off of an
+    exactly centered row, :math:`\sigma_1` the first singular value) has no
+    direction: its cos2 are 0.
 
     Parameters
     ----------
@@ -208,17 +169,15 @@ def row_cos2(model: Any, X: ArrayLike) -> Any:
     -------
     ndarray of shape (n, k), or a DataFrame indexed like `X`.
     """
-    V, _ = _parts(model)
-    Z, index = _rows(model, X)
-    T = Z @ V.T
-    d2 = np.einsum("ij,ij->i", Z, Z)
-    # the round-off of z_i = (x_i - mean) / scale is about eps |x_i / scale|
-    arr = as_data_matrix(X, "X").astype(np.float64, copy=False)
-    scale = np.asarray(getattr(model, "scale_", np.ones(Z.shape[1])), dtype=np.float64)
-    noise = 64 * np.finfo(np.float64).eps * np.linalg.norm(arr / scale, axis=1)
-    away = (d2 > noise**2)[:, None]
-    cos2 = np.divide(T**2, d2[:, None], out=np.zeros_like(T), where=away)
-    return _frame(cos2, index)
+    axes = fitted_axes(model)
+    Y, e, index = rows_in_units(model, X, axes.V.shape[1])
+    Y, r = per_row(Y)  # z_i = Y_i 2**(e + r_i), max |Y_il| in [1/2, 1)
+    T = Y @ axes.V.T
+    length = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+    noise = AT_CENTER * EPS * np.sqrt(axes.V.shape[1]) * axes.sigma.max(initial=0.0)
+    away = (length > np.ldexp(noise, -(e + r)))[:, None]
+    cos2 = np.divide(T**2, length[:, None] ** 2, out=np.zeros_like(T), where=away)
+    return labelled(cos2, index)
 
 
 def row_contributions(model: Any, X: ArrayLike) -> Any:
@@ -226,30 +185,29 @@ def row_contributions(model: Any, X: ArrayLike) -> Any:
 
     .. math::
 
-        \mathrm{ctr}_{ij} = 100\,\frac{t_{ij}^2}{(n - \mathrm{ddof})\,\lambda_j}
+        \mathrm{ctr}_{ij} = 100\,\frac{t_{ij}^2}{\sigma_j^2}
         = 100\,\frac{t_{ij}^2}{\sum_{i'} t_{i'j}^2},
 
-    the sums over the n training rows. For the training data each column sums to
-    100; a new row is measured against the same total.
+    the sums over the n training rows, :math:`\sigma_j^2 = (n - \mathrm{ddof})
+    \lambda_j`. For the training data each column sums to 100; a new row is measured
+    against the same total. An axis of round-off variance gets 0.
 
     Parameters
     ----------
     model : fitted PCA
-        Needs ``n_samples_`` and ``ddof`` (default 1) besides the axes.
+        Needs ``singular_values_`` besides the axes.
     X : array_like or DataFrame of shape (m, p)
 
     Returns
     -------
     ndarray of shape (m, k), or a DataFrame indexed like `X`.
     """
-    V, lam = _parts(model)
-    if not hasattr(model, "n_samples_"):
-        raise TypeError(f"model must be fitted (have n_samples_), got {type(model).__name__}")
-    Z, index = _rows(model, X)
-    total = (int(model.n_samples_) - int(getattr(model, "ddof", 1))) * lam
-    T = Z @ V.T
-    ctr = np.divide(100.0 * T**2, total, out=np.zeros_like(T), where=total > 0)
-    return _frame(ctr, index)
+    axes = fitted_axes(model)
+    Y, e, index = rows_in_units(model, X, axes.V.shape[1])
+    mantissa, power = np.frexp(axes.sigma)  # sigma_j = mantissa_j 2**power_j
+    ratio = np.divide(Y @ axes.V.T, mantissa, out=np.zeros((Y.shape[0], axes.V.shape[0])), where=mantissa > 0)
+    ctr = 100.0 * rescale(ratio**2, 2 * (e - power), "the row contributions")  # (t_ij / sigma_j)^2
+    return labelled(ctr, index)
 
 
 def _varimax_step(A: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,6 +225,7 @@ def varimax(
     normalize: bool = True,
     tol: float = 1e-8,
     max_iter: int = 1000,
+    sort: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Kaiser's varimax rotation of a loading matrix.
 
@@ -289,6 +248,14 @@ def varimax(
     (the square roots of the communalities; Kaiser's normalization) and multiplied
     back after.
 
+    The iteration starts from the identity, as R's. When the loadings have rank
+    r < k (two equal columns, say), the identity is a stationary point that is not a
+    maximum, so it starts instead from the right singular vectors of A, which put
+    the loadings in r columns and zeros. It runs in units of a power of two of the
+    loadings (the same rotation at every scale) and stops when R moves by less than
+    `tol` or when :math:`R^\top B - B^\top R` is round-off (at a stationary point,
+    where B can be 0 and its polar factor is then arbitrary).
+
     Parameters
     ----------
     loadings : array_like of shape (p, k)
@@ -301,14 +268,18 @@ def varimax(
         B grows by less than a relative ``eps = 1e-5``, which can leave the loadings
         1e-3 from the stationary point.
     max_iter : int, default 1000
+    sort : bool, default True
+        Order the rotated columns by decreasing sum of squares (the variance each
+        rotated component explains), as psych does; R's ``stats::varimax`` and
+        GPArotation keep the order the iteration gives them (``sort=False``).
 
     Returns
     -------
     rotated : ndarray of shape (p, k)
         :math:`A R`, each column's entry of largest magnitude positive (pcalib's
-        sign convention; the columns keep the order the iteration gives them).
+        sign convention).
     rotation : ndarray of shape (k, k)
-        The orthogonal R, its columns flipped with those of `rotated`.
+        The orthogonal R, its columns ordered and flipped with those of `rotated`.
 
     Raises
     ------
@@ -325,22 +296,25 @@ def varimax(
     >>> bool(np.allclose(R.T @ R, np.eye(2))), bool(np.allclose(A @ R, rotated))
     (True, True)
     """
-    A = as_data_matrix(loadings, "loadings").astype(np.float64, copy=True)
-    p, k = A.shape
+    A0 = as_data_matrix(loadings, "loadings").astype(np.float64, copy=False)
+    p, k = A0.shape
     if k < 2:
-        raise ValueError(f"loadings must have at least 2 columns to rotate, got shape {A.shape}")
-    if not (isinstance(tol, (int, float)) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+        raise ValueError(f"loadings must have at least 2 columns to rotate, got shape {A0.shape}")
+    tol = check_tol(tol)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    e = unit_exponent(A0)
+    A = np.ldexp(A0, -e)  # exact: entries in (-1, 1), no square out of range
     h = np.ones(p)
     if normalize:
-        h = np.linalg.norm(A, axis=1)
+        h = np.sqrt(np.einsum("ij,ij->i", A, A))
         h[h == 0] = 1.0
         A = A / h[:, None]
-    R = np.eye(k)
-    for _ in range(int(max_iter)):
-        _, R_new = _varimax_step(A, R)
+    R = _varimax_start(A)
+    stationary = 16 * p * k * EPS  # |A| < 1 in these units: round-off of R^T B
+    for _ in range(max_iter):
+        B, R_new = _varimax_step(A, R)
+        if np.abs(R.T @ B - B.T @ R).max() <= stationary:
+            break
         change = np.abs(R_new - R).max()
         R = R_new
         if change < tol:
@@ -348,6 +322,72 @@ def varimax(
     else:
         raise RuntimeError(f"varimax did not converge in max_iter={max_iter} iterations (tol={tol})")
     rotated = (A @ R) * h[:, None]
-    pivots = rotated[np.argmax(np.abs(rotated), axis=0), np.arange(k)]
-    signs = np.where(pivots < 0, -1.0, 1.0)
-    return rotated * signs, R * signs
+    order = np.argsort(-np.einsum("ij,ij->j", rotated, rotated), kind="stable") if sort else np.arange(k)
+    rotated, R = rotated[:, order], R[:, order]
+    signs = axis_signs(rotated.T)
+    return rescale(rotated * signs, e, "the rotated loadings"), R * signs
+
+
+def _varimax_start(A: np.ndarray) -> np.ndarray:
+    """The identity, or the right singular vectors of `A` when its rank is below k."""
+    _, s, Wt = np.linalg.svd(A, full_matrices=False)
+    if s[-1] > A.shape[1] * max(A.shape) * EPS * s[0]:
+        return np.eye(A.shape[1])
+    return Wt.T
+
+
+def promax(
+    loadings: ArrayLike, *, m: int = 4, tol: float = 1e-8, max_iter: int = 1000,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Hendrickson and White's promax rotation: varimax, then an oblique fit to a
+    sharpened target (R's ``stats::promax``).
+
+    With :math:`\Lambda` the varimax loadings (:func:`varimax`, Kaiser's
+    normalization) and the target :math:`Q = \Lambda^{\circ m}` keeping signs
+    (:math:`q_{lj} = \lambda_{lj}|\lambda_{lj}|^{m-1}`), the least-squares
+    :math:`U_0 = (\Lambda^\top\Lambda)^{-1}\Lambda^\top Q` is rescaled,
+    :math:`U = U_0\,\diag\big(\diag((U_0^\top U_0)^{-1})\big)^{1/2}`, so that the
+    components keep unit variance. The pattern loadings are :math:`P = \Lambda U`
+    and the correlations of the rotated components are
+    :math:`\Phi = U^{-1}U^{-\top}`: the components are no longer uncorrelated, and
+    a pattern loading is a regression weight, not a correlation (the correlations,
+    the *structure*, are :math:`P\Phi`).
+
+    Parameters
+    ----------
+    loadings : array_like of shape (p, k)
+    m : int, default 4
+        The power of the target (R's default).
+    tol, max_iter
+        Of the varimax step.
+
+    Returns
+    -------
+    pattern : ndarray of shape (p, k)
+        :math:`P`, columns in the varimax order (:func:`varimax`, sorted), each
+        column's entry of largest magnitude positive.
+    rotation : ndarray of shape (k, k)
+        The oblique :math:`T = R_{\mathrm{varimax}}U`, with :math:`A T = P`.
+    correlations : ndarray of shape (k, k)
+        :math:`\Phi`, the correlations of the rotated components.
+
+    Examples
+    --------
+    >>> import numpy as np, pcalib
+    >>> A = np.array([[0.7, 0.5], [0.7, 0.4], [0.6, -0.5], [0.6, -0.6]])
+    >>> pattern, T, phi = pcalib.promax(A)
+    >>> bool(np.allclose(A @ T, pattern)), bool(np.allclose(np.diag(phi), 1))
+    (True, True)
+    """
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 2:
+        raise ValueError(f"m must be an integer of at least 2, got {m!r}")
+    rotated, R = varimax(loadings, tol=tol, max_iter=max_iter)
+    e = unit_exponent(rotated)
+    Lam = np.ldexp(rotated, -e)  # the varimax loadings in units: U does not depend on them
+    target = Lam * np.abs(Lam) ** (m - 1)
+    U = np.linalg.lstsq(Lam, target, rcond=None)[0]
+    U = U * np.sqrt(np.diag(np.linalg.inv(U.T @ U)))
+    signs = axis_signs((Lam @ U).T)
+    U = U * signs
+    Ui = np.linalg.inv(U)
+    return rescale(Lam @ U, e, "the pattern loadings"), R @ U, Ui @ Ui.T

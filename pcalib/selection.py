@@ -1,20 +1,27 @@
 r"""Rules for the number of components k (chapter *How many components, and how sure?*).
 
-Spectrum rules look at the eigenvalues :math:`\lambda_1 \ge \dots \ge \lambda_p`
-only, through the explained-variance ratios :math:`r_j = \lambda_j / \sum_l \lambda_l`:
+:func:`choose_k` runs every rule. Spectrum rules read the eigenvalues
+:math:`\lambda_1 \ge \dots \ge \lambda_r > 0` only (r the rank: the zero eigenvalues
+that n <= p forces are not components), through the explained-variance ratios
+:math:`r_j = \lambda_j / \sum_l \lambda_l`:
 
 * ``"threshold"``: the smallest k with :math:`\sum_{j \le k} r_j \ge t`;
 * ``"kaiser"`` (Kaiser 1960): the components with :math:`\lambda_j` above the
-  average eigenvalue, :math:`r_j > 1/p` (:math:`\lambda_j > 1` for a correlation matrix);
+  average eigenvalue, :math:`r_j > 1/r` (:math:`\lambda_j > 1` for a correlation matrix);
 * ``"broken_stick"`` (Frontier 1976, Jackson 1993): the leading components with
-  :math:`r_j` above the expected share :math:`b_j` of :func:`broken_stick`;
+  :math:`r_j` above the expected share :math:`b_j` of :func:`broken_stick` (r pieces);
 * ``"minka"`` (Minka 2000): the k of largest Laplace-approximated evidence
-  :math:`\log p(X \mid k)` (:func:`minka_log_evidence`), scikit-learn's ``"mle"``.
+  :math:`\log p(X \mid k)` (:func:`minka_log_evidence`), scikit-learn's ``"mle"``;
+* ``"mp"``: the eigenvalues above the Marchenko-Pastur edge at an estimated noise
+  variance (:func:`pcalib.marchenko_pastur_edge`);
+* ``"bartlett"``: the first k whose trailing eigenvalues pass the chi-square test of
+  equality (:func:`pcalib.bartlett_test`).
 
-Data rules resample the data:
+Data rules need the data:
 
-* ``"parallel"`` (Horn 1965): the leading eigenvalues above the 95% quantile of
-  the eigenvalues of column-permuted data (:func:`parallel_analysis`);
+* ``"parallel"``: the leading eigenvalues above those of null data sets
+  (:func:`pcalib.parallel_analysis`);
+* ``"map"``: Velicer's minimum average partial correlation (:func:`pcalib.velicer_map`);
 * ``"cv"`` (Bro, Kjeldahl, Smilde and Kiers 2008): the k of smallest
   row-and-column cross-validated prediction error (:func:`cv_press`).
 """
@@ -22,107 +29,35 @@ Data rules resample the data:
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ._units import center_array, centered_data, rescale
-from ._validation import check_flag, check_random_state, validated
+from ._center import standardized_block
+from ._spectra import (
+    as_spectrum,
+    centered_in_units,
+    check_decreasing,
+    check_int,
+    numerical_rank,
+    rank_tolerance,
+    spectrum_of_centered,
+)
+from ._units import Frame, center_array, rescale
+from ._validation import NotFittedError, check_flag, check_random_state, validated
+from .noise_rules import bartlett_test, marchenko_pastur_edge, parallel_analysis_in_units, velicer_map
 from .pca import pca_eig, pca_gram
 
-__all__ = [
-    "choose_k",
-    "broken_stick",
-    "minka_log_evidence",
-    "ParallelAnalysis",
-    "parallel_analysis",
-    "cv_press",
-]
+__all__ = ["choose_k", "broken_stick", "minka_log_evidence", "cv_press"]
 
 _EPS = np.finfo(np.float64).eps
-_SPECTRUM_RULES = ("threshold", "kaiser", "broken_stick", "minka")
-_DATA_RULES = ("parallel", "cv")
+_SPECTRUM_RULES = ("threshold", "kaiser", "broken_stick", "minka", "mp", "bartlett")
+_DATA_RULES = ("parallel", "cv", "map")
 _RULES = _SPECTRUM_RULES + _DATA_RULES
+_OPTIONS = {"parallel": ("n_resamples", "quantile", "null"), "cv": ("max_k", "n_folds"), "bartlett": ("alpha",)}
 
-
-def _as_spectrum(values: ArrayLike, name: str) -> np.ndarray:
-    """Validate a non-empty 1-D array of finite non-negative reals; return it as float64."""
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D numeric array, got a {type(values).__name__}")
-    arr = np.asarray(values)
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must hold finite non-negative values, got {arr}")
-    return arr
-
-
-def _as_ratio_array(explained_variance_ratio: ArrayLike) -> np.ndarray:
-    r = _as_spectrum(explained_variance_ratio, "explained_variance_ratio")
-    if r.sum() > 1 + 1e-8:
-        raise ValueError(
-            f"explained_variance_ratio must hold finite non-negative ratios summing to at most 1, got {r}"
-        )
-    return r
-
-
-def _as_eigenvalue_array(eigenvalues: ArrayLike) -> np.ndarray:
-    lam = _as_spectrum(eigenvalues, "eigenvalues")
-    if not lam[0] > 0:
-        raise ValueError(f"eigenvalues must be non-negative and not all zero, got {lam}")
-    _check_decreasing(lam, "eigenvalues")
-    return lam
-
-
-def _check_decreasing(values: np.ndarray, name: str) -> None:
-    """Refuse values that are not in non-increasing order (beyond round-off)."""
-    if np.any(np.diff(values) > 8 * _EPS * values[0]):
-        raise ValueError(f"{name} must be in non-increasing order (largest first), got {values}")
-
-
-def _check_int(value: object, name: str, lowest: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
-    if value < lowest:
-        raise ValueError(f"{name} must be at least {lowest}, got {value}")
-    return int(value)
-
-
-def _centered_data(X: ArrayLike, standardize: bool) -> tuple[np.ndarray, int]:
-    r"""Centered (and, if asked, standardized) float64 copy of validated `X`, in units of
-    :math:`2^e`: the centered data are ``Xc * 2**e`` (e = 0 when standardized).
-
-    The exact power-of-two change of units of :func:`pcalib.pca_eig` (the largest column
-    range in [1/2, 1)), so that no square overflows or underflows at any scale of X:
-    every rule for k is scale-free, and at 1e-200 the squares in the data's units (1e-400)
-    are 0, at 1e160 infinite."""
-    arr, _ = validated(X, 1)
-    centered = center_array(arr, 1, scale=check_flag(standardize, "standardize"))
-    return centered.values, int(centered.exponent)
-
-
-def _spectrum(Xc: np.ndarray) -> np.ndarray:
-    r"""All p eigenvalues of :math:`X_c^\top X_c / (n - 1)`, decreasing (zeros beyond min(n, p)).
-
-    From the smaller of :math:`X_c^\top X_c` and :math:`X_c X_c^\top`: absolute error about
-    :math:`\varepsilon \lambda_1`, ample for comparing eigenvalues with thresholds.
-    Values below the rank tolerance :math:`\max(n, p)\,\varepsilon\,\lambda_1`
-    (round-off, some of it negative) are set to exactly 0, as in :func:`pcalib.pca_eig`.
-    """
-    n, p = Xc.shape
-    gram = Xc.T @ Xc if n >= p else Xc @ Xc.T
-    w = np.linalg.eigvalsh(gram)[::-1]  # NumPy's LAPACK after NumPy's product: one BLAS
-    if not w[0] > 0:
-        raise ValueError("X has zero total variance: every rule for k is undefined")
-    lam = np.zeros(p)
-    lam[: w.size] = np.where(w > max(n, p) * _EPS * w[0], w, 0.0) / (n - 1)
-    return lam
 
 
 def broken_stick(p: int) -> np.ndarray:
@@ -158,7 +93,7 @@ def broken_stick(p: int) -> np.ndarray:
     >>> broken_stick(2)
     array([0.75, 0.25])
     """
-    p = _check_int(p, "p", 1)
+    p = check_int(p, "p", 1)
     inverse = 1.0 / np.arange(1, p + 1)
     return np.cumsum(inverse[::-1])[::-1] / p
 
@@ -189,8 +124,10 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
 
     This is the function that scikit-learn maximizes for
     ``PCA(n_components="mle")`` (``_assess_dimension``), computed here for all k
-    at once in :math:`O(p^2)`. The eigenvalues are used as given; zeros mark a
-    rank deficiency: a k with :math:`\lambda_k = 0` gets :math:`-\infty`, and
+    at once in :math:`O(p^2)`. Eigenvalues within round-off of 0 (below
+    :math:`\max(n, p)\, \varepsilon\, \lambda_1` in absolute value, the rank
+    tolerance of :func:`pcalib.pca_eig`; some of them negative) are set to 0; zeros
+    mark a rank deficiency: a k with :math:`\lambda_k = 0` gets :math:`-\infty`, and
     the k with :math:`\lambda_k > 0 = v` (k is the rank) gets :math:`+\infty`,
     the limit of the evidence as :math:`v \to 0` (for n > k). scikit-learn
     instead floors :math:`\lambda_k` and v at an absolute 1e-15, which makes
@@ -201,8 +138,8 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
     Parameters
     ----------
     eigenvalues : array_like of shape (p,)
-        All p eigenvalues (or explained-variance ratios), non-negative and
-        non-increasing, p >= 2.
+        All p eigenvalues (or explained-variance ratios), non-negative (up to
+        round-off) and non-increasing, p >= 2.
     n_samples : int
         Number of samples n, at least p (scikit-learn's condition).
 
@@ -210,25 +147,28 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
     -------
     ndarray of shape (p - 1,)
         Entry ``k - 1`` is the log-evidence of k components, k = 1, ..., p - 1.
-        Minka's rule is ``argmax + 1``.
+        Minka's rule is ``argmax + 1``: it never returns 0 (k = 0, isotropic data,
+        is not among the models compared).
 
     Raises
     ------
     TypeError
         If the eigenvalues are not numeric or `n_samples` not an integer.
     ValueError
-        If fewer than 2 eigenvalues, negative, increasing or non-finite ones,
-        all zero, or ``n_samples < p``.
+        If fewer than 2 eigenvalues, negative (beyond round-off), increasing or
+        non-finite ones, all zero, or ``n_samples < p``.
     """
-    lam = _as_eigenvalue_array(eigenvalues)
+    n = check_int(n_samples, "n_samples", 1)
+    lam, dtype = as_spectrum(eigenvalues, "eigenvalues", n)
+    check_decreasing(lam, "eigenvalues")
     p = lam.size
     if p < 2:
         raise ValueError(f"Minka's rule needs at least 2 eigenvalues (features), got {p}")
-    n = _check_int(n_samples, "n_samples", 1)
     if n < p:
         raise ValueError(
             f"Minka's rule needs n_samples >= the number of features ({p}), got n_samples={n}"
         )
+    lam = np.where(lam > rank_tolerance(lam, n, dtype), lam, 0.0)
     ks = np.arange(1, p)
     tail = np.cumsum(lam[::-1])[::-1]  # tail[j] = sum of lam[j:]
     v = tail[1:] / (p - ks)
@@ -263,96 +203,6 @@ def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
             + (m + k) / 2 * np.log(2 * np.pi) - log_AZ / 2 - k / 2 * np.log(n)
         )
     return evidence
-
-
-@dataclass(frozen=True, eq=False)
-class ParallelAnalysis:
-    """Result of :func:`parallel_analysis`.
-
-    Attributes
-    ----------
-    n_components : int
-        Number of leading eigenvalues above their threshold (0 to p).
-    eigenvalues : ndarray of shape (p,)
-        Eigenvalues of the data's covariance (or correlation) matrix, decreasing.
-    thresholds : ndarray of shape (p,)
-        The `quantile` of the j-th eigenvalue over the permuted data sets.
-    """
-
-    n_components: int
-    eigenvalues: np.ndarray
-    thresholds: np.ndarray
-
-
-def parallel_analysis(
-    X: ArrayLike,
-    *,
-    n_resamples: int = 100,
-    quantile: float = 0.95,
-    standardize: bool = False,
-    random_state: int | np.random.Generator | None = None,
-) -> ParallelAnalysis:
-    r"""Horn's parallel analysis: which eigenvalues stand above those of structureless data?
-
-    Each of `n_resamples` null data sets permutes every column of the
-    centered data independently: the column variances stay, the correlations
-    are destroyed. With :math:`\lambda_j^{(b)}` the eigenvalues of null set b and
-    :math:`q_j` their `quantile` over b (Horn 1965 used the mean; Glorfeld 1995
-    the 95% quantile),
-
-    .. math:: k = \max\{\, j : \lambda_l > q_l \text{ for every } l \le j \,\}
-
-    (0 if :math:`\lambda_1 \le q_1`).
-
-    Parameters
-    ----------
-    X : array_like of shape (n, p)
-        Data, n >= 2. Not modified.
-    n_resamples : int, default 100
-        Number of permuted data sets.
-    quantile : float, default 0.95
-        Quantile of the null eigenvalues, in (0, 1).
-    standardize : bool, default False
-        Work with the correlation matrix (standardized columns) instead of
-        the covariance.
-    random_state : None, int or numpy.random.Generator
-        Seed of the permutations; the result is deterministic for a fixed seed.
-
-    Returns
-    -------
-    ParallelAnalysis
-
-    Raises
-    ------
-    TypeError, ValueError
-        For invalid data (as :func:`pcalib.covariance`; a constant column when
-        standardizing), zero total variance or invalid options.
-    """
-    k, observed, thresholds, e = _parallel_analysis(X, n_resamples, quantile, standardize, random_state)
-    return ParallelAnalysis(
-        n_components=k,
-        eigenvalues=rescale(observed, 2 * e, "the eigenvalues"),
-        thresholds=rescale(thresholds, 2 * e, "the thresholds"),
-    )
-
-
-def _parallel_analysis(
-    X: ArrayLike, n_resamples: int, quantile: float, standardize: bool, random_state: object
-) -> tuple[int, np.ndarray, np.ndarray, int]:
-    """:func:`parallel_analysis` in units of 2**e: (k, eigenvalues, thresholds, e); k is
-    decided there, so it does not depend on the scale of X."""
-    Xc, e = _centered_data(X, standardize)
-    n_resamples = _check_int(n_resamples, "n_resamples", 1)
-    if isinstance(quantile, bool) or not isinstance(quantile, numbers.Real) or not 0 < quantile < 1:
-        raise ValueError(f"quantile must be a number in (0, 1), got {quantile!r}")
-    rng = check_random_state(random_state)
-    observed = _spectrum(Xc)
-    # Permuting a centered column keeps it centered: the null data need no re-centering.
-    null = np.array([_spectrum(rng.permuted(Xc, axis=0)) for _ in range(n_resamples)])
-    thresholds = np.quantile(null, quantile, axis=0)
-    above = observed > thresholds
-    k = int(np.argmin(above)) if not above.all() else above.size
-    return k, observed, thresholds, e
 
 
 def cv_press(
@@ -413,23 +263,26 @@ def cv_press(
         For invalid data or options, or a constant column in a training set
         when standardizing.
     """
-    press, e = _cv_press(X, max_k, n_folds, standardize, random_state)
+    press, e = cv_press_in_units(X, max_k, n_folds, standardize, random_state)
     return rescale(press, 2 * e, "PRESS")
 
 
-def _cv_press(
+def cv_press_in_units(
     X: ArrayLike, max_k: int | None, n_folds: int, standardize: bool, random_state: object
 ) -> tuple[np.ndarray, int]:
-    r""":func:`cv_press` in units of :math:`2^e`: (PRESS / 4**e, e). The data are first
-    multiplied by the power of two :math:`2^{-e}` that brings their largest absolute
-    value into [1/2, 1) (exact), so no square overflows or underflows; e = 0 when
-    standardizing (PRESS is then in standard units)."""
+    r""":func:`cv_press` in units of :math:`2^e`: (PRESS / 4**e, e). The data are read in
+    their frame (:class:`pcalib._units.Frame`: integer data less their column minima in
+    integer arithmetic, then an exact power of two :math:`2^{-e}` that brings the
+    largest column range into [1/2, 1)), so that int64 data near :math:`2^{62}` lose
+    no digit and no square overflows or underflows; e = 0 when standardizing (PRESS is
+    then in standard units). Each fold is centered by its training rows' exact mean
+    (:class:`pcalib._center.Center`)."""
     arr, _ = validated(X, 1)
     n, p = arr.shape
-    largest_entry = float(np.max(np.abs(arr))) if arr.size else 0.0
-    e = int(np.frexp(largest_entry)[1]) if largest_entry > 0 else 0
-    arr = np.ldexp(arr, -e)
-    n_folds = _check_int(n_folds, "n_folds", 2)
+    frame = Frame.of(arr)
+    data = frame.read(arr)
+    e = int(frame.exponent)
+    n_folds = check_int(n_folds, "n_folds", 2)
     if n_folds > n:
         raise ValueError(f"n_folds must be at most the number of samples ({n}), got {n_folds}")
     smallest_train = n - -(-n // n_folds)  # n minus the largest fold
@@ -438,7 +291,7 @@ def _cv_press(
     largest = min(p - 1, smallest_train - 1)
     if max_k is None:
         max_k = largest
-    max_k = _check_int(max_k, "max_k", 0)
+    max_k = check_int(max_k, "max_k", 0)
     if max_k > largest:
         raise ValueError(
             f"max_k must be at most min(p - 1, n_train - 1) = {largest} for this data and "
@@ -450,10 +303,9 @@ def _cv_press(
     fold[rng.permutation(n)] = np.arange(n) % n_folds
     press = np.zeros(max_k + 1)
     for f in range(n_folds):
-        train, held_out = arr[fold != f], arr[fold == f]
-        Xc, mean, scale, _, _ = centered_data(train, 1, scale=standardize)
-        axes = _leading_axes(Xc, max_k)
-        residual = (held_out - mean) / scale  # e for k = 0
+        train = center_array(data[fold != f], 1, scale=standardize, name="a training set of X")
+        axes = _leading_axes(train.values, max_k)
+        residual = standardized_block(data[fold == f], train.center, train.scale)  # e for k = 0
         leverage = np.zeros(p)
         press[0] += np.sum(residual**2)
         for k in range(1, max_k + 1):
@@ -476,8 +328,67 @@ def _leading_axes(X: np.ndarray, k: int) -> np.ndarray:
     return (pca_eig if X.shape[0] >= X.shape[1] else pca_gram)(X, k).components
 
 
+class _Spectrum(NamedTuple):
+    """A spectrum as the spectrum rules read it."""
+
+    ratios: np.ndarray  #: decreasing explained-variance ratios, float64, >= 0
+    dtype: np.dtype  #: the dtype they came in (its epsilon sets the tolerances)
+    n_samples: int | None
+    n_features: int | None  #: None for bare ratios: p is then taken to be their number
+    correlation: bool  #: the eigenvalues are those of a correlation matrix
+
+
+def _is_estimator(value: object) -> bool:
+    return not isinstance(value, (str, bytes, list, tuple, np.ndarray)) and (
+        hasattr(type(value), "fit") or hasattr(value, "explained_variance_ratio_") or hasattr(value, "explained_variance_")
+    )
+
+
+def _spectrum_of_estimator(model: object, n_samples: int | None, standardize: bool) -> _Spectrum:
+    """The ratios, n and p of a fitted estimator (``explained_variance_ratio_``,
+    ``n_samples_``, ``n_features_in_``)."""
+    name = type(model).__name__
+    ratios = getattr(model, "explained_variance_ratio_", None)
+    if ratios is None:
+        if getattr(model, "explained_variance_", None) is None and hasattr(type(model), "fit"):
+            raise NotFittedError(f"this {name} is not fitted: call fit before choose_k")
+        raise TypeError(
+            f"choose_k reads the explained_variance_ratio_ of a fitted estimator, and {name} has "
+            "none: pass its ratios of every component, or X"
+        )
+    if standardize:
+        raise ValueError("standardize applies to X; a fitted estimator is read as it was fitted")
+    fitted_n = getattr(model, "n_samples_", None)
+    if fitted_n is not None and n_samples is not None:
+        raise ValueError(f"n_samples is taken from the fitted {name}; do not pass it")
+    r, dtype = as_spectrum(ratios, f"{name}.explained_variance_ratio_", fitted_n or n_samples)
+    p = getattr(model, "n_features_in_", r.size)
+    return _Spectrum(r, dtype, fitted_n or n_samples, int(p), bool(getattr(model, "standardize", False)))
+
+
+def _spectrum_of_ratios(ratios: ArrayLike, n_samples: int | None, standardize: bool) -> _Spectrum:
+    r, dtype = as_spectrum(ratios, "explained_variance_ratio", n_samples)
+    return _Spectrum(r, dtype, n_samples, None, check_flag(standardize, "standardize"))
+
+
+def _spectrum_of_data(X: ArrayLike, n_samples: int | None, standardize: bool) -> _Spectrum:
+    if n_samples is not None:
+        raise ValueError("n_samples is taken from X; do not pass it with X")
+    Xc, _ = centered_in_units(X, standardize)
+    lam = spectrum_of_centered(Xc)  # in units of 4**e: the ratios are all the rules read
+    return _Spectrum(lam / lam.sum(), np.dtype(np.float64), Xc.shape[0], Xc.shape[1], bool(standardize))
+
+
+def _check_options(method: str, options: dict[str, Any]) -> None:
+    allowed = _OPTIONS.get(method, ())
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        takes = f"the options {', '.join(allowed)}" if allowed else "no options"
+        raise TypeError(f"method={method!r} takes {takes}, got {unknown}")
+
+
 def choose_k(
-    explained_variance_ratio: ArrayLike | None = None,
+    explained_variance_ratio: ArrayLike | Any | None = None,
     threshold: float = 0.95,
     *,
     method: str = "threshold",
@@ -487,68 +398,92 @@ def choose_k(
     random_state: int | np.random.Generator | None = None,
     **options: Any,
 ) -> int:
-    r"""Number of components by one of six rules.
+    r"""Number of components by one of nine rules.
 
-    The spectrum rules take either the explained-variance ratios
-    :math:`r_j = \lambda_j / \sum_l \lambda_l` of **all** p components (zeros
-    included: p is their count) or the data `X`; the data rules need `X`.
+    The spectrum rules read the explained-variance ratios
+    :math:`r_j = \lambda_j / \sum_l \lambda_l` from one of: the ratios themselves, a
+    fitted estimator (its ``explained_variance_ratio_``, ``n_samples_`` and
+    ``n_features_in_``, e.g. a :class:`pcalib.PCA`), or the data `X`. Every rule
+    but the threshold needs the **whole** spectrum: ratios that sum to less than 1
+    (the leading components only, as from ``PCA(3)``) are refused, not read as if
+    the rest were 0. Eigenvalues within round-off of 0 are zeros, and only the
+    :math:`r` nonzero ones (the rank) count: with n <= p, the p - n + 1 zeros that
+    the sample size forces are not components.
 
     ``"threshold"`` (default)
         :math:`\min\{k : \sum_{j \le k} r_j \ge t\}`, with a round-off
         allowance of ``8 * len(r) * eps`` on the cumulative sum, so
         ``choose_k([0.5, 0.5], 0.5) == 1``. Any leading ratios may be passed.
     ``"kaiser"``
-        :math:`\#\{j : r_j > 1/p\}`: eigenvalues above the average (above 1
-        for standardized data, Kaiser's original rule).
+        :math:`\#\{j : r_j > 1/r\}`: eigenvalues above their average (above 1
+        for standardized data of full rank, Kaiser's original rule).
     ``"broken_stick"``
         The leading components with :math:`r_j > b_j`, :math:`b_j` from
-        :func:`broken_stick`.
+        :func:`broken_stick` with r pieces.
     ``"minka"``
-        :math:`\arg\max_k \log p(X \mid k)`, k in 1..p-1, from
-        :func:`minka_log_evidence`; with ratios, pass `n_samples`. The k of
-        scikit-learn's ``PCA(n_components="mle")``.
+        :math:`\arg\max_k \log p(X \mid k)`, k in 1..p-1 (never 0), from
+        :func:`minka_log_evidence`; needs n >= p. The k of scikit-learn's
+        ``PCA(n_components="mle")``.
+    ``"mp"``
+        :func:`pcalib.marchenko_pastur_edge`: the eigenvalues above the noise edge
+        at the median-based noise variance, with a Tracy-Widom margin.
+    ``"bartlett"``
+        :func:`pcalib.bartlett_test` (`options`: ``alpha``, default 0.05): the
+        first k whose trailing eigenvalues are not found unequal.
     ``"parallel"``
-        :func:`parallel_analysis` (`options`: ``n_resamples``, ``quantile``).
+        :func:`pcalib.parallel_analysis` (`options`: ``n_resamples``,
+        ``quantile``, ``null``).
+    ``"map"``
+        :math:`\arg\min_m` of :func:`pcalib.velicer_map` (the correlation matrix,
+        whatever `standardize`), m from 0.
     ``"cv"``
         :math:`\arg\min_k \mathrm{PRESS}_k` of :func:`cv_press` (`options`:
         ``max_k``, ``n_folds``), k from 0.
 
     Parameters
     ----------
-    explained_variance_ratio : array_like of shape (p,), optional
-        Ratios in decreasing order (non-negative, sum <= 1).
+    explained_variance_ratio : array_like of shape (p,) or a fitted estimator, optional
+        Ratios in decreasing order (non-negative, sum <= 1), or an estimator with
+        ``explained_variance_ratio_``.
     threshold : float, default 0.95
         Fraction of variance to keep, in (0, 1]; used by ``"threshold"`` only.
     method : str, default "threshold"
-        One of "threshold", "kaiser", "broken_stick", "minka", "parallel", "cv".
+        One of "threshold", "kaiser", "broken_stick", "minka", "mp", "bartlett",
+        "parallel", "map", "cv".
     X : array_like of shape (n, p), optional
-        The data, instead of the ratios (needed by "parallel" and "cv").
-        Not modified.
+        The data, instead of ratios or an estimator (needed by "parallel", "map"
+        and "cv"). Not modified.
     n_samples : int, optional
-        n, for ``"minka"`` with ratios.
+        n, for "minka", "mp" and "bartlett" with ratios (an estimator's
+        ``n_samples_`` or X give it otherwise).
     standardize : bool, default False
-        With `X`: use the correlation matrix (standardized columns).
+        With `X`: use the correlation matrix (standardized columns). With ratios:
+        they come from a correlation matrix (for "bartlett").
     random_state : None, int or numpy.random.Generator
         Seed of "parallel" and "cv"; the result is deterministic for a fixed seed.
     **options
-        Passed on to :func:`parallel_analysis` or :func:`cv_press`.
+        Passed on to the rule (above).
 
     Returns
     -------
     int
         k: between 1 and p for "threshold" and "minka" (at most p - 1);
-        between 0 and p for the others (0: no component stands out).
+        between 0 and r for the others (0: no component stands out).
 
     Raises
     ------
     TypeError
-        For non-numeric input, an unknown option or a non-real threshold.
+        For non-numeric input, an estimator without ``explained_variance_ratio_``,
+        an unknown option or a non-real threshold.
     ValueError
-        For an unknown method, both or neither of ratios and X, a data rule
-        without X, invalid ratios (not 1-D, negative, sum above 1, or
-        increasing for rules other than "threshold"), a threshold outside
-        (0, 1] or not reached by the ratios, or Minka's rule without n_samples
-        or with n_samples < p.
+        For an unknown method; both or neither of ratios (or estimator) and X; a
+        data rule without X; invalid ratios (not 1-D, negative beyond round-off,
+        sum above 1, or increasing for rules other than "threshold"); leading ratios
+        only for a rule other than "threshold"; a threshold outside (0, 1] or not
+        reached; "minka", "mp" or "bartlett" without n_samples, or with too few
+        samples for the rule.
+    NotFittedError
+        For an estimator that is not fitted.
 
     Examples
     --------
@@ -562,46 +497,70 @@ def choose_k(
     if method not in _RULES:
         raise ValueError(f"method must be one of {_RULES}, got {method!r}")
     if (explained_variance_ratio is None) == (X is None):
-        raise ValueError("pass either explained_variance_ratio or X (exactly one of them)")
+        raise ValueError("pass either explained_variance_ratio (or a fitted estimator) or X (exactly one of them)")
+    _check_options(method, options)
     if method in _DATA_RULES:
         if X is None:
-            raise ValueError(f"method={method!r} resamples the data: pass X, not ratios")
+            raise ValueError(f"method={method!r} needs the data: pass X, not ratios or an estimator")
         if n_samples is not None:
             raise ValueError("n_samples is taken from X; do not pass it with X")
-        # both in units of 2**e: no warning about values choose_k does not return
-        if method == "parallel":
-            unknown = set(options) - {"n_resamples", "quantile"}
-            if unknown:
-                raise TypeError(f"method='parallel' takes the options n_resamples and quantile, got {sorted(unknown)}")
-            return _parallel_analysis(
-                X, options.get("n_resamples", 100), options.get("quantile", 0.95), standardize, random_state
+        if method == "parallel":  # in units of 2**e: no warning about values not returned
+            return parallel_analysis_in_units(
+                X, options.get("n_resamples", 100), options.get("quantile", 0.95),
+                options.get("null", "permutation"), standardize, random_state,
             )[0]
-        unknown = set(options) - {"max_k", "n_folds"}
-        if unknown:
-            raise TypeError(f"method='cv' takes the options max_k and n_folds, got {sorted(unknown)}")
-        press, _ = _cv_press(X, options.get("max_k"), options.get("n_folds", 10), standardize, random_state)
+        if method == "map":
+            return int(np.argmin(velicer_map(X)))
+        press, _ = cv_press_in_units(X, options.get("max_k"), options.get("n_folds", 10), standardize, random_state)
         return int(np.argmin(press))
-    if options:
-        raise TypeError(f"method={method!r} takes no options, got {sorted(options)}")
     if X is not None:
-        if n_samples is not None:
-            raise ValueError("n_samples is taken from X; do not pass it with X")
-        Xc, _ = _centered_data(X, standardize)
-        lam = _spectrum(Xc)  # in units of 4**e: the ratios are all the rules read
-        r, n_samples = lam / lam.sum(), Xc.shape[0]
-    elif explained_variance_ratio is not None:
-        r = _as_ratio_array(explained_variance_ratio)
+        spectrum = _spectrum_of_data(X, n_samples, standardize)
+    elif _is_estimator(explained_variance_ratio):
+        spectrum = _spectrum_of_estimator(explained_variance_ratio, n_samples, standardize)
+    else:
+        spectrum = _spectrum_of_ratios(cast(ArrayLike, explained_variance_ratio), n_samples, standardize)
+    return _spectrum_rule(method, spectrum, threshold, options)
+
+
+def _spectrum_rule(method: str, spectrum: _Spectrum, threshold: float, options: dict[str, Any]) -> int:
+    """k by a spectrum rule."""
+    r = spectrum.ratios
+    total = float(np.sum(r))
+    eps = float(np.finfo(spectrum.dtype).eps) if spectrum.dtype.kind == "f" else _EPS
+    if total > 1 + max(1e-8, 8 * r.size * eps):
+        raise ValueError(f"explained_variance_ratio must hold ratios summing to at most 1, got a sum of {total!r}")
     if method == "threshold":
         return _threshold_rule(r, threshold)
-    _check_decreasing(r, "explained_variance_ratio")
+    check_decreasing(r, "explained_variance_ratio")
+    if total < 1 - np.sqrt(eps):  # float32 ratios of PCA itself sum to 1 within about 1e-7
+        raise ValueError(
+            f"method={method!r} reads the whole spectrum, but the ratios sum to {total:.6g}: "
+            "they are those of the leading components only. Pass the ratios of every "
+            "component (PCA(n_components=None)), a model fitted with every component, or X"
+        )
+    n = spectrum.n_samples
+    rank = numerical_rank(r, n, spectrum.dtype)
+    kept = r[:rank]
     if method == "kaiser":
-        return int(np.sum(r > 1.0 / r.size))
+        return int(np.sum(kept > kept.sum() / rank))
     if method == "broken_stick":
-        above = r > broken_stick(r.size)
-        return int(np.argmin(above)) if not above.all() else r.size
-    if n_samples is None:
-        raise ValueError("method='minka' with explained_variance_ratio needs n_samples")
-    return int(np.argmax(minka_log_evidence(r, n_samples))) + 1
+        above = kept > broken_stick(rank)
+        return int(np.argmin(above)) if not above.all() else rank
+    if n is None:
+        raise ValueError(f"method={method!r} with explained_variance_ratio needs n_samples")
+    p = r.size if spectrum.n_features is None else spectrum.n_features
+    if method == "minka":
+        if p > n:
+            raise ValueError(f"Minka's rule needs n_samples >= the number of features ({p}), got {n}")
+        return int(np.argmax(minka_log_evidence(np.pad(r, (0, p - r.size)), n))) + 1
+    if method == "mp":
+        if spectrum.n_features is None and r.size >= n:
+            raise ValueError(
+                f"with {r.size} ratios and n_samples={n} the number of features is unknown "
+                "(PCA keeps min(n, p) components): pass X or the fitted estimator"
+            )
+        return marchenko_pastur_edge(r, n, n_features=p).n_components
+    return bartlett_test(r, n, correlation=spectrum.correlation, alpha=options.get("alpha", 0.05)).n_components
 
 
 def _threshold_rule(r: np.ndarray, threshold: float) -> int:

@@ -7,8 +7,8 @@ Cardinality-constrained PCA: the first axis solves
     \max_{\mathbf w} \ \mathbf w^\top S \mathbf w
     \quad\text{subject to}\quad \|\mathbf w\| = 1,\ \|\mathbf w\|_0 \le c,
 
-:math:`\|\mathbf w\|_0` the number of non-zero entries. The truncated power method
-(Yuan and Zhang 2013) iterates
+:math:`\|\mathbf w\|_0` the number of non-zero entries (an NP-hard problem in
+general). The truncated power method (Yuan and Zhang 2013) iterates
 
 .. math::
 
@@ -17,19 +17,30 @@ Cardinality-constrained PCA: the first axis solves
 
 where :math:`\operatorname{trunc}_c` keeps the c entries of largest magnitude and
 sets the others to 0. Each step does not decrease :math:`\mathbf w^\top S\mathbf w`
-(S positive semi-definite), so the iteration converges to a fixed point; it is
-started from the truncated leading eigenvector of S (and, with ``n_init > 1``,
-from random vectors too; the best is kept). Later axes are found the same way after
-the projection deflation :math:`S \leftarrow (I - \mathbf w\mathbf w^\top) S
-(I - \mathbf w\mathbf w^\top)` (Mackey 2009).
+(S positive semi-definite), so the iteration converges to a fixed point, which need
+not be the maximum. It is started from the truncated leading eigenvector of S and
+from the coordinate axis of the largest diagonal entry of S (and, with
+``n_init > 1``, from random vectors too); the best fixed point is kept. For c = 1
+the answer is then exact (the largest diagonal entry, a fixed point from its own
+axis), and for c = p it is the leading eigenvector.
+
+Later axes are found the same way after the Schur complement deflation
+:math:`S \leftarrow S - S\mathbf w\mathbf w^\top S / (\mathbf w^\top S\mathbf w)`
+(Mackey 2009): the covariance of what the scores found so far leave unexplained, so
+that each axis maximizes the variance it adds.
 
 The sparse axes are not orthogonal and their scores are correlated in general, so
 the variances :math:`\mathbf w_j^\top S \mathbf w_j` double count. Zou, Hastie and
 Tibshirani (2006) report the **adjusted variance**: with the scores
 :math:`T = X_c W` and the QR decomposition :math:`T = QR`, component j explains
 :math:`R_{jj}^2 / (n - \mathrm{ddof})`, the variance of its scores left after
-regressing them on the scores of components 1..j-1. For orthogonal axes with
-uncorrelated scores (plain PCA) these are the eigenvalues.
+regressing them on the scores of components 1..j-1; after Schur complement
+deflation this is :math:`\mathbf w_j^\top S_j \mathbf w_j`, the value each axis
+maximizes. For orthogonal axes with uncorrelated scores (plain PCA) these are the
+eigenvalues.
+
+The data are read in exact power-of-two units (:func:`pcalib._units.center_array`,
+integers offset exactly), so the axes and ratios are the same at every scale.
 """
 
 from __future__ import annotations
@@ -42,7 +53,8 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
-from ._validation import as_data_matrix, check_random_state
+from ._units import center_array, centered_rows, rescale
+from ._validation import as_data_matrix, check_ddof, check_flag, check_random_state
 
 __all__ = ["SparsePCA", "truncated_power"]
 
@@ -70,6 +82,9 @@ def truncated_power(
     from :math:`\mathbf w_0 = \operatorname{trunc}_c(\texttt{start})`, normalized,
     until :math:`\|\mathbf w_{t+1} - \mathbf w_t\| <` `tol`.
 
+    The values :math:`\mathbf w_t^\top S\mathbf w_t` never decrease; the fixed point
+    reached depends on the start and need not be the best one.
+
     Returns
     -------
     (w, n_iter) : ndarray of shape (p,) with at most c non-zero entries and unit
@@ -96,15 +111,24 @@ def truncated_power(
 class SparsePCA(EstimatorBase):
     r"""Sparse PCA: at most `n_nonzero` non-zero entries per axis (truncated power method).
 
-    Each axis :math:`\mathbf w_j` maximizes :math:`\mathbf w^\top S_j \mathbf w`
-    over unit vectors with at most c = `n_nonzero` non-zero entries, :math:`S_1 = S`
-    the covariance (correlation, with ``standardize``) of the training data and
-    :math:`S_{j+1} = (I - \mathbf w_j\mathbf w_j^\top) S_j (I - \mathbf w_j\mathbf
-    w_j^\top)` (Mackey 2009), each axis found by
-    :func:`~pcalib.sparse_pca.truncated_power` (Yuan and Zhang 2013). With
-    ``n_nonzero=None`` (c = p) the axes are PCA's. This is an :math:`\ell_0` (cardinality) constraint;
-    scikit-learn's ``SparsePCA`` solves another problem, an :math:`\ell_1`-penalized
-    matrix factorization.
+    Axis j is a fixed point of the truncated power method
+    (:func:`~pcalib.sparse_pca.truncated_power`, Yuan and Zhang 2013) for
+    :math:`\max \mathbf w^\top S_j \mathbf w` over unit vectors with at most
+    c = `n_nonzero` non-zero entries, the best of its starts (the truncated leading
+    eigenvector of :math:`S_j`, the coordinate axis of its largest diagonal entry,
+    and ``n_init - 1`` random vectors): exactly the maximum for c = 1 and c = p, a
+    local maximum in between (the problem is NP-hard). :math:`S_1 = S` is the
+    covariance (correlation, with ``standardize``) of the training data and
+    :math:`S_{j+1} = S_j - S_j\mathbf w_j\mathbf w_j^\top S_j/(\mathbf w_j^\top S_j
+    \mathbf w_j)` its Schur complement deflation (Mackey 2009), the covariance left
+    after regressing the data on the scores found so far: :math:`\mathbf w_j^\top
+    S_j\mathbf w_j` is the adjusted variance of component j, which each axis
+    maximizes. With ``n_nonzero=None`` (c = p) the axes are PCA's. This is an
+    :math:`\ell_0` (cardinality) constraint; scikit-learn's ``SparsePCA`` solves
+    another problem, an :math:`\ell_1`-penalized matrix factorization.
+
+    cos2 and contributions (:func:`pcalib.row_cos2` and friends) are refused: the
+    scores are correlated and the adjusted variances are not their variances.
 
     Parameters
     ----------
@@ -119,9 +143,10 @@ class SparsePCA(EstimatorBase):
     ddof : int, default 1
         Divisor n - ddof of the covariance.
     n_init : int, default 1
-        Starts of the power method per axis: the truncated leading eigenvector of
-        :math:`S_j`, then ``n_init - 1`` random Gaussian vectors; the fixed point of
-        largest :math:`\mathbf w^\top S_j\mathbf w` is kept.
+        Random starts of the power method per axis besides the two fixed ones (the
+        truncated leading eigenvector of :math:`S_j` and the coordinate axis of its
+        largest diagonal entry): ``n_init - 1`` random Gaussian vectors; the fixed
+        point of largest :math:`\mathbf w^\top S_j\mathbf w` is kept.
     max_iter : int, default 1000
     tol : float, default 1e-10
         The iteration stops when the axis moves by less than `tol`.
@@ -135,7 +160,8 @@ class SparsePCA(EstimatorBase):
         in general.
     explained_variance_ : ndarray of shape (k,)
         The adjusted variances :math:`R_{jj}^2/(n - \mathrm{ddof})` of Zou, Hastie
-        and Tibshirani (2006), :math:`X_c W = QR`.
+        and Tibshirani (2006), :math:`X_c W = QR` (equal to
+        :math:`\mathbf w_j^\top S_j\mathbf w_j`).
     explained_variance_ratio_ : ndarray of shape (k,)
         The adjusted variances over :math:`\operatorname{tr} S`.
     mean_, scale_ : ndarray of shape (p,)
@@ -198,61 +224,63 @@ class SparsePCA(EstimatorBase):
         tol = self.tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
             raise ValueError(f"tol must be a positive number, got {tol!r}")
-        ddof = self.ddof
-        if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral) or not 0 <= ddof < n:
-            raise ValueError(f"ddof must be an integer with 0 <= ddof < n_samples = {n}, got {ddof!r}")
+        check_ddof(self.ddof, n)
+        check_flag(self.standardize, "standardize")
         check_random_state(self.random_state, draw=False)
         return k, c
 
     def fit(self, X: ArrayLike, y: object = None) -> SparsePCA:
         """Fit on `X` (n x p); `X` is not modified. `y` is ignored. Returns self."""
         X = self._remember_input(X)
-        arr = np.ascontiguousarray(as_data_matrix(X, "X"), dtype=np.float64)  # same BLAS path for any layout
+        arr = as_data_matrix(X, "X", copy=False, keep_integers=True)
         n, p = arr.shape
         k, c = self._check_params(n, p)
         rng = check_random_state(self.random_state)
-        mean = arr.mean(axis=0)
-        Xc = arr - mean
-        scale = np.ones(p)
-        if self.standardize:
-            scale = np.sqrt(np.sum(Xc**2, axis=0) / (n - self.ddof))
-            if not np.all(scale > 0):
-                j = int(np.argmin(scale > 0))
-                raise ValueError(
-                    f"X's column {j} has zero variance: it cannot be standardized "
-                    "(remove it or use standardize=False)"
-                )
-            Xc = Xc / scale
-        S = Xc.T @ Xc / (n - self.ddof)
-        total = float(np.trace(S))
-        current = S.copy()
+        centered = center_array(arr, int(self.ddof), scale=bool(self.standardize))  # exact units
+        if not self.standardize and centered.constant.all():
+            raise ValueError("X has zero variance in every column: there is no axis to find")
+        Y = centered.values
+        S = Y.T @ Y / (n - self.ddof)
         axes, iters = np.zeros((k, p)), np.zeros(k, dtype=int)
+        current = S.copy()
         for j in range(k):
-            starts: list[np.ndarray] = [np.linalg.eigh(current)[1][:, -1]]
-            starts += [np.asarray(rng.standard_normal(p)) for _ in range(int(self.n_init) - 1)]
-            best: tuple[float, np.ndarray, int] = (-np.inf, starts[0], 0)
-            for start in starts:
-                w, it = truncated_power(current, c, start, tol=float(self.tol), max_iter=int(self.max_iter))
-                value = float(w @ current @ w)
-                if value > best[0]:
-                    best = (value, w, it)
-            axes[j], iters[j] = best[1], best[2]
-            P = np.eye(p) - np.outer(axes[j], axes[j])
-            current = P @ current @ P
+            axes[j], iters[j] = self._best_axis(current, c, rng)
+            pull = current @ axes[j]
+            value = float(axes[j] @ pull)
+            if value > 0:  # Schur complement: what the scores so far leave unexplained
+                current = current - np.outer(pull, pull) / value
         axes *= axis_signs(axes)[:, None]
-        R = np.linalg.qr(Xc @ axes.T, mode="r")
+        R = np.linalg.qr(Y @ axes.T, mode="r")
         adjusted = np.diag(R) ** 2 / (n - self.ddof)
-        self.components_, self.explained_variance_ = axes, adjusted
-        self.explained_variance_ratio_ = adjusted / total if total > 0 else np.zeros(k)
-        self.mean_, self.scale_ = mean, scale
+        self.components_ = axes
+        self.explained_variance_ = rescale(adjusted, 2 * centered.exponent, "explained_variance_")
+        self.explained_variance_ratio_ = adjusted / float(np.trace(S))
+        self.mean_, self.scale_, self._center = centered.center.value, centered.scale, centered.center
         self.n_iter_, self.n_components_, self.n_samples_ = iters, k, n
         return self
 
+    def _best_axis(self, S: np.ndarray, c: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """The fixed point of the truncated power method of largest w^T S w from the
+        truncated leading eigenvector, the axis of the largest diagonal entry and
+        n_init - 1 random starts (ties: the earlier start), and its iterations."""
+        p = S.shape[0]
+        starts = [np.linalg.eigh(S)[1][:, -1], np.eye(p)[int(np.argmax(np.diag(S)))]]
+        starts += [rng.standard_normal(p) for _ in range(int(self.n_init) - 1)]
+        best: tuple[float, np.ndarray, int] = (-np.inf, starts[0], 0)
+        for start in starts:
+            w, it = truncated_power(S, c, start, tol=float(self.tol), max_iter=int(self.max_iter))
+            value = float(w @ S @ w)
+            if value > best[0]:
+                best = (value, w, it)
+        return best[1], best[2]
+
     def transform(self, X: ArrayLike) -> Any:
-        r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows of `X`."""
+        r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows
+        of `X`, centered by the fit's exact mean (``pcalib._units.centered_rows``)."""
         self._require_fitted()
-        arr = np.ascontiguousarray(as_data_matrix(self._check_input(X), "X"), dtype=np.float64)
-        return self._wrap_output(((arr - self.mean_) / self.scale_) @ self.components_.T, X)
+        arr = as_data_matrix(self._check_input(X), "X", copy=False, keep_integers=True)
+        Y, e = centered_rows(arr, self._center, self.scale_)
+        return self._wrap_output(rescale(Y @ self.components_.T, e, "the scores"), X)
 
     def inverse_transform(self, T: ArrayLike) -> np.ndarray:
         r"""The points of the span of the axes whose scores are `T`.

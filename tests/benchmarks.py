@@ -6,7 +6,9 @@ compares "auto" with scikit-learn's three dense solvers on wide, square and tall
 shapes, k = 5, 10, 50, decaying and flat spectra; ``--arpack`` compares exact "auto"
 with scikit-learn's exact ``svd_solver="arpack"`` on the same shapes, and ``--tol``
 ``PCA(k, tol=...)``, at the largest tol as accurate as scikit-learn's default, with
-that default (issue 35); ``--scale`` runs the cases of the chapter
+that default (issue 35); ``--robust`` times RobustPCA's three methods at 10,000 x 50
+and 200 x 2000 (chapter *Outliers and robust PCA*); ``--scale`` runs the cases of the
+chapter
 *PCA at scale* instead (Dask 1,000,000 x 200 from an on-disk .npy stack against
 dask-ml and pcalib in memory; partial_fit on 100 batches against scikit-learn's
 IncrementalPCA; sparse 100,000 x 20,000 at 0.1% against scikit-learn's arpack, with
@@ -320,21 +322,28 @@ def bench_sparse(n: int, p: int, density: float, repeats: int, check: tuple[int,
     return lines
 
 
-def bench_robust(n: int, p: int, repeats: int, k: int = 5, rate: float = 0.1) -> list[str]:
-    """RobustPCA(k) ROBPCA against scikit-learn's MinCovDet (then the top k eigenvectors
-    of its covariance) on Gaussian data with a k-dimensional signal and `rate` of the
-    rows replaced by a far cluster off the signal's subspace. Accuracy: the sine of the
-    largest principal angle to the true subspace, and the share of planted rows flagged
-    (MinCovDet: its support_ excludes them)."""
-    from sklearn.covariance import MinCovDet
-
+def robust_data(n: int, p: int, k: int = 5, rate: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian data with a k-dimensional signal (scales 10 to 5 over unit noise, in a
+    random basis) and `rate` of the rows replaced by a far cluster off the signal's
+    subspace; returns the data and the true axes (rows)."""
     rng = np.random.default_rng(0)
     scales = np.r_[np.linspace(10.0, 5.0, k), np.ones(p - k)]
     Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
     X = (rng.standard_normal((n, p)) * scales) @ Q.T
     bad = int(rate * n)
     X[:bad] = 30.0 * Q[:, k] + rng.standard_normal((bad, p))  # off the subspace
-    true = Q[:, :k].T
+    return X, Q[:, :k].T
+
+
+def bench_robust(n: int, p: int, repeats: int, k: int = 5, rate: float = 0.1) -> list[str]:
+    """RobustPCA(k) ROBPCA against scikit-learn's MinCovDet (then the top k eigenvectors
+    of its covariance) on :func:`robust_data`. Accuracy: the sine of the largest
+    principal angle to the true subspace, and the share of planted rows flagged
+    (MinCovDet: its support_ excludes them)."""
+    from sklearn.covariance import MinCovDet
+
+    X, true = robust_data(n, p, k, rate)
+    bad = int(rate * n)
     ours = pcalib.RobustPCA(k, random_state=0)
     peer = MinCovDet(random_state=0)
     t_ours = median_time(lambda: ours.fit(X), repeats)
@@ -662,9 +671,25 @@ def bench_ca_sparse(n_docs: int, n_terms: int, density: float, repeats: int) -> 
     ]
 
 
+def bench_ca_dense(n_docs: int, n_terms: int, density: float, repeats: int) -> list[str]:
+    """CA of one table given dense and given sparse (issue 35: dense within 3x the
+    sparse time), 10 axes, with the largest eigenvalue difference between the two."""
+    X = _term_document(n_docs, n_terms, density, 0)
+    D = X.toarray()
+    t_dense = median_time(lambda: pcalib.CA(K).fit(D), repeats)
+    t_sparse = median_time(lambda: pcalib.CA(K).fit(X), repeats)
+    diff = float(np.max(np.abs(pcalib.CA(K).fit(D).eigenvalues_ - pcalib.CA(K).fit(X).eigenvalues_)))
+    return [
+        f"CA {n_docs} x {n_terms}, {100 * density:.1f}% non-zero, k={K}: dense {t_dense:.2f} s, "
+        f"sparse {t_sparse:.2f} s, ratio {t_dense / t_sparse:.2f}; max |eigenvalue difference| {diff:.1e}"
+    ]
+
+
 def bench_mca(n: int, p: int, levels: int, repeats: int) -> list[str]:
     """MCA of n rows x p categorical columns: time, and eigenvalues against NumPy's SVD
-    of the indicator's standardized residuals (dense, first principles)."""
+    of the indicator's standardized residuals (dense, first principles); against the
+    prince package's MCA on the same DataFrame, where prince is installed (it is not a
+    requirement: ``pip install prince`` for this comparison)."""
     rng = np.random.default_rng(1)
     latent = rng.standard_normal((n, 1))
     X = np.column_stack([
@@ -679,10 +704,24 @@ def bench_mca(n: int, p: int, levels: int, repeats: int) -> list[str]:
     Z[np.repeat(np.arange(n), p), (X + levels * np.arange(p)).ravel()] = 1.0
     dense = _dense_ca_inertias(Z, K)
     err = float(np.max(np.abs(mca.eigenvalues_ - dense)))
-    return [
+    lines = [
         f"MCA {n} x {p} columns of {levels} levels (strings), k={K}: {seconds:.2f} s; "
         f"max |eigenvalue error| against the dense indicator's SVD {err:.1e}"
     ]
+    try:
+        import pandas as pd
+        import prince
+    except ImportError:
+        return lines
+    frame = pd.DataFrame(labels, columns=[f"q{j}" for j in range(p)])
+    ours = median_time(lambda: pcalib.MCA(K).fit(frame), repeats)
+    theirs = median_time(lambda: prince.MCA(n_components=K, random_state=0).fit(frame), repeats)
+    peer = np.asarray(prince.MCA(n_components=K, random_state=0).fit(frame).eigenvalues_)
+    lines.append(
+        f"  same DataFrame: pcalib {ours:.2f} s, prince {prince.__version__} {theirs:.2f} s "
+        f"(ratio {ours / theirs:.2f}); prince's max |eigenvalue error| {np.max(np.abs(peer - dense)):.1e}"
+    )
+    return lines
 
 
 def main_categories(argv: list[str] | None = None) -> bool:
@@ -699,12 +738,62 @@ def main_categories(argv: list[str] | None = None) -> bool:
     if args.ca or args.categories:
         for line in bench_ca_sparse(20_000, 5_000, 0.002, repeats):
             print(line, flush=True)
+        for density in (0.002, 0.2):
+            for line in bench_ca_dense(6_000 if args.quick else 20_000, 2_000 if args.quick else 5_000,
+                                       density, repeats):
+                print(line, flush=True)
     if args.mca or args.categories:
         for line in bench_mca(20_000 if args.quick else 100_000, 20, 5, repeats):
             print(line, flush=True)
     return True
 
 
+# -- chapter "Outliers and robust PCA" (issues 31, 35): --robust ----------------------------------
+
+
+def bench_robust_methods(shapes: list[tuple[int, int]], repeats: int, k: int = 5) -> list[str]:
+    """Issue 35's target: the grid (MAD) at most 5x pcalib's own ROBPCA on the same data
+    (:func:`robust_data`, 10% far cluster), the two fitted alternately in one process,
+    median wall and CPU seconds; spherical PCA for scale. Accuracy: sine of the largest
+    principal angle to the true subspace, share of planted rows flagged."""
+    lines = []
+    for n, p in shapes:
+        X, true = robust_data(n, p, k)
+        bad = n // 10
+        models = {name: pcalib.RobustPCA(k, method=name, random_state=0) for name in ("robpca", "grid", "spherical")}
+        wall: dict[str, list[float]] = {name: [] for name in models}
+        cpu: dict[str, list[float]] = {name: [] for name in models}
+        for _ in range(repeats):
+            for name, model in models.items():
+                w0, c0 = time.perf_counter(), time.process_time()
+                model.fit(X)
+                wall[name].append(time.perf_counter() - w0)
+                cpu[name].append(time.process_time() - c0)
+        base = statistics.median(wall["robpca"])
+        for name, model in models.items():
+            t = statistics.median(wall[name])
+            lines.append(
+                f"RobustPCA({k}) {name:<9} {n}x{p}: {t:7.2f} s (cpu {statistics.median(cpu[name]):7.2f} s), "
+                f"{t / base:5.2f}x ROBPCA; sin {sin_theta(model.components_, true):.2f}, "
+                f"flagged {model.outliers_[:bad].mean():.0%} of the planted rows"
+            )
+    return lines
+
+
+def main_robust(argv: list[str] | None = None) -> bool:
+    """Run the robust cases if --robust is given; return whether it ran."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--robust", action="store_true")
+    parser.add_argument("--quick", action="store_true")
+    args, _ = parser.parse_known_args(argv)
+    if not args.robust:
+        return False
+    shapes = [(2000, 50), (200, 500)] if args.quick else [(10_000, 50), (200, 2000)]
+    for line in bench_robust_methods(shapes, 1 if args.quick else 3):
+        print(line, flush=True)
+    return True
+
+
 if __name__ == "__main__":
-    if not main_categories():
+    if not (main_categories() or main_robust()):
         main()

@@ -241,7 +241,8 @@ const PROBES = {
           (s.textContent.includes("\\(") && !s.querySelector("mjx-container"));
       });
       const finished = /finished|did not match/i.test(status);
-      if ((finished && !pending) || Date.now() - started > 10000) {
+      // 30 s: on a loaded 2-core machine a page of results took more than 10 s to finish
+      if ((finished && !pending) || Date.now() - started > 30000) {
         const mj = window.MathJax;
         const typeset = mj && mj.startup && mj.startup.promise ? mj.startup.promise : Promise.resolve();
         typeset.then(() => done({

@@ -227,3 +227,22 @@ def test_one_axis_bound_holds(pair):
             continue  # the corollary needs both neighbouring gaps
         sine = np.sqrt(max(1 - (V_hat[:, j - 1] @ V[:, j - 1]) ** 2, 0.0))
         assert sine <= np.hypot(beta[j - 1], beta[j]) + 1e-7
+
+
+@theorem("thm-howmany-anderson")
+def test_sample_axes_are_asymptotically_normal_with_andersons_covariance():
+    """sqrt(n) (v_1(S) - v_1(C)) has covariance Gamma_1 = sum_{l != 1} lambda_1 lambda_l /
+    (lambda_1 - lambda_l)^2 v_l v_l^T: 4000 Gaussian samples of n = 1000, C = diag(6, 2, 1),
+    so Gamma_1 = diag(0, 0.75, 0.24). The empirical covariance must be within 10% of it."""
+    rng = np.random.default_rng(7)
+    lam_C = np.array([6.0, 2.0, 1.0])
+    n, reps = 1000, 4000
+    X = rng.standard_normal((reps, n, 3)) * np.sqrt(lam_C)
+    Xc = X - X.mean(axis=1, keepdims=True)
+    v1 = np.linalg.eigh(Xc.transpose(0, 2, 1) @ Xc / (n - 1))[1][:, :, -1]
+    v1 *= np.sign(v1[:, :1])  # oriented to v_1(C) = e_1
+    deviation = np.sqrt(n) * (v1 - [1.0, 0.0, 0.0])
+    gamma = np.diag([0.0, 6 * 2 / 4**2, 6 * 1 / 5**2])
+    covariance = np.cov(deviation, rowvar=False)
+    np.testing.assert_allclose(np.diag(covariance)[1:], np.diag(gamma)[1:], rtol=0.1)
+    assert abs(covariance[1, 2]) < 0.05 and covariance[0, 0] < 0.05

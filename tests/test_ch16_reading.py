@@ -93,3 +93,63 @@ def test_orthogonal_rotation_keeps_communalities_and_uncorrelated_standardized_s
     np.testing.assert_allclose(np.cov(X.T, scores.T)[:7, 7:], LO, atol=1e-9)
     np.testing.assert_allclose(np.cov((T @ O).T), O.T @ np.diag(lam) @ O, atol=1e-9)
     assert np.abs(np.cov((T @ O).T) - np.diag(np.diag(np.cov((T @ O).T)))).max() > 1e-3
+
+
+@theorem("prop-test-value")
+@pytest.mark.parametrize(("n", "n_g"), [(8, 3), (9, 1), (10, 5), (7, 6)])
+def test_the_mean_of_a_random_group_has_the_stated_variance(n, n_g):
+    """Every subset of size n_g (exhaustive): the mean of the group means is 0 and their
+    mean square is lambda~ / n_g (n - n_g) / (n - 1), lambda~ the divisor-n variance."""
+    import itertools
+
+    t = np.random.default_rng(n + n_g).standard_normal(n)
+    t -= t.mean()
+    means = np.array([t[list(g)].mean() for g in itertools.combinations(range(n), n_g)])
+    assert abs(means.mean()) < 1e-14
+    np.testing.assert_allclose(np.mean(means**2), np.mean(t**2) / n_g * (n - n_g) / (n - 1), rtol=1e-12)
+    # pcalib's test values are these means over that standard deviation
+    X = data(n=n, p=3, seed=n_g)
+    model = pcalib.PCA(2).fit(X)
+    groups = np.array(["in" if i < n_g else "out" for i in range(n)])
+    cat = pcalib.supplementary_categories(model, X, groups)
+    T = (X - X.mean(axis=0)) @ model.components_.T
+    sd = np.sqrt(np.mean(T**2, axis=0) / n_g * (n - n_g) / (n - 1))
+    np.testing.assert_allclose(cat.v_test[0], T[:n_g].mean(axis=0) / sd, rtol=1e-10)
+
+
+@theorem("prop-schur-deflation")
+@pytest.mark.parametrize("seed", range(3))
+def test_schur_deflation_leaves_the_covariance_of_the_residuals(seed):
+    X = data(n=50, p=7, seed=seed)
+    Xc = X - X.mean(axis=0)
+    S = Xc.T @ Xc / 49
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((7, 3)) * (rng.random((7, 3)) < 0.5) + np.eye(7, 3)  # sparse-ish axes
+    W /= np.linalg.norm(W, axis=0)
+    current = S.copy()
+    for j in range(3):
+        Q = np.linalg.qr(Xc @ W[:, :j])[0] if j else np.zeros((50, 0))
+        residual = Xc - Q @ (Q.T @ Xc)  # least squares on the earlier scores (QR)
+        np.testing.assert_allclose(current, residual.T @ residual / 49, atol=1e-10)
+        pull = current @ W[:, j]
+        current = current - np.outer(pull, pull) / (W[:, j] @ pull)
+        np.testing.assert_allclose(current @ W[:, j], 0.0, atol=1e-10)
+    # SparsePCA's axes: w_j^T S_j w_j are its adjusted variances
+    model = pcalib.SparsePCA(3, n_nonzero=3).fit(X)
+    current = S.copy()
+    for j, w in enumerate(model.components_):
+        np.testing.assert_allclose(w @ current @ w, model.explained_variance_[j], rtol=1e-10)
+        pull = current @ w
+        current = current - np.outer(pull, pull) / (w @ pull)
+
+
+@theorem("prop-biplot-reading")
+@pytest.mark.parametrize("standardize", [False, True])
+def test_values_read_off_a_biplot_correlate_with_the_data_as_the_root_of_the_plane_cos2(standardize):
+    X = data(n=60, p=6, seed=5)
+    model = pcalib.PCA(standardize=standardize).fit(X)
+    Zs = (X - X.mean(axis=0)) / model.scale_
+    V2 = model.components_[:2].T
+    read = (Zs @ V2) @ V2.T
+    r = [np.corrcoef(read[:, l], Zs[:, l])[0, 1] for l in range(6)]
+    np.testing.assert_allclose(r, np.sqrt(pcalib.variable_cos2(model)[:, :2].sum(axis=1)), atol=1e-12)

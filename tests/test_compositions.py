@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from pcalib import closure, clr
+from pcalib import closure, clr, ilr, ilr_inv, multiplicative_replacement, variation_matrix
 
 
 def test_closure_sums_and_ratios():
@@ -74,3 +74,80 @@ def test_dataframes_in_and_out():
     assert isinstance(out, pd.DataFrame) and list(out.index) == ["a", "b"]
     assert list(out.columns) == ["p", "q"]
     pd.testing.assert_frame_equal(frame, kept)
+
+
+# -- ilr, ilr_inv, zeros, log-ratio variances: scikit-bio as the reference -----------------------
+
+skbio_composition = pytest.importorskip("skbio.stats.composition")
+
+
+def compositions(seed: int, n: int = 40, D: int = 6) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.gamma(2.0, size=(n, D)) * rng.uniform(0.1, 10.0, D)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ilr_and_its_inverse_match_scikit_bio(seed):
+    X = compositions(seed)
+    assert_allclose(ilr(X), skbio_composition.ilr(closure(X)), atol=1e-13)
+    assert_allclose(ilr_inv(ilr(X)), closure(X), rtol=1e-13)
+    assert_allclose(ilr_inv(ilr(X)), skbio_composition.ilr_inv(skbio_composition.ilr(closure(X))), rtol=1e-13)
+    # a basis of one's own: a sequential binary partition, as scikit-bio builds it
+    sbp = np.array([[1, 1, 1, -1, -1, -1], [1, -1, -1, 0, 0, 0], [0, 1, -1, 0, 0, 0],
+                    [0, 0, 0, 1, -1, -1], [0, 0, 0, 0, 1, -1]])
+    basis = skbio_composition.sbp_basis(sbp)
+    assert_allclose(ilr(X, basis), skbio_composition.ilr(closure(X), basis), atol=1e-13)
+    assert_allclose(ilr_inv(ilr(X, basis), basis), closure(X), rtol=1e-13)
+
+
+def test_ilr_is_an_isometry_of_the_clr_plane():
+    """PCA of ilr coordinates has the non-zero eigenvalues of PCA of clr data."""
+    X = compositions(4, n=200)
+    lam_clr = np.linalg.eigvalsh(np.cov(clr(X), rowvar=False))[::-1]
+    lam_ilr = np.linalg.eigvalsh(np.cov(ilr(X), rowvar=False))[::-1]
+    assert_allclose(lam_ilr, lam_clr[:-1], rtol=1e-10)
+    D = ((ilr(X)[:, None] - ilr(X)[None]) ** 2).sum(axis=2)
+    assert_allclose(D, ((clr(X)[:, None] - clr(X)[None]) ** 2).sum(axis=2), atol=1e-12)
+
+
+def test_ilr_refuses_a_basis_outside_the_clr_plane():
+    with pytest.raises(ValueError, match=r"basis must have shape \(D - 1, D\) = \(2, 3\)"):
+        ilr([[1.0, 2.0, 3.0]], np.eye(3))
+    with pytest.raises(ValueError, match="orthonormal rows that each sum to 0"):
+        ilr([[1.0, 2.0, 3.0]], np.eye(3)[:2])
+    with pytest.raises(ValueError, match="zero part"):
+        ilr([[1.0, 0.0, 3.0]])
+
+
+def test_multiplicative_replacement_matches_scikit_bio_and_keeps_ratios():
+    rng = np.random.default_rng(5)
+    X = rng.gamma(2.0, size=(30, 5))
+    X[rng.random(X.shape) < 0.2] = 0.0
+    X[:, 0] += 0.1  # no row of zeros
+    for delta in (None, 1e-3):
+        ours = multiplicative_replacement(X, delta)
+        assert_allclose(ours, skbio_composition.multi_replace(X, delta), rtol=1e-14)
+        assert_allclose(ours.sum(axis=1), 1, rtol=1e-14)
+        kept = X > 0
+        ratios = np.divide(ours, closure(X), out=np.zeros_like(ours), where=kept)
+        for i in range(X.shape[0]):  # one factor per row on the non-zero parts
+            assert_allclose(ratios[i, kept[i]], ratios[i, kept[i]][0], rtol=1e-13)
+    with pytest.raises(ValueError, match=r"delta=0.5 is too large: row 0 has 2 zero"):
+        multiplicative_replacement([[0.0, 0.0, 1.0]], delta=0.5)
+    with pytest.raises(ValueError, match="delta must be a positive finite number"):
+        multiplicative_replacement([[0.0, 1.0]], delta=-1.0)
+
+
+def test_variation_matrix_matches_scikit_bio_and_is_subcompositionally_coherent():
+    X = compositions(6)
+    T = variation_matrix(X)
+    assert_allclose(T, np.asarray(skbio_composition.pairwise_vlr(X).data), atol=1e-13)
+    assert_allclose(T, variation_matrix(closure(X, total=100)), atol=1e-13)
+    sub = [0, 2, 3]
+    assert_allclose(variation_matrix(X[:, sub]), T[np.ix_(sub, sub)], atol=1e-13)
+    # total variance: tr of the clr covariance
+    assert_allclose(T.sum() / (2 * 6), np.trace(np.cov(clr(X), rowvar=False)), rtol=1e-12)
+    # clr correlations are not coherent: they change with the parts kept
+    full = np.corrcoef(clr(X), rowvar=False)[0, 2]
+    part = np.corrcoef(clr(X[:, sub]), rowvar=False)[0, 1]
+    assert abs(full - part) > 0.05

@@ -222,7 +222,7 @@ def test_negative_count_is_named():
 
 def test_empty_row_and_column_are_named():
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame(N, index=HEC.row_names, columns=HEC.column_names)
+    frame = pd.DataFrame(N.copy(), index=HEC.row_names, columns=HEC.column_names)
     frame.loc["Red"] = 0
     with pytest.raises(ValueError, match=r"row 2 \('Red'\) of X sums to 0"):
         CA(1).fit(frame)
@@ -371,7 +371,7 @@ def test_mca_bad_input_named():
         MCA(1).fit(frame)
     with pytest.raises(ValueError, match=r"column 'a' contains a missing value"):
         MCA(1).fit(pd.DataFrame({"a": ["x", None, "y"], "b": ["u", "v", "u"]}))
-    with pytest.raises(ValueError, match=r"column 'x0' contains NaN"):
+    with pytest.raises(ValueError, match=r"column 'x0' contains a missing value"):
         MCA(1).fit(np.array([[1.0, 2.0], [np.nan, 3.0], [2.0, 2.0]]))
     good = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "v", "v", "u"]})
     mca = MCA(1).fit(good)
@@ -404,3 +404,104 @@ def test_hair_eye_dataset():
     assert HEC.records.shape == (592, 3)
     assert int((HEC.records[:, 2] == "Male").sum()) == 279
     assert "hair_eye_color" in repr(HEC)
+
+
+# -- supplementary elements, eta2 and rare categories against FactoMineR -------------------------
+
+# R: d <- as.data.frame.matrix(margin.table(HairEyeColor, 1:2))
+#    fem <- margin.table(HairEyeColor[, , "Female"], 1)        # 52 143 37 81
+#    CA(cbind(d, Female = as.vector(fem)), col.sup = 5, ncp = 3)$col.sup$coord
+R_FEMALE_COL_SUP = [-0.107914847339737, -0.00661183301657779, -0.0186438940916612]
+
+
+def test_supplementary_column_matches_factominer():
+    ca = CA(3).fit(N)
+    female = np.array([[52], [143], [37], [81]])
+    s = signs_to(R_COL_COORD, ca.column_coordinates_)
+    assert_allclose(ca.transform_columns(female)[0] * s, R_FEMALE_COL_SUP, atol=1e-13)
+    # an active column placed as a supplementary one lands on itself
+    assert_allclose(ca.transform_columns(N), ca.column_coordinates_, atol=1e-13)
+    with pytest.raises(ValueError, match=r"fitted table's 4 rows \(shape \(4, m\)\), got shape \(3, 1\)"):
+        ca.transform_columns(female[:3])
+
+
+def poison_frame():
+    pytest.importorskip("pandas")
+    poison = pcalib.datasets.load_poison()
+    return poison.to_frame()
+
+
+# R: data(poison); m <- MCA(poison[, 3:15], quali.sup = 1:2, ncp = 5)
+R_POISON_EIG = [0.3352313995449293, 0.1291397921524081, 0.1073484855943034,
+                0.0958795008449624, 0.0788327650884360]
+R_POISON_ETA2_DIM4 = [0.00408437521208672, 0.11229481268567136, 0.01147907730594214,  # var$eta2
+                      0.02055718901888313, 0.03325254113287888, 0.00809639887092499,
+                      0.57448737008774009, 0.03096868972210432, 0.01047699200439345,
+                      0.01893262871441476, 0.23004443453954723]
+R_FISH_N_CONTRIB = [0.190015837757163, 1.884451183492659, 20.976684734462246,
+                    53.480210264521389, 0.050285353578199]                  # var$contrib["Fish_n", ]
+R_SICK_N_SUP = [1.4098338212368937, -0.0578088739693160, 0.0353504301650403,
+                -0.1229907236217080, -0.0564492245541295]                   # quali.sup$coord["Sick_n", ]
+R_SUP_ETA2 = [[0.889203522619951725, 0.00149504527534748, 0.000559055250487046,
+               0.00676721599075930, 0.00142554616307798],                   # quali.sup$eta2
+              [0.000776498894578375, 0.01453711661381466, 0.008252548352474976,
+               0.00139105009447013, 0.00163090907511259]]
+# R: MCA(poison[, 3:15], quali.sup = c(1, 2, 9), ncp = 5): Fish made supplementary
+R_NO_FISH_EIG = [0.3682363915313829, 0.1413486779650588, 0.1146836601269654,
+                 0.0867370137817104, 0.0803776097856866]
+R_FISH_N_SUP = [-0.4505936242882707, -0.3111429973449087, -0.4338322592531832,
+                -0.0730373992413944, -0.8302683390273370]
+# R: MCA(poison[, 3:15], quali.sup = 1:2, ncp = 5, level.ventil = 0.05)$eig[1:5, 1]
+#    gives R_POISON_EIG again: a binary column with a rare level is not ventilated
+
+
+def test_poison_mca_eta2_and_supplementary_match_factominer():
+    frame = poison_frame()
+    mca = MCA(5).fit(frame.iloc[:, 2:])
+    assert_allclose(mca.eigenvalues_, R_POISON_EIG, rtol=1e-12)
+    assert_allclose(mca.eta2_[:, 3], R_POISON_ETA2_DIM4, atol=1e-13)
+    fish_n = list(mca.category_names_).index("Fish_Fish_n")
+    assert_allclose(mca.column_contributions_[fish_n], R_FISH_N_CONTRIB, rtol=1e-11)
+    sup = mca.supplementary_categories(frame.iloc[:, :2])
+    assert list(sup.names) == ["Sick_Sick_n", "Sick_Sick_y", "Sex_F", "Sex_M"]
+    s = np.where(np.sign(sup.coordinates[0]) == np.sign(R_SICK_N_SUP), 1, -1)
+    assert_allclose(sup.coordinates[0] * s, R_SICK_N_SUP, atol=1e-13)
+    assert_allclose(sup.eta2, R_SUP_ETA2, atol=1e-14)
+    # an active column placed as a supplementary one lands on its own categories
+    again = mca.supplementary_categories(frame.iloc[:, 2:])
+    assert_allclose(again.coordinates, mca.column_coordinates_, atol=1e-12)
+    assert_allclose(again.eta2, mca.eta2_, atol=1e-13)
+
+
+def test_poison_with_fish_supplementary_matches_factominer():
+    frame = poison_frame()
+    active = frame.drop(columns=["Sick", "Sex", "Fish"])
+    mca = MCA(5).fit(active)
+    assert_allclose(mca.eigenvalues_, R_NO_FISH_EIG, rtol=1e-12)
+    fish = mca.supplementary_categories(frame[["Fish"]])
+    s = np.where(np.sign(fish.coordinates[0]) == np.sign(R_FISH_N_SUP), 1, -1)
+    assert_allclose(fish.coordinates[0] * s, R_FISH_N_SUP, atol=1e-13)
+
+
+def test_ventilation_as_factominer():
+    frame = poison_frame().iloc[:, 2:]
+    with pytest.warns(RuntimeWarning, match=r"column 'Fish' has a rare category but fewer than two others"):
+        vent = MCA(5, ventilation=0.05, random_state=0).fit(frame)
+    assert_allclose(vent.eigenvalues_, R_POISON_EIG, rtol=1e-12)  # as FactoMineR: unchanged
+    # three levels, one rare: its rows go to the two others, in proportion, at random
+    rng = np.random.default_rng(8)
+    x = rng.choice(["a", "b", "c"], size=400, p=[0.6, 0.38, 0.02])
+    y = np.where(rng.random(400) < 0.7, x, rng.choice(["a", "b", "c"], 400))
+    X = np.column_stack([x, y])
+    rare = x == "c"
+    fits = [MCA(1, ventilation=0.05, random_state=seed).fit(X) for seed in range(200)]
+    assert all(list(f.categories_[0]) == ["a", "b"] for f in fits)
+    assert all(f.category_counts_[:2].sum() == 400 for f in fits)
+    to_a = np.array([f.category_counts_[0] - np.sum(x == "a") for f in fits])  # moved to "a"
+    assert np.all((0 <= to_a) & (to_a <= rare.sum()))
+    share = to_a.mean() / rare.sum()  # expected 0.6 / 0.98 of the rare rows, about 0.61
+    assert abs(share - np.sum(x == "a") / np.sum(x != "c")) < 0.05
+    again = MCA(1, ventilation=0.05, random_state=3).fit(X)
+    assert_allclose(again.eigenvalues_, fits[3].eigenvalues_, rtol=0)  # deterministic
+    with pytest.raises(ValueError, match=r"ventilation must be a number in \[0, 1\)"):
+        MCA(1, ventilation=1.5).fit(X)

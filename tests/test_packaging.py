@@ -57,3 +57,35 @@ def test_dask_extra_installs_only_what_pcalib_imports():
     importing = re.compile(r"^\s*(import|from)\s+(dask\.)?distributed\b", re.M)
     for path in Path(pcalib.__file__).parent.rglob("*.py"):
         assert not importing.search(path.read_text()), f"{path.name} imports distributed"
+
+
+def test_distribution_has_a_name_of_its_own_and_says_what_it_is():
+    """The installed distribution (editable here, the wheel in the library lane of
+    .ci/run) is not the index's unrelated ``pcalib``: its metadata name the import,
+    classify it, point to the source and changelog, and ship the changelog."""
+    from importlib import metadata, resources
+
+    # (an editable install lists its distribution twice: its RECORD and its finder)
+    assert set(metadata.packages_distributions()["pcalib"]) == {"pca-derived-and-verified"}
+    meta = metadata.metadata("pca-derived-and-verified")
+    assert meta["Name"] == "pca-derived-and-verified"
+    assert meta["Version"] == pcalib.__version__
+    classifiers = meta.get_all("Classifier")
+    assert "Typing :: Typed" in classifiers
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    urls = dict(url.split(", ", 1) for url in meta.get_all("Project-URL"))
+    assert {"Source", "Changelog", "Issues"} <= set(urls)
+    assert "not this library" in meta["Description"]
+    changelog = resources.files("pcalib") / "CHANGELOG.md"
+    assert changelog.read_text().startswith("# Changes to pcalib")
+
+
+def test_importing_pcalib_loads_only_what_every_fit_needs():
+    """Issue 33: `import pcalib` had loaded scipy.stats, integrate, interpolate and ndimage
+    (0.95 s, +78 MiB; a Dask worker idled 23 MiB higher). The modules of one estimator
+    load when it runs."""
+    heavy = ["scipy.stats", "scipy.optimize", "scipy.integrate", "scipy.interpolate",
+             "scipy.ndimage", "pandas", "matplotlib", "dask", "sklearn", "tqdm"]
+    code = f"import sys, pcalib; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1215,7 +1215,7 @@ def test_biplot_of_a_pcoa_result_with_labels_and_arrows():
     expected = res.project_variables(counts)
     scale = arrows[:, 0] / expected[:, 0]
     assert np.allclose(arrows, scale[0] * expected) and scale[0] > 0
-    assert ax.get_xlabel() == "PCo1"
+    assert ax.get_xlabel().startswith("PCo1 (") and ax.get_title() == "PCoA biplot"
     ax = plot.biplot(res)                                           # the map alone
     assert not ax.texts
     with pytest.raises(ValueError, match="sample_labels must have 10 entries"):

@@ -239,4 +239,24 @@ def test_plot_without_matplotlib_says_how_to_install_it():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install pcalib[plot]" in out.stdout
+    assert "pip install matplotlib" in out.stdout
+
+
+def test_scree_and_cumulative_variance_take_any_fitted_estimator():
+    """Issue 33: CA and MCA name their spectrum eigenvalues_ / explained_inertia_ratio_;
+    RobustPCA and SparsePCA name it as PCA does. Each plot shows the model's own values."""
+    rng = np.random.default_rng(3)
+    table = rng.integers(1, 30, size=(6, 5))
+    data = rng.normal(size=(60, 4)) * [3.0, 2.0, 1.0, 0.5]
+    for model, values, shares in [
+        (pcalib.CA(3).fit(table), "eigenvalues_", "explained_inertia_ratio_"),
+        (pcalib.RobustPCA(3).fit(data), "explained_variance_", "explained_variance_ratio_"),
+        (pcalib.SparsePCA(3, n_nonzero=2).fit(data), "explained_variance_", "explained_variance_ratio_"),
+    ]:
+        (line,) = plot.scree(model).get_lines()
+        assert np.array_equal(line.get_ydata(), getattr(model, values))
+        (line,) = plot.scree(model, ratio=True).get_lines()
+        assert np.array_equal(line.get_ydata(), getattr(model, shares))
+        line = plot.cumulative_variance(model).get_lines()[0]
+        assert np.allclose(line.get_ydata(), np.cumsum(getattr(model, shares)))
+    plt.close("all")

@@ -76,7 +76,10 @@ R_VARIMAX_DEFAULT = np.array([
     [0.3421366723527, -0.617431781594, -0.6708278754250],
     [0.3450142368273, -0.715274675075, -0.5234534610687],
 ])
-# GPArotation::Varimax(L3, eps = 1e-12, maxit = 5000)$loadings[1:3, ] (gradient projection)
+# GPArotation::Varimax(L3, normalize = TRUE, eps = 1e-12, maxit = 5000)$loadings[1:3, ]
+# (gradient projection, GPArotation 2022.10.2; it reports convergence = FALSE: its
+# gradient norm stalls at 2.9e-8, above eps; asked for eps = 1e-7 it converges in 24
+# iterations)
 GPA_VARIMAX = np.array([
     [-0.541577849653, 0.663973875735, 0.408674360496],
     [0.341188611029, -0.617538634608, -0.671212270753],
@@ -203,9 +206,12 @@ def test_inputs_are_not_modified_and_bad_models_are_refused():
     with pytest.raises(TypeError, match="model must be a fitted PCA"):
         pcalib.variable_contributions(np.eye(3))
     sparse = pcalib.SparsePCA(3, n_nonzero=4, standardize=True).fit(X)
-    assert abs(sparse.components_[1] @ sparse.components_[2]) > 0.05
-    with pytest.raises(ValueError, match="not orthonormal"):
+    with pytest.raises(TypeError, match="got SparsePCA"):
         pcalib.variable_cos2(sparse, X)
+    rotated = pcalib.PCA(3).fit(X)
+    rotated.components_ = (pcalib.varimax(rotated.components_.T, normalize=False)[0] * [1, 1, 1.1]).T
+    with pytest.raises(ValueError, match="not orthonormal"):
+        pcalib.variable_cos2(rotated, X)
     with pytest.raises(ValueError, match="X has 3 columns"):
         pcalib.row_cos2(model, X[:, :3])
 
@@ -218,15 +224,28 @@ def loadings3():
 
 
 def test_varimax_matches_r_with_a_tight_tolerance_and_gparotation():
-    rotated, R = pcalib.varimax(loadings3())
+    rotated, R = pcalib.varimax(loadings3(), sort=False)  # R's column order
     np.testing.assert_allclose(rotated, R_VARIMAX_TIGHT, atol=5e-8)
     np.testing.assert_allclose(rotated[:3], GPA_VARIMAX, atol=5e-8)
     np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-13)
     np.testing.assert_allclose(loadings3() @ R, rotated, atol=1e-13)
 
 
+def test_varimax_sorts_columns_by_variance_as_psych_does():
+    rotated, R = pcalib.varimax(loadings3())
+    unsorted, _ = pcalib.varimax(loadings3(), sort=False)
+    ss = np.sum(rotated**2, axis=0)
+    assert np.all(np.diff(ss) < 0)
+    # the same columns, reordered: R's iteration order is (2, 3, 1) by sum of squares
+    order = np.argsort(-np.sum(R_VARIMAX_TIGHT**2, axis=0))
+    assert order.tolist() == [1, 2, 0]
+    np.testing.assert_allclose(rotated, match_signs(R_VARIMAX_TIGHT[:, order], rotated), atol=5e-8)
+    np.testing.assert_allclose(loadings3() @ R, rotated, atol=1e-13)
+    np.testing.assert_allclose(np.abs(rotated), np.abs(unsorted[:, order]), atol=1e-15)
+
+
 def test_r_default_eps_stops_about_1e3_early_on_mtcars():
-    rotated, _ = pcalib.varimax(loadings3())
+    rotated, _ = pcalib.varimax(loadings3(), sort=False)
     early = np.abs(rotated[:3] - R_VARIMAX_DEFAULT).max()
     assert 9e-4 < early < 1.1e-3
     assert np.abs(R_VARIMAX_TIGHT[:3] - R_VARIMAX_DEFAULT).max() > 9e-4
@@ -335,8 +354,15 @@ def test_biplot_arrow_scale_multiplies_the_arrows_only():
 
 def test_models_without_a_mean_are_refused_not_read_about_zero():
     robust = pcalib.RobustPCA(2, random_state=0).fit(X[:, :4])
-    with pytest.raises(TypeError, match="mean_"):
+    with pytest.raises(TypeError, match="got RobustPCA"):  # robust eigenvalues, no singular values
         pcalib.row_cos2(robust, X[:, :4])
+
+    class NoMean:  # PCA's axes without a mean
+        components_ = np.eye(2, 4)
+        singular_values_ = np.array([2.0, 1.0])
+
+    with pytest.raises(TypeError, match="mean_"):
+        pcalib.row_cos2(NoMean(), X[:, :4])
 
 
 def test_mtcars_is_r_s():
@@ -345,3 +371,96 @@ def test_mtcars_is_r_s():
     np.testing.assert_allclose(X.sum(axis=0), [642.9, 198, 7383.1, 4694, 115.09, 102.952,
                                                571.16, 14, 13, 118, 90], rtol=1e-12)
     assert X[CARS.row_names.index("Valiant"), CARS.feature_names.index("qsec")] == 20.22
+
+
+# -- biplot conventions (issue 33) -------------------------------------------------------------
+
+
+def label_boxes(ax):
+    """The display boxes of the non-empty texts of `ax`, after drawing the figure."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    return np.array([t.get_window_extent(renderer).extents for t in ax.texts if t.get_text()])
+
+
+def overlaps(boxes):
+    """Pairs of boxes that overlap by more than a pixel in both directions."""
+    count = 0
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            dx = min(boxes[i, 2], boxes[j, 2]) - max(boxes[i, 0], boxes[j, 0])
+            dy = min(boxes[i, 3], boxes[j, 3]) - max(boxes[i, 1], boxes[j, 1])
+            count += dx > 1 and dy > 1
+    return count
+
+
+def test_biplot_names_arrows_labels_axes_and_keeps_equal_scales():
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Annotation
+
+    frame = CARS.to_frame()
+    model = pcalib.PCA(2, standardize=True).fit(frame)
+    ax = pcalib.plot.biplot(model, data=frame)
+    names = [t.get_text() for t in ax.texts if not isinstance(t, Annotation)]
+    assert names == CARS.feature_names  # feature_names_in_, not x1, ..., x11
+    assert ax.get_aspect() == 1.0  # one unit is as long across as up
+    # the shares of variance, from NumPy's eigenvalues of the correlation matrix
+    ratio = np.linalg.eigvalsh(np.corrcoef(X.T))[::-1] / 11
+    assert ax.get_xlabel() == f"PC1 ({100 * ratio[0]:.1f}%)" == "PC1 (60.1%)"
+    assert ax.get_ylabel() == f"PC2 ({100 * ratio[1]:.1f}%)"
+    plt.close("all")
+
+
+def test_biplot_labels_do_not_pile_up_and_are_placed_the_same_way_every_time():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    frame = CARS.to_frame()
+    model = pcalib.PCA(2, standardize=True).fit(frame)
+    placed = []
+    for _ in range(2):
+        fig, ax = plt.subplots(figsize=(6, 6))
+        pcalib.plot.biplot(model, data=frame, sample_labels=True, ax=ax)
+        placed.append([getattr(t, "xyann", None) or t.get_position() for t in ax.texts if t.get_text()])
+    assert len(placed[0]) == 32 + 11
+    np.testing.assert_array_equal(placed[0], placed[1])  # the same places every time
+    assert overlaps(label_boxes(ax)) == 0
+    # without the repel, the same labels overlap: the check can fail
+    fig, ax = plt.subplots(figsize=(6, 6))
+    T = model.transform(frame)
+    for name, (x, y) in zip(CARS.row_names, T):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+    ax.set_xlim(T[:, 0].min() - 1, T[:, 0].max() + 1)
+    ax.set_ylim(T[:, 1].min() - 1, T[:, 1].max() + 1)
+    assert overlaps(label_boxes(ax)) > 5
+    plt.close("all")
+
+
+def test_correlation_circle_labels_do_not_pile_up():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    model = pcalib.PCA(2, standardize=True).fit(X)
+    fig, ax = plt.subplots(figsize=(4.6, 4.6))
+    pcalib.plot.correlation_circle(model, X, ax=ax, feature_names=CARS.feature_names)
+    assert overlaps(label_boxes(ax)) == 0
+    plt.close("all")
+
+
+def test_a_pcoa_map_is_titled_as_one():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    import scipy.spatial.distance as ssd
+
+    D = ssd.squareform(ssd.pdist(X[:, :4]))
+    result = pcalib.pcoa(D, k=2)
+    ax = pcalib.plot.biplot(result)
+    assert ax.get_title() == "PCoA map" and ax.get_aspect() == 1.0
+    share = result.proportion_explained
+    assert ax.get_xlabel() == f"PCo1 ({100 * share[0]:.1f}%)"
+    # for Euclidean distances, the shares are PCA's (NumPy's eigenvalues)
+    ev = np.linalg.eigvalsh(np.cov(X[:, :4].T))[::-1]
+    assert ax.get_ylabel() == f"PCo2 ({100 * ev[1] / ev.sum():.1f}%)"
+    plt.close("all")

@@ -392,3 +392,130 @@ def test_choose_k_passes_options_to_the_data_rules():
 def test_choose_k_rejects_bad_input(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         choose_k(*args, **kwargs)
+
+
+# -- issue 31: no silent wrong answer ------------------------------------------------------
+
+
+def eigenvalues_by_numpy(X, standardize=False):
+    """All p eigenvalues of the covariance (correlation) matrix, decreasing: the reference."""
+    M = np.corrcoef(X, rowvar=False) if standardize else np.cov(X, rowvar=False)
+    return np.linalg.eigvalsh(M)[::-1]
+
+
+@pytest.mark.parametrize("method", ["kaiser", "broken_stick", "minka", "mp", "bartlett"])
+def test_spectrum_rules_refuse_the_ratios_of_leading_components_only(method):
+    """Issue 31: choose_k(PCA(3)'s ratios, method="kaiser") returned 0 and broken_stick
+    too (the missing ratios were read as zeros); the answer is 4. Now refused, and the
+    whole spectrum, a full fit or X give NumPy's count."""
+    X = spiked_data(400, 30, [10.0, 6.0, 4.0, 2.5], seed=31)
+    lam = eigenvalues_by_numpy(X)
+    assert np.sum(lam > lam.mean()) == 4  # Kaiser's answer, by NumPy
+    leading = PCA(3).fit(X).explained_variance_ratio_
+    with pytest.raises(ValueError, match="whole spectrum.*leading components only"):
+        choose_k(leading, method=method, n_samples=400)
+    with pytest.raises(ValueError, match="whole spectrum"):
+        choose_k(PCA(3).fit(X), method=method)
+    assert choose_k(PCA().fit(X), method=method) == choose_k(X=X, method=method)
+    if method == "kaiser":
+        assert choose_k(PCA().fit(X).explained_variance_ratio_, method=method) == 4
+
+
+def test_choose_k_reads_a_fitted_estimator_like_its_data():
+    """Issue 31/33: choose_k(fitted_model) failed with a dtype error. A pcalib PCA and a
+    scikit-learn PCA are read through explained_variance_ratio_, n_samples_ and
+    n_features_in_; Minka's rule then agrees with scikit-learn's own "mle"."""
+    X = spiked_data(300, 15, [9.0, 5.0, 3.0], seed=33)
+    lam = eigenvalues_by_numpy(X)
+    assert choose_k(PCA().fit(X)) == np.argmax(np.cumsum(lam) / lam.sum() >= 0.95) + 1
+    assert choose_k(PCA(3).fit(X), 0.5) == np.argmax(np.cumsum(lam) / lam.sum() >= 0.5) + 1
+    assert choose_k(PCA().fit(X), method="kaiser") == np.sum(lam > lam.mean())
+    sk = SklearnPCA().fit(X)
+    assert choose_k(sk, method="minka") == SklearnPCA("mle", svd_solver="full").fit(X).n_components_
+    assert choose_k(sk, method="broken_stick") == choose_k(X=X, method="broken_stick")
+    standardized = PCA(standardize=True).fit(X)
+    corr = eigenvalues_by_numpy(X, standardize=True)
+    assert choose_k(standardized, method="kaiser") == np.sum(corr > 1)
+
+
+def test_choose_k_rejects_estimators_it_cannot_read():
+    with pytest.raises(pcalib.NotFittedError, match="not fitted"):
+        choose_k(PCA(), method="kaiser")
+
+    class Variances:
+        explained_variance_ = np.array([2.0, 1.0])
+
+    with pytest.raises(TypeError, match="explained_variance_ratio_"):
+        choose_k(Variances(), method="kaiser")
+    X = spiked_data(50, 5, [4.0], seed=0)
+    with pytest.raises(ValueError, match="n_samples is taken from the fitted"):
+        choose_k(PCA().fit(X), method="minka", n_samples=50)
+    with pytest.raises(ValueError, match="standardize applies to X"):
+        choose_k(PCA().fit(X), method="kaiser", standardize=True)
+    with pytest.raises(ValueError, match="needs the data"):
+        choose_k(PCA().fit(X), method="parallel")
+
+
+def test_spectrum_rules_on_wide_noise_count_the_rank_not_p():
+    """Issue 31: with n < p the p - n + 1 zero eigenvalues were counted as components:
+    on pure noise Kaiser returned the rank (all n - 1 nonzero eigenvalues are above
+    tr(S)/p). The rules now read the r = n - 1 nonzero eigenvalues (NumPy's Gram
+    matrix): Kaiser compares with their mean, the broken stick has r pieces."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((30, 200))
+    Xc = X - X.mean(axis=0)
+    nonzero = np.linalg.eigvalsh(Xc @ Xc.T)[::-1][:29]  # the rank is n - 1 = 29
+    kaiser = int(np.sum(nonzero > nonzero.mean()))
+    shares = nonzero / nonzero.sum()
+    stick = np.array([sum(1 / i for i in range(j, 30)) / 29 for j in range(1, 30)])
+    broken = int(np.argmin(shares > stick))
+    assert choose_k(X=X, method="kaiser") == kaiser < 29
+    assert choose_k(X=X, method="broken_stick") == broken == 0
+    ratios = PCA().fit(X).explained_variance_ratio_  # min(n, p) = 30, the last round-off
+    assert choose_k(ratios, method="kaiser") == kaiser
+    assert choose_k(PCA().fit(X), method="broken_stick") == broken
+    with pytest.raises(ValueError, match="Minka's rule needs n_samples >= the number of features"):
+        choose_k(PCA().fit(X), method="minka")
+    with pytest.raises(ValueError, match="the number of features is unknown"):
+        choose_k(ratios, method="mp", n_samples=30)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_choose_k_reads_the_float32_ratios_of_pca(seed):
+    """Issue 31 F22: float32 ratios of PCA itself sum to 1 within float32 round-off
+    (1 + 1.6e-8 for seed 5), and choose_k refused them (sum above 1 + 1e-8)."""
+    X = (np.random.default_rng(seed).standard_normal((200, 10)) * np.arange(1, 11)).astype(np.float32)
+    ratios = PCA().fit(X).explained_variance_ratio_
+    assert ratios.dtype == np.float32
+    lam = eigenvalues_by_numpy(X.astype(np.float64))
+    assert choose_k(ratios, method="kaiser") == np.sum(lam > lam.mean())
+    assert choose_k(ratios, method="broken_stick") == choose_k(X=X, method="broken_stick")
+
+
+def test_cv_press_of_int64_near_2_to_62_is_exact():
+    """Issue 31 F04: cv_press cast int64 data near 2**62 to float64 before centering (a
+    spacing of 1024 there). PRESS does not change when a column is shifted by a whole
+    number, so the data less 2**62 (small integers, exact in float64) are the reference."""
+    small = np.random.default_rng(5).integers(-50, 50, size=(40, 6)) * np.array([1, 2, 3, 1, 5, 1])
+    big = small.astype(np.int64) + np.int64(2**62)
+    expected = cv_press(small.astype(float), 4, n_folds=5, random_state=1)
+    np.testing.assert_allclose(cv_press(big, 4, n_folds=5, random_state=1), expected, rtol=1e-12)
+    assert choose_k(X=big, method="cv", random_state=1, n_folds=5) == int(np.argmin(
+        cv_press(small.astype(float), n_folds=5, random_state=1)))
+
+
+def test_minka_accepts_round_off_negatives_as_zeros():
+    """Issue 31: minka_log_evidence refused the -1e-17 that an eigensolver returns for a
+    zero eigenvalue. Values within round-off of 0 (either sign) are zeros: the same
+    evidence as the exact spectrum; a clearly negative value is still refused."""
+    exact = minka_log_evidence([5.0, 3.0, 1.0, 0.0, 0.0], 20)
+    rounded = minka_log_evidence([5.0, 3.0, 1.0, 3e-16, -2e-16], 20)
+    np.testing.assert_array_equal(rounded, exact)
+    assert exact[2] == np.inf  # k = 3 = the rank
+    X = spiked_data(20, 8, [5.0, 2.0], seed=2)
+    X[:, 7] = X[:, 6] - X[:, 5]  # rank 7 of 8: eigh returns a round-off 8th eigenvalue
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False))[::-1]
+    assert abs(lam[-1]) < 1e-13 * lam[0]
+    assert np.argmax(minka_log_evidence(lam, 20)) + 1 == 7
+    with pytest.raises(ValueError, match="non-negative"):
+        minka_log_evidence([5.0, 3.0, -1e-3], 20)

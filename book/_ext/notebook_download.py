@@ -63,7 +63,7 @@ def install_note(title: str, repository: str | None) -> str:
             "To run it you need the book's library `pcalib` (with matplotlib) and MyST-NB,"
             " whose `glue` records the numbers the text quotes:",
             "",
-            f'    pip install "pcalib[plot] @ {source}" myst-nb',
+            f'    pip install "pca-derived-and-verified[plot] @ {source}" myst-nb',
             "",
             '(or `pip install ".[plot]" myst-nb` in a clone of the repository).'
             " Cross-references, citations and theorem boxes in the Markdown cells are"

@@ -17,6 +17,18 @@ Each fix is a small handler; tests/test_browser.py checks the rendered result.
   become classes (``prf-proof`` for the proof box, the old name for the bodies).
 - A proof's leading "Proof." is set in italics and the proof ends with a ∎ (HTML only:
   LaTeX's proof environment draws both itself).
+- Two extensions that Jupyter Book loads do not say whether they are safe for parallel
+  reading, so Sphinx read (and executed) the chapters one at a time. Both are:
+  sphinx-multitoc-numbering (``use_multitoc_numbering``) only replaces
+  ``TocTreeCollector.assign_section_numbers``, which Sphinx calls in the main process
+  once every document is read and merged; sphinx-jupyterbook-latex's read-time
+  transforms only set attributes on the nodes of the document being read (and act
+  on the root document alone). They are declared safe here, so that
+  ``python3 tasks.py book`` executes chapters side by side (``tasks.jupyter_book``).
+  sphinx-proof says it is safe but its domain has no ``merge_domaindata``, which
+  Sphinx calls to merge what each process read: its domain holds no data (the
+  proofs are in ``env.proof_list``, which sphinx-proof merges at ``env-merge-info``),
+  so the merge it is given does nothing.
 """
 
 from __future__ import annotations
@@ -154,8 +166,31 @@ def mark_proofs(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             box += nodes.paragraph("", "", qed, classes=["prf-qed-line"])
 
 
+# Extensions Jupyter Book loads that are safe for parallel reading and do not say so
+# (module docstring).
+PARALLEL_SAFE_UNDECLARED = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+
+def declare_parallel_safe(app: Sphinx, config: Any) -> None:
+    """Say for PARALLEL_SAFE_UNDECLARED what they do not say themselves."""
+    for name in PARALLEL_SAFE_UNDECLARED:
+        extension = app.extensions.get(name)
+        if extension is not None and extension.parallel_read_safe is None:
+            extension.parallel_read_safe = True
+
+
+def merge_no_domain_data(self: Any, docnames: Any, otherdata: dict) -> None:
+    """``merge_domaindata`` of a domain whose data hold nothing but their version."""
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    from sphinx.domains import Domain
+    from sphinx_proof.domain import ProofDomain
+
+    if ProofDomain.merge_domaindata is Domain.merge_domaindata:
+        ProofDomain.merge_domaindata = merge_no_domain_data
     app.setup_extension("sphinx.ext.mathjax")
+    app.connect("config-inited", declare_parallel_safe)
     app.connect("config-inited", use_local_mathjax)
     app.connect("builder-inited", add_static_files)
     app.connect("build-finished", copy_mathjax)

@@ -18,16 +18,22 @@ from numpy.typing import ArrayLike
 __all__ = [
     "Cities",
     "ContingencyTable",
+    "Curves",
     "Dataset",
     "great_circle_distances",
     "load_cities",
+    "load_co2",
     "load_digits",
+    "load_gasoline",
+    "load_growth",
     "load_hair_eye_color",
     "load_hbk",
     "load_image",
     "load_iris",
     "load_mtcars",
+    "load_poison",
     "Table",
+    "TimeSeries",
 ]
 
 _DATA = Path(__file__).resolve().parent / "data"  # shipped as package data (pyproject.toml)
@@ -430,3 +436,180 @@ def great_circle_distances(lat: ArrayLike, lon: ArrayLike, radius: float = 6371.
     D = (D + D.T) / 2
     np.fill_diagonal(D, 0.0)
     return D
+
+
+def load_poison() -> Table:
+    """Food poisoning at a school dinner: 55 children, 13 yes/no or two-level questions.
+
+    Columns ``Sick``, ``Sex`` (``F``, ``M``), the symptoms ``Nausea``, ``Vomiting``,
+    ``Abdominals``, ``Fever``, ``Diarrhae`` and the foods eaten ``Potato``, ``Fish``,
+    ``Mayo``, ``Courgette``, ``Cheese``, ``Icecream``, each entry a level such as
+    ``"Fish_y"`` or ``"Fish_n"``. One child ate no fish.
+
+    Returns
+    -------
+    Table
+        `data` (55, 13) str objects, `feature_names`, `row_names` ``"1"`` to ``"55"``.
+
+    Notes
+    -----
+    Source: R's ``FactoMineR::poison`` (FactoMineR 2.7, ``write.csv(poison)``; its
+    columns ``Age`` and ``Time`` are in the file and not loaded), the survey of
+    Husson, Lê and Pagès, *Exploratory Multivariate Analysis by Example Using R*
+    (2011). Licence: distributed with FactoMineR under the GPL (>= 2).
+    """
+    with (_DATA / "poison.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    data = np.array([row[3:] for row in rows[1:]], dtype=object)
+    return Table(data, rows[0][3:], [row[0] for row in rows[1:]], "poison")
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Curves observed on one common grid, with a response or a class per curve.
+
+    Attributes
+    ----------
+    data : ndarray of shape (n, p)
+        ``data[i, j]`` is curve i at ``grid[j]``.
+    grid : ndarray of shape (p,)
+        The points where every curve is observed, increasing (not necessarily evenly
+        spaced).
+    target : ndarray of shape (n,)
+        A measured response (float) or, when `target_names` is not empty, the class
+        index of each curve (int): curve i belongs to ``target_names[target[i]]``.
+    target_names : list of str
+        The class names; empty when `target` is a measurement.
+    name : str
+    """
+
+    data: np.ndarray
+    grid: np.ndarray
+    target: np.ndarray
+    target_names: list[str]
+    name: str = "curves"
+
+    def __repr__(self) -> str:
+        """Name, shape and the range of the grid, not every number."""
+        return (
+            f"Curves(name={self.name!r}, shape={self.data.shape}, "
+            f"grid={self.grid[0]:g}..{self.grid[-1]:g})"
+        )
+
+
+@dataclass(frozen=True)
+class TimeSeries:
+    """A series observed at regular times.
+
+    Attributes
+    ----------
+    values : ndarray of shape (N,)
+    time : ndarray of shape (N,)
+        The time of each value, in years (R's ``time()``: the start of the period).
+    frequency : int
+        Observations per year (12: monthly).
+    name : str
+    """
+
+    values: np.ndarray
+    time: np.ndarray
+    frequency: int
+    name: str = "series"
+
+    def __repr__(self) -> str:
+        """Name, length and time span, not every number."""
+        return (
+            f"TimeSeries(name={self.name!r}, length={self.values.size}, "
+            f"time={self.time[0]:.2f}..{self.time[-1]:.2f}, frequency={self.frequency})"
+        )
+
+
+def load_gasoline() -> Curves:
+    """Near-infrared spectra of 60 gasoline samples, with their octane numbers.
+
+    Each row of `data` is a spectrum: the absorbance log(1/R) of diffuse reflectance
+    at 401 wavelengths from 900 to 1700 nm in steps of 2 nm (`grid`, in nm); `target`
+    is the octane number of the sample.
+
+    Returns
+    -------
+    Curves
+        `data` (60, 401) float64, `grid` (401,) wavelengths in nm, `target` (60,)
+        octane numbers (float), `target_names` empty.
+
+    Notes
+    -----
+    Source: J. H. Kalivas (1997), *Two data sets of near infrared spectra*,
+    Chemometrics and Intelligent Laboratory Systems 37(2), 255-259,
+    https://doi.org/10.1016/S0169-7439(97)00038-5. The file is R's
+    ``pls::gasoline`` (pls 2.8-1; K. H. Liland, B.-H. Mevik and R. Wehrens), written
+    with six decimals (the absorbances) and two (the octane numbers), exactly as R
+    holds them; sum of the spectra 2665.085391, mean octane number 87.1775.
+    Licence: published measurements (facts), redistributed by R's pls package
+    under the GPL-2.
+    """
+    with gzip.open(_DATA / "gasoline.csv.gz", "rt") as f:
+        header = f.readline().strip().split(",")
+        table = np.loadtxt(f, delimiter=",")
+    return Curves(table[:, 1:], np.array([float(w) for w in header[1:]]), table[:, 0], [], "gasoline")
+
+
+def load_co2() -> TimeSeries:
+    """Monthly atmospheric CO2 concentration at Mauna Loa, January 1959 to December 1997.
+
+    468 values in parts per million (ppm), on the preliminary 1997 SIO manometric
+    mole fraction scale: a rising trend, a yearly cycle and noise.
+
+    Returns
+    -------
+    TimeSeries
+        `values` (468,) in ppm, `time` (468,) in years (1959.0, 1959.0833, ...,
+        1997.9167), `frequency` 12.
+
+    Notes
+    -----
+    Source: C. D. Keeling and T. P. Whorf, Scripps Institution of Oceanography,
+    https://scrippsco2.ucsd.edu/data/atmospheric_co2/, as R's ``datasets::co2``
+    (R 4.2.2; W. S. Cleveland (1993), *Visualizing Data*, Hobart Press). The values
+    for February, March and April 1964 were missing and are R's linear
+    interpolation between January and May 1964. Scripps revises its series: the
+    current data differ slightly. The file (year, month, ppm) is R's series with
+    two decimals, as R holds it; sum 157741.05, first value 315.42, last 364.34.
+    Licence: the Scripps CO2 data are free to use with acknowledgement; R
+    distributes this copy under the GPL (>= 2).
+    """
+    table = np.loadtxt(_DATA / "co2.csv", delimiter=",", skiprows=1)
+    return TimeSeries(table[:, 2], table[:, 0] + (table[:, 1] - 1) / 12, 12, "co2")
+
+
+def load_growth() -> Curves:
+    """The Berkeley growth study: heights of 54 girls and 39 boys at 31 ages from 1 to 18.
+
+    The ages are not evenly spaced: every quarter year from 1 to 2, every year from
+    2 to 8, every half year from 8 to 18. Rows 0-53 are the girls (target 0), rows
+    54-92 the boys (target 1).
+
+    Returns
+    -------
+    Curves
+        `data` (93, 31) heights in cm, `grid` (31,) ages in years, `target` (93,) in
+        {0, 1}, `target_names` ``["girl", "boy"]``.
+
+    Notes
+    -----
+    Source: R. D. Tuddenham and M. M. Snyder (1954), *Physical growth of California
+    boys and girls from birth to age 18*, University of California Publications in
+    Child Development 1, 183-364; the data set of J. O. Ramsay and B. W. Silverman
+    (2005), *Functional Data Analysis* (2nd ed., Springer), as shipped in R's
+    ``ddalpha::dataf.growth()`` (ddalpha 1.3.13, GPL-2). Heights in cm with one
+    decimal, exactly as R holds them; sum 394551.3, mean height at 18 of the girls
+    166.2944 and of the boys 180.2231. Licence: published measurements (facts),
+    redistributed by ddalpha under the GPL-2.
+    """
+    with gzip.open(_DATA / "growth.csv.gz", "rt") as f:
+        rows = list(csv.reader(f))
+    ages = np.array([float(a) for a in rows[0][1:]])
+    names = ["girl", "boy"]
+    target = np.array([names.index(row[0]) for row in rows[1:]])
+    heights = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
+    return Curves(heights, ages, target, names, "growth")

@@ -1,0 +1,228 @@
+"""CA, MCA and compositions at extreme scales, on awkward inputs and at size (issue 31:
+F10, F11, F13, F15, F21, F27, F29 and a failed fit; issue 35: the truncated routes).
+
+Each reference is independent of pcalib: the standardized residuals formed in exact
+integer arithmetic (Python integers) and decomposed by NumPy's SVD, first principles on
+rescaled data, scikit-bio, or FactoMineR's numbers quoted from R.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse
+from numpy.testing import assert_allclose
+
+import pcalib
+from pcalib import CA, MCA
+
+
+def exact_residuals(N: np.ndarray) -> np.ndarray:
+    """E of an integer table, each residual numerator n * n_ij - R_i C_j exact in int64
+    before the one rounding to float64."""
+    N = np.asarray(N, dtype=np.int64)
+    R, C = N.sum(axis=1), N.sum(axis=0)
+    n = int(R.sum())
+    assert n * int(N.max()) < 2**62 and int(R.max()) * int(C.max()) < 2**62  # no overflow
+    numerators = n * N - np.outer(R, C)
+    return numerators / float(n) / np.sqrt(np.outer(R, C).astype(float))
+
+
+def near_independent_table(seed: int = 0) -> np.ndarray:
+    """Counts of about 1e6 a cell that follow the independence model to 1e-4."""
+    rng = np.random.default_rng(seed)
+    r, c = rng.uniform(1, 3, 40), rng.uniform(1, 3, 25)
+    return np.round(1e6 * np.outer(r, c) / r.sum() / c.sum() * 1000) + rng.integers(0, 60, (40, 25))
+
+
+# -- F15: a sparse table near independence ----------------------------------------------------
+
+
+def test_sparse_table_near_independence_has_the_exact_ratios():
+    N = near_independent_table()
+    E = exact_residuals(N)
+    s = np.linalg.svd(E, compute_uv=False)
+    total = float((E**2).sum())
+    assert total < 1e-7  # near independence: chi2 / n is tiny
+    for table in (scipy.sparse.csr_matrix(N), N):
+        ca = CA(4).fit(table)
+        assert_allclose(ca.total_inertia_, total, rtol=1e-9)
+        assert_allclose(ca.eigenvalues_, s[:4] ** 2, rtol=1e-8)
+        assert_allclose(ca.explained_inertia_ratio_, s[:4] ** 2 / total, rtol=1e-8)
+
+
+# -- F21: one scale, any scale ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_ca_is_the_same_at_every_scale(scale, kind, capfd):
+    N = pcalib.datasets.load_hair_eye_color().counts.astype(float)
+    E = exact_residuals(N.astype(int))
+    U, s, Vt = np.linalg.svd(E)
+    table = N * scale
+    ca = CA(3).fit(scipy.sparse.csr_matrix(table) if kind == "sparse" else table)
+    assert_allclose(ca.eigenvalues_, s[:3] ** 2, rtol=1e-12)
+    assert_allclose(ca.total_inertia_, (E**2).sum(), rtol=1e-12)
+    c = N.sum(axis=0) / N.sum()
+    G = Vt[:3].T / np.sqrt(c)[:, None] * s[:3]
+    G *= np.where(np.sum(G * ca.column_coordinates_, axis=0) < 0, -1, 1)
+    assert_allclose(ca.column_coordinates_, G, atol=1e-12)
+    assert_allclose(ca.transform(table[:2]), ca.row_coordinates_[:2], atol=1e-12)
+    assert capfd.readouterr().err == ""  # no LAPACK message (DLASCL) on stderr
+
+
+# -- F27: a bool table ---------------------------------------------------------------------------
+
+
+def test_dense_bool_table_fits_as_sparse_bool_does():
+    rng = np.random.default_rng(3)
+    B = rng.random((30, 8)) < 0.4
+    B[np.arange(30), np.arange(30) % 8] = True  # no empty row or column
+    dense, sparse = CA(3).fit(B), CA(3).fit(scipy.sparse.csr_matrix(B))
+    s = np.linalg.svd(exact_residuals(B.astype(int)), compute_uv=False)
+    assert_allclose(dense.eigenvalues_, s[:3] ** 2, rtol=1e-12)
+    assert_allclose(sparse.eigenvalues_, dense.eigenvalues_, rtol=1e-12)
+
+
+# -- a fit that fails leaves the estimator unfitted ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "good", "bad"),
+    [
+        (lambda: CA(2), np.array([[5, 1, 2], [1, 6, 2], [2, 2, 7]]), np.array([[5, 1, 2], [0, 0, 0], [2, 2, 7]])),
+        (lambda: MCA(1), np.array([["a", "x"], ["b", "y"], ["a", "y"]]), np.array([["a", "x"], ["b", None]], dtype=object)),
+    ],
+    ids=["CA", "MCA"],
+)
+def test_failed_fit_leaves_the_estimator_unfitted(make, good, bad):
+    from sklearn.exceptions import NotFittedError as SklearnNotFitted
+    from sklearn.utils.validation import check_is_fitted
+
+    for fitted_first in (False, True):
+        model = make()
+        if fitted_first:
+            model.fit(good)
+        with pytest.raises(ValueError):
+            model.fit(bad)
+        with pytest.raises(SklearnNotFitted):
+            check_is_fitted(model)
+        with pytest.raises(pcalib.NotFittedError):
+            model.transform(good)
+
+
+# -- F10: missing values are refused, never categories ------------------------------------------
+
+
+def test_mca_refuses_every_kind_of_missing_value():
+    pd = pytest.importorskip("pandas")
+    base = {"b": ["u", "v", "u", "v"]}
+    missing = {
+        "NaT": pd.Series(pd.to_datetime(["2020-01-01", None, "2020-01-02", "2020-01-01"])),
+        "float32 NaN": pd.Series(np.array([1, np.nan, 2, 1], dtype=np.float32)),
+        "pandas NA": pd.Series(["x", pd.NA, "y", "x"], dtype="string"),
+        "nullable Int64": pd.Series([1, None, 2, 1], dtype="Int64"),
+        "None": pd.Series(["x", None, "y", "x"], dtype=object),
+    }
+    for column in missing.values():
+        with pytest.raises(ValueError, match=r"column 'a' contains a missing value"):
+            MCA(1).fit(pd.DataFrame({"a": column, **base}))
+    arrays = {
+        "float32 NaN in an object array": np.array([[np.float32(np.nan), "u"], ["x", "v"], ["y", "u"]], dtype=object),
+        "float32 array": np.array([[1, 2], [np.nan, 3], [2, 2]], dtype=np.float32),
+        "datetime64 NaT": np.array([["2020-01-01", "NaT"], ["2020-01-02", "2020-01-01"],
+                                    ["2020-01-01", "2020-01-02"]], dtype="datetime64[D]"),
+    }
+    for arr in arrays.values():
+        with pytest.raises(ValueError, match="contains a missing value"):
+            MCA(1).fit(arr)
+
+
+# -- F11: category names never collide ----------------------------------------------------------
+
+
+def test_category_names_are_distinct():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": ["b_c", "d", "d", "b_c"], "a_b": ["c", "c", "e", "e"]})
+    names = list(MCA(1).fit(frame).category_names_)
+    assert len(set(names)) == len(names) == 4
+    assert names == ["a='b_c'", "a='d'", "a_b='c'", "a_b='e'"]
+    plain = pd.DataFrame({"a": ["x", "y", "y"], "b": ["u", "u", "v"]})
+    assert list(MCA(1).fit(plain).category_names_) == ["a_x", "a_y", "b_u", "b_v"]
+
+
+# -- F29: MCA memory is O(nQ + Jk) --------------------------------------------------------------
+
+
+def indicator_residuals(X: np.ndarray) -> np.ndarray:
+    """E of the indicator matrix of the columns of `X`, formed densely by NumPy."""
+    Z = np.column_stack([(X[:, q][:, None] == np.unique(X[:, q])[None, :]) for q in range(X.shape[1])]).astype(float)
+    P = Z / Z.sum()
+    r, c = P.sum(axis=1), P.sum(axis=0)
+    return (P - np.outer(r, c)) / np.sqrt(np.outer(r, c))
+
+
+def identifier_table(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    level = rng.integers(0, 5, n)
+    return np.column_stack([np.arange(n), level, (level + rng.integers(0, 2, n)) % 5])
+
+
+def test_mca_with_an_identifier_column_stays_small():
+    X = identifier_table(3000, 0)  # J = 3010 categories: the Burt matrix alone is 72 MB
+    tracemalloc.start()
+    mca = MCA(2).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20e6, peak  # about 60 * (nQ + Jk) * 8 bytes, far from J^2 * 8
+    assert mca.row_coordinates_.shape == (3000, 2) and mca.column_coordinates_.shape == (3010, 2)
+
+
+def test_mca_truncated_route_is_exact(monkeypatch):
+    monkeypatch.setattr(pcalib._mca_fit, "BURT_MAX_J", 16)  # J^2 > nQ: the truncated route
+    X = identifier_table(300, 1)
+    E = indicator_residuals(X)
+    s = np.linalg.svd(E, compute_uv=False)
+    mca = MCA(3).fit(X)
+    assert mca.all_eigenvalues_.size < min(E.shape[1] - 3, 300 - 1)  # not every axis: truncated
+    assert_allclose(mca.eigenvalues_, s[:3] ** 2, rtol=1e-10)
+    Q = 3
+    above = s**2 > 1 / Q + 1e-9
+    assert_allclose(mca.all_eigenvalues_[mca.all_eigenvalues_ > 1 / Q + 1e-9], s[above] ** 2, rtol=1e-10)
+    adjusted = (Q / (Q - 1) * (s[above] ** 2 - 1 / Q)) ** 2
+    greenacre = Q / (Q - 1) * (np.sum(s**4) - (E.shape[1] - Q) / Q**2)
+    assert_allclose(mca.benzecri_ratio_, adjusted / adjusted.sum(), rtol=1e-9)
+    assert_allclose(mca.greenacre_ratio_, adjusted / greenacre, rtol=1e-9)
+
+
+# -- issue 35: dense tables take the truncated route, exactly -------------------------------------
+
+
+def test_dense_truncated_route_is_exact():
+    rng = np.random.default_rng(7)
+    signal = rng.gamma(2.0, size=(500, 4)) @ rng.gamma(2.0, size=(4, 450))  # 3 axes over noise
+    N = rng.poisson(signal) + 1
+    E = exact_residuals(N)
+    U, s, Vt = np.linalg.svd(E, full_matrices=False)
+    ca = CA(3).fit(N)  # min(I, J) = 450 > 400, 5k <= 450: block Krylov on the formed E
+    assert_allclose(ca.eigenvalues_, s[:3] ** 2, rtol=1e-10)
+    W = ca.column_standard_coordinates_ * np.sqrt(ca.column_masses_)[:, None]  # V_k
+    V = Vt[:3].T * np.where(np.sum(Vt[:3].T * W, axis=0) < 0, -1, 1)
+    assert_allclose(W, V, atol=1e-10)
+
+
+# -- F13: closure at the ends of the float64 range -------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**-1000])
+def test_closure_of_huge_and_tiny_parts(scale):
+    X = np.array([[1e308, 1e308, 1e300], [3.0, 1.0, 0.0], [1e308, 1e308, 1.0]]) * scale
+    closed = pcalib.closure(X)
+    third = 1e-8 / (2 + 1e-8)  # 1e300 / (1e308 + 1e308 + 1e300)
+    assert_allclose(closed[:2], [[(1 - third) / 2, (1 - third) / 2, third], [0.75, 0.25, 0.0]], rtol=1e-15)
+    assert_allclose(closed[2, :2], 0.5, rtol=1e-15)
+    assert closed[2, 2] == pytest.approx(0.5 / 1e308, rel=1e-12)  # subnormal, not 0
+    assert_allclose(pcalib.closure([[1e-320, 3e-320]]), [[0.25, 0.75]], rtol=1e-2)  # subnormal parts
