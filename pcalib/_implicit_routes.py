@@ -49,6 +49,7 @@ from ._svd import exact_svd, orthonormal_completion
 from ._units import checked_scale, norm_exponent, rescale
 
 _EPS = np.finfo(np.float64).eps
+_LARGEST_POWER = np.finfo(np.float64).maxexp - 1  # 1023: 2**1023 is the largest power of two
 
 
 def decompose_sparse_or_dask(
@@ -91,7 +92,9 @@ class _MomentUnits:
         constant, e = moments.constant, moments.exponent
         check_variance(constant)
         if not standardize:
-            f = norm_exponent(np.where(constant, 0.0, moments.squares))
+            # at most 2**1023 in the data's units (data near 1.8e308: 2**(e + f) would be
+            # inf); Z's column norms are then at most a few powers of two above 1
+            f = min(norm_exponent(np.where(constant, 0.0, moments.squares)), _LARGEST_POWER - e)
             ones = np.ones(constant.size)
             return cls(np.full(constant.size, np.ldexp(1.0, e + f)), np.full(constant.size, np.ldexp(1.0, f)),
                        ones, e + f)

@@ -99,13 +99,16 @@ class Moments:
         movable = _movable_integer_columns(block)
         integer = movable is not None
         head = block[:_HEAD_ROWS]
+        if scaled and not integer and _beyond_square_range(head):
+            return cls._of_scaled_rows(block, full)  # read as 2**-e X at once: no square overflows
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = np.concatenate(
                 [head[:, start:start + _HEAD_COLUMNS].var(axis=0) for start in range(0, p, _HEAD_COLUMNS)]
             ) if p else np.zeros(0)
             shift = np.zeros(p)
-            if not reads_in_place(block) or np.any((head_mean**2 > head_var) & (head_var > 0)):
+            # |mean| > sd, not mean**2 > var: the square of a mean near 1e160 overflows
+            if not reads_in_place(block) or np.any((np.abs(head_mean) > np.sqrt(head_var)) & (head_var > 0)):
                 shift = head_mean
             constant = np.zeros(p, dtype=bool)
             for _ in range(3):
@@ -136,11 +139,18 @@ class Moments:
             scatter[:, constant] = 0.0
         found = cls(n, shift, mean, scatter, value)
         if scaled and not integer and found.squares_out_of_range(block):
-            e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
-            inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
-            return cls(n, np.ldexp(inner.shift, e), np.ldexp(inner.mean, e), inner.scatter,
-                       np.ldexp(inner.value, e), e)
+            return cls._of_scaled_rows(block, full)
         return found
+
+    @classmethod
+    def _of_scaled_rows(cls, block: np.ndarray, full: bool) -> Moments:
+        r"""The moments of floating rows read as :math:`2^{-e} X`, e such that the
+        largest entry becomes at least 1 and below 2 (exact), the scatter kept in units
+        of :math:`4^e`."""
+        e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
+        inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
+        return cls(block.shape[0], np.ldexp(inner.shift, e), np.ldexp(inner.mean, e), inner.scatter,
+                   np.ldexp(inner.value, e), e)
 
     def squares_out_of_range(self, block: np.ndarray) -> bool:
         """Whether a varying column's sum of squares left ``_SQUARES_RANGE`` although
@@ -208,6 +218,19 @@ class Moments:
     def center(self) -> Center:
         """The column means as the exact pair (shift, mean about it): see :class:`Center`."""
         return Center(self.shift, self.mean)
+
+
+def _beyond_square_range(head: np.ndarray) -> bool:
+    r"""Whether the largest entry of the first rows of a floating block is finite and
+    beyond :math:`2^{200}`: then the sums of squares of the block leave
+    ``_SQUARES_RANGE`` whatever its shift, and reading the block as it is would overflow
+    before the scaled reading repaired it (under NumPy 1.26 that overflow escaped
+    ``errstate`` as a RuntimeWarning, seen on Dask input at an offset of 1e15)."""
+    if head.size == 0:
+        return False
+    with np.errstate(invalid="ignore"):
+        top = float(np.max(np.abs(head)))
+    return bool(np.isfinite(top) and top > 2.0**200)
 
 
 def _merge_exponent(a: Moments, b: Moments, cross: np.ndarray) -> int:
@@ -346,7 +369,9 @@ def settle_constant_columns(
     among those not yet known `constant`, are read again (:func:`constant_columns`).
     Returns ``(constant, failing)``: the columns now known constant, and those that
     failed and are not constant (the pass has to be redone for them)."""
-    suspect = ~constant & ((mean**2 * block.shape[0] > squares) | (squares == 0))
+    # compared as square roots: no square of the mean, which may be the data's own size
+    spread = np.sqrt(np.maximum(squares, 0.0))
+    suspect = ~constant & ((np.abs(mean) * np.sqrt(block.shape[0]) > spread) | (squares <= 0))
     constant = constant.copy()
     constant[suspect] = constant_columns(block, np.flatnonzero(suspect))
     return constant, suspect & ~constant

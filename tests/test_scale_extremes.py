@@ -234,3 +234,36 @@ def test_tiny_singular_values_keep_their_variances():
         assert np.isinf(rescale_squares(np.array([1e200]), 0, "x"))
     with pytest.warns(RuntimeWarning, match="below the normal float64 range"):
         assert rescale_squares(np.array([1e-200]), 0, "x") == 0.0
+
+
+@pytest.mark.parametrize("kind", ["dask", "partial_fit"])
+def test_moments_never_square_raw_data_beyond_2_200(monkeypatch, kind):
+    """tests/test_every_input_kind.py's offset-1e15 data at 2**900 (entries near 8e285):
+    the one-pass moments (Dask chunks, partial_fit batches) first read the rows as they were and squared them (overflow,
+    which NumPy 1.26 reported as 'overflow encountered in square' in spite of errstate),
+    then read them again scaled. Now every block reaches the Gram product already read
+    as 2**-e X, and the moments still match the exact centering (X_int / 8 times 2**900)."""
+    from pcalib import _moments
+
+    seen = []
+    original = _moments.shifted_gram
+
+    def recording(block, shift, **kwargs):
+        seen.append(float(np.max(np.abs(block))))
+        return original(block, shift, **kwargs)
+
+    monkeypatch.setattr(_moments, "shifted_gram", recording)
+    X_int = np.random.default_rng(0).integers(-1000, 1000, size=(300, 4))
+    X = np.ldexp(1e15 + X_int / 8, 900)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        if kind == "dask":
+            fit = PCA(2, solver="eig", standardize=True).fit(da.from_array(X, chunks=(100, 4)))
+        else:
+            fit = PCA(2, standardize=True)
+            for batch in np.split(X, 3):
+                fit.partial_fit(batch)
+    assert seen and max(seen) < 2.0**200
+    Z = (X_int - X_int.mean(axis=0)) / X_int.std(axis=0, ddof=1)
+    _, _, Vt = np.linalg.svd(Z, full_matrices=False)
+    assert _axis_error(fit.components_, Vt) < 1e-12
