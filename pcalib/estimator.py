@@ -138,11 +138,10 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         times the norm of the centered completed matrix. Ignored otherwise.
     tol : float in (0, 1) or None, default None
         None: exact. A float: the Krylov routes ("auto" takes them for an integer
-        ``n_components`` < min(n, p)) stop when every residual
-        :math:`\|M\mathbf v_j - \theta_j\mathbf v_j\| \le \text{tol}\cdot\theta_1`
-        (M the scatter matrix), and the fit reports the bounds it certifies, with
-        probability at least :math:`1 - 10^{-4}` (:mod:`pcalib._certificate`, chapter
-        *PCA at scale*): ``explained_variance_bound_``, ``components_bound_``.
+        ``n_components`` < min(n, p)) stop when every residual :math:`\|M\mathbf v_j -
+        \theta_j\mathbf v_j\| \le \text{tol}\cdot\theta_1` (M the scatter matrix), and
+        the fit reports the bounds it certifies with probability at least :math:`1 - 10^{-4}`
+        (chapter *PCA at scale*): ``explained_variance_bound_``, ``components_bound_``.
 
     Attributes
     ----------
@@ -252,17 +251,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
         ddof = check_ddof(self.ddof, n)
-        check_flag(self.standardize, "standardize")
-        check_flag(self.whiten, "whiten")
-        k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        check_random_state(self.random_state, draw=False)  # whatever the solver
-        tol = _checked_tol(self.tol)
-        found, solver = fit_by_route(
-            data, k, self.solver, every_component=fraction or self.n_components is None, ddof=ddof,
-            standardize=bool(self.standardize), need_scores=need_scores, random_state=self.random_state,
-            truncate=lambda found: cut_to_request(found, self.n_components, n) if fraction else found,
-            tol=tol,
-        )
+        found, solver = _fit_by_route(self, data, ddof, need_scores)
         for name in ("_moments", "_unsolved"):
             self.__dict__.pop(name, None)
         if found.moments is not None and self.missing is None:  # a later partial_fit continues
@@ -306,17 +295,13 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         >>> type(pca.components_).__name__, type(pca.transform(X)).__name__
         ('ndarray', 'Array')
         """
-        arr = self._remember_input(X)
-        with naming_non_finite(self.__dict__.get("feature_names_in_")):
-            self._fit(arr, need_scores=False)
+        _fit_naming_columns(self, X, need_scores=False)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """Fit on `X` and return its scores (n, k), whitened if ``whiten``
         (a lazy Dask array for a Dask `X`, as :meth:`transform`)."""
-        arr = self._remember_input(X)
-        with naming_non_finite(self.__dict__.get("feature_names_in_")):
-            scores = self._fit(arr, need_scores=True)
+        scores = _fit_naming_columns(self, X, need_scores=True)
         return self.transform(X) if scores is None else self._wrap_output(scores, X)
 
     # -- using a fitted model -----------------------------------------------------
@@ -393,6 +378,31 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
             return X
 
         return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
+
+
+def _fit_by_route(model: PCA, data: Any, ddof: int, need_scores: bool) -> tuple[Decomposition, str]:
+    """`model`'s parameters checked against `data` (``pcalib._inputs.as_matrix``) and
+    the fit of `data` by the route they choose (:func:`pcalib.solvers.fit_by_route`)."""
+    n, p = data.shape
+    check_flag(model.standardize, "standardize")
+    check_flag(model.whiten, "whiten")
+    k, fraction = components_to_compute(model.n_components, model.solver, n, p)
+    check_random_state(model.random_state, draw=False)  # whatever the solver
+    tol = _checked_tol(model.tol)
+    return fit_by_route(
+        data, k, model.solver, every_component=fraction or model.n_components is None, ddof=ddof,
+        standardize=bool(model.standardize), need_scores=need_scores, random_state=model.random_state,
+        truncate=lambda found: cut_to_request(found, model.n_components, n) if fraction else found,
+        tol=tol,
+    )
+
+
+def _fit_naming_columns(model: PCA, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
+    """``model._fit`` of `X` once its feature names are recorded, so that the error of a
+    NaN or infinity names the DataFrame's column (:func:`pcalib._input_errors.naming_non_finite`)."""
+    arr = model._remember_input(X)
+    with naming_non_finite(model.__dict__.get("feature_names_in_")):
+        return model._fit(arr, need_scores=need_scores)
 
 
 def _fitted_attributes(
