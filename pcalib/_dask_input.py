@@ -113,12 +113,14 @@ class DaskMatrix:
         r"""R of the TSQR factorization of :math:`Y = (X - \mathbf 1 \bar x^\top) D^{-1}`,
         corrected for the rounding error of :math:`\bar x` without a second pass.
 
-        With :math:`Y = QR` and :math:`q = Q^\top \mathbf 1`, the exactly centered
+        With :math:`Y = QR` and :math:`\mathbf h = Q^\top \mathbf 1`, the exactly centered
         :math:`Y_c = (I - \mathbf 1\mathbf 1^\top/n) Y` has
-        :math:`Y_c^\top Y_c = R^\top (I - q q^\top / n) R = (T R)^\top (T R)`,
-        :math:`T = I - \alpha q q^\top`, :math:`\alpha = (1 - \sqrt{1 - \|q\|^2/n})/\|q\|^2`
-        (:math:`T^2 = I - qq^\top/n`; :math:`\|q\|^2 \le n`). So the singular values and
-        right singular vectors of :math:`Y_c` are those of :math:`TR`, never squared.
+        :math:`Y_c^\top Y_c = R^\top (I - \mathbf h \mathbf h^\top / n) R = (C R)^\top (C R)`,
+        :math:`C = I - \zeta \mathbf h \mathbf h^\top`,
+        :math:`\zeta = (1 - \sqrt{1 - \|\mathbf h\|^2/n})/\|\mathbf h\|^2`
+        (:math:`C^2 = I - \mathbf h\mathbf h^\top/n`; :math:`\|\mathbf h\|^2 \le n`): the
+        chapter *PCA at scale*'s notation. So the singular values and right singular
+        vectors of :math:`Y_c` are those of :math:`CR`, never squared.
         """
         Y = self.map_rows(lambda b: standardized_block(b, center, scale), self.shape[1])
         if self.shape[0] < self.shape[1] and len(self.X.chunks[0]) > 1:
@@ -126,11 +128,11 @@ class DaskMatrix:
             # do not stack (a matmul shape error): one chunk of n < p rows instead
             Y = Y.rechunk({0: -1})
         Q, R = self.da.linalg.tsqr(Y)
-        R, q = _compute(R, Q.sum(axis=0))
+        R, h = _compute(R, Q.sum(axis=0))
         n = self.shape[0]
-        qq = float(q @ q)
-        alpha = (1.0 - np.sqrt(max(1.0 - qq / n, 0.0))) / qq if qq > 0 else 0.0
-        return R - np.outer(q, alpha * (q @ R))
+        hh = float(h @ h)
+        zeta = (1.0 - np.sqrt(max(1.0 - hh / n, 0.0))) / hh if hh > 0 else 0.0
+        return R - np.outer(h, zeta * (h @ R))
 
 
 def _compute(*collections: Any) -> tuple[Any, ...]:

@@ -29,11 +29,12 @@ from typing import TypeAlias
 import numpy as np
 
 from ._center import Center
+from ._certificate import Certificate
 from ._eigen import NUMPY_MAX_M, matrix_times, transposed_times
 from ._inputs import Moments
 from ._signs import axis_signs
 from ._svd import orthonormal_completion
-from ._units import Centered, Frame, rescale
+from ._units import Centered, Frame, rescale, rescale_squares, unresolved_columns
 
 _EPS = np.finfo(np.float64).eps
 
@@ -68,7 +69,7 @@ class CenteredProducts:
     X: np.ndarray  #: (n, p) float64, C- or F-contiguous
     mean: np.ndarray | None = None  #: (p,) the column means subtracted, or None
     inv_scale: np.ndarray | None = None  #: (p,) the diagonal of D^-1, or None
-    sum_of_squares: float | None = None  #: ||Y||_F^2, if known
+    column_ss: np.ndarray | None = None  #: (p,) the column sums of squares of Y, if known
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -101,11 +102,16 @@ class CenteredProducts:
         return self.times(self.transposed_times(Q))
 
     def total_ss(self) -> float:
-        r""":math:`\|Y\|_F^2`: the known sum, or one pass over a centered copy."""
-        if self.sum_of_squares is not None:
-            return self.sum_of_squares
+        r""":math:`\|Y\|_F^2`: the sum of the known column sums, or one pass over a centered copy."""
+        if self.column_ss is not None:
+            return float(np.sum(self.column_ss))
         flat = self.X.ravel(order="K")
         return float(flat @ flat)
+
+
+def column_squares(Yc: np.ndarray) -> np.ndarray:
+    r"""(p,) the column sums of squares :math:`\sum_i y_{ij}^2` of a centered copy (one pass)."""
+    return np.einsum("ij,ij->j", Yc, Yc)
 
 
 def check_variance(constant: np.ndarray) -> None:
@@ -153,13 +159,23 @@ class Decomposition:
     #: them (the covariance routes, p <= KEPT_MOMENTS_MAX_FEATURES): a later
     #: ``PCA.partial_fit`` continues from them
     moments: Moments | None = None
+    #: (p,) the column sums of squares of the decomposed matrix, frame units (where
+    #: a column far narrower than another may have underflowed to 0), if known
+    column_ss: np.ndarray | None = None
+    #: bool (p,), the constant columns, if known
+    constant: np.ndarray | None = None
+    #: the error bounds certified on the axes and eigenvalues of Y_c^T Y_c (frame
+    #: units), with ``PCA(tol=...)`` (:func:`pcalib._certificate.certify`)
+    certificate: Certificate | None = None
 
     @classmethod
     def of_centered(
-        cls, found: Found, centered: Centered, route: str, moments: Moments | None = None
+        cls, found: Found, centered: Centered, route: str, column_ss: np.ndarray, moments: Moments | None = None
     ) -> Decomposition:
-        """What a route found on the centered copy `centered` (:func:`pcalib._units.center_array`)."""
-        return cls(*found, centered.center, centered.scale, centered.exponent, route, moments)
+        """What a route found on the centered copy `centered` (:func:`pcalib._units.center_array`),
+        whose column sums of squares were `column_ss`."""
+        return cls(*found, centered.center, centered.scale, centered.exponent, route, moments, column_ss,
+                   centered.constant)
 
     def truncated(self, k: int) -> Decomposition:
         """The first k axes; the others join the discarded tail."""
@@ -192,14 +208,48 @@ class Decomposition:
         """(p,) the column means as one float64 vector, data units."""
         return self.center.value
 
+    def resolution(self, n: int, p: int) -> float:
+        r"""The smallest variance, relative to the total, that the route resolves:
+        :math:`(\max(n, p)\,\varepsilon)^2` for the SVD (each :math:`\sigma_j` to about
+        :math:`\max(n, p)\,\varepsilon\,\sigma_1`), :math:`\max(n, p)\,\varepsilon`
+        for the routes through :math:`Y_c^\top Y_c` or :math:`Y_c Y_c^\top` (each
+        eigenvalue to about that times :math:`\lambda_1`)."""
+        tolerance = max(n, p) * _EPS
+        return tolerance**2 if self.route == "svd" else tolerance
+
+    def unresolved(self, n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+        r"""``(columns, components)``: the varying columns whose variance is below
+        :meth:`resolution` of the total (:func:`pcalib._units.unresolved_columns`), and,
+        when there are any, the components whose variance is too (0-based indices).
+        The eigenvalues and axes of those components depend on columns the fit could
+        not see: they are not determined. Both empty when the route did not record its
+        column sums of squares."""
+        none = np.zeros(0, dtype=int)
+        if self.column_ss is None or self.constant is None:
+            return none, none
+        resolution = self.resolution(n, p)
+        columns = unresolved_columns(self.column_ss, self.constant, resolution)
+        if columns.size == 0:
+            return none, none
+        return columns, np.flatnonzero(self.explained_variance_ratio() <= resolution)
+
     def singular_values(self) -> np.ndarray:
         return rescale(self.s, self.exponent, "singular values")
 
     def explained_variance(self, divisor: int) -> np.ndarray:
-        return rescale(self.s**2 / divisor, 2 * self.exponent, "explained variances")
+        r""":math:`\sigma_j^2 / \text{divisor}` in the data's units, squared without
+        leaving the float64 range (:func:`pcalib._units.rescale_squares`): a
+        :math:`\sigma_j` of :math:`10^{-200}` in units where another is 1 is a variance of
+        :math:`10^{-400}` there, but may be 1 in the data's units."""
+        return rescale_squares(self.s, self.exponent, "explained variances", divisor)
 
     def explained_variance_ratio(self) -> np.ndarray:
         return self.s**2 / self.total_ss
+
+    def divisor(self) -> np.ndarray:
+        r"""(p,) D: the decomposed matrix is :math:`(X - \mathbf 1 \bar x^\top) D^{-1}`,
+        data units (the scale times :math:`2^{\text{exponent}}`)."""
+        return np.ldexp(self.scale, self.exponent)
 
     def data_scores(self) -> np.ndarray:
         if self.scores is None:
@@ -258,13 +308,15 @@ def svd_found(
 
 
 def found_from_axes(
-    Xc: np.ndarray | CenteredProducts, s: np.ndarray, V: np.ndarray, need_scores: bool
+    Xc: np.ndarray | CenteredProducts, s: np.ndarray, V: np.ndarray, need_scores: bool,
+    column_ss: np.ndarray | None = None,
 ) -> Found:
     """What a route found from the axes V (p, k) and singular values s of `Xc` (a
-    centered copy, or products with it): the discarded sum of squares as the
-    difference of two sums, scores :math:`X_c V`, signs applied."""
+    centered copy, whose column sums of squares `column_ss` may be known, or products
+    with it): the discarded sum of squares as the difference of two sums, scores
+    :math:`X_c V`, signs applied."""
     if isinstance(Xc, np.ndarray):
-        total_ss = CenteredProducts(Xc).total_ss()
+        total_ss = CenteredProducts(Xc, column_ss=column_ss).total_ss()
         scores = Xc @ V if need_scores else None
     else:
         total_ss = Xc.total_ss()

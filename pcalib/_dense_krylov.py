@@ -30,7 +30,7 @@ from ._eigen import (
     top_eigh_of_varying,
 )
 from ._moments import Moments
-from ._units import checked_scale
+from ._units import checked_scale, norm_exponent
 
 # Width of the dense route's blocks: k + 3 columns. Measured on tests/benchmarks.py's
 # spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
@@ -57,7 +57,7 @@ def dense_krylov_block(k: int, m: int) -> int:
 
 
 def krylov_axes(
-    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None
+    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL
 ) -> tuple[np.ndarray, np.ndarray, str]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
@@ -91,7 +91,7 @@ def krylov_axes(
     than k, only the formed matrix runs.
     """
     Y = CenteredProducts(Xc)
-    top = krylov_stage(Y, k, constant, max_blocks)
+    top = krylov_stage(Y, k, constant, max_blocks, rtol)
     if top is not None:
         return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov")
     n, p = Xc.shape
@@ -103,13 +103,14 @@ def krylov_axes(
 
 
 def krylov_stage(
-    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None
+    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None, rtol: float = DENSE_KRYLOV_RTOL
 ) -> tuple[np.ndarray, np.ndarray] | None:
     r"""The block Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
     eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
     :math:`Y Y^\top`, or None when the budget `max_blocks` is 0 or ran out, when the
     forecast gave up, or when n >= p and at most k columns vary (RuntimeError instead
-    without `max_blocks`, past ``KRYLOV_MAX_BLOCKS`` blocks)."""
+    without `max_blocks`, past ``KRYLOV_MAX_BLOCKS`` blocks). `rtol`: the residual test,
+    ``DENSE_KRYLOV_RTOL`` unless ``PCA(tol=...)`` sets it."""
     n, p = Y.shape
     m = min(n, p)
     block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
@@ -119,12 +120,12 @@ def krylov_stage(
     if budget == 0:  # nothing to try: the formed matrix (the caller) at once
         return None
     found = krylov_top_operator(
-        Y.gram_times, m, k, DENSE_KRYLOV_RTOL, max_dim=min(m, budget * block),
+        Y.gram_times, m, k, rtol, max_dim=min(m, budget * block),
         predict=max_blocks is not None, block=block,
     )
     if found is None and max_blocks is None:
         raise RuntimeError(
-            f"the block Krylov method did not reach a residual of {DENSE_KRYLOV_RTOL:g} within "
+            f"the block Krylov method did not reach a residual of {rtol:g} within "
             f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
@@ -152,10 +153,11 @@ def leading_axes(
 
 def implicitly_centered(
     arr: np.ndarray, ddof: int, standardize: bool
-) -> tuple[CenteredProducts, Center, np.ndarray, np.ndarray] | None:
+) -> tuple[CenteredProducts, Center, np.ndarray, np.ndarray, int] | None:
     r"""The centered (and standardized) data as products with `arr` itself, no copy:
     :class:`pcalib._decomposition.CenteredProducts`, the column means (the exact pair),
-    the scales and the constant columns; None where a centered copy is needed.
+    the scales, the constant columns and the exponent f of the products' units (the
+    centered data are :math:`2^f` times Y); None where a centered copy is needed.
 
     One pass over `arr` (:meth:`pcalib._moments.Moments.of_rows`, the diagonal of the
     scatter only) gives each column's mean :math:`\bar x_j` and centered sum of
@@ -164,6 +166,10 @@ def implicitly_centered(
     infinity, and every varying column has :math:`n \bar x_j^2 \le M_{jj}`: its mean
     is at most its spread, so the products with `arr` cancel at most one bit, as the
     eig route's one-pass scatter (:func:`pcalib._scatter.scatter_matrix`) allows.
+    Without `standardize`, :math:`D = 2^f I`, f = :func:`pcalib._units.norm_exponent`
+    of the :math:`M_{jj}`: Y's largest column has norm in [1/2, 1), so block Krylov's
+    Gram matrices neither underflow nor overflow (data at :math:`10^{-85}` have sums of
+    squares in range, but Gram matrices of :math:`10^{-340}` in their own units).
     Constant columns get :math:`D^{-1}_{jj} = 0`: exactly 0 in Y at any value; with
     `standardize` they are refused by the centered copy (None here).
     """
@@ -177,9 +183,10 @@ def implicitly_centered(
     mean = moments.data_mean()
     if np.any(n * mean[~constant] ** 2 > squares[~constant]):
         return None
+    exponent = 0 if standardize else norm_exponent(np.where(constant, 0.0, squares))
     scale = checked_scale(constant, squares, n, ddof) if standardize else np.ones(p)
-    inv_scale = np.where(constant, 0.0, 1.0 / scale)
-    total_ss = float(squares @ inv_scale**2)
-    scaled = standardize or constant.any()
-    products = CenteredProducts(arr, mean, inv_scale if scaled else None, total_ss)
-    return products, moments.center(), scale, constant
+    inv_scale = np.where(constant, 0.0, np.ldexp(1.0 / scale, -exponent))
+    column_ss = squares * inv_scale**2
+    scaled = standardize or constant.any() or exponent != 0
+    products = CenteredProducts(arr, mean, inv_scale if scaled else None, column_ss)
+    return products, moments.center(), scale, constant, exponent

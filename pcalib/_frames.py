@@ -98,7 +98,7 @@ def check_numeric_columns(X: Any, name: str = "X") -> None:
     if not (_is_pandas(X) and hasattr(X, "dtypes") and hasattr(X, "columns")):
         return
     types = sys.modules["pandas"].api.types
-    refused, described = [], []
+    refused, described, texts = [], [], []
     for column, dtype in zip(X.columns, X.dtypes):
         what = f"dtype {dtype}"
         if types.is_object_dtype(dtype):
@@ -106,16 +106,29 @@ def check_numeric_columns(X: Any, name: str = "X") -> None:
             if bad is None:
                 continue
             what = f"dtype object, holding {bad!r} of type {type(bad).__name__}"
+            if isinstance(bad, str):
+                texts.append(column)
         elif types.is_numeric_dtype(dtype) and dtype.kind in "iuf":
             continue
+        elif types.is_string_dtype(dtype) and not isinstance(dtype, types.CategoricalDtype):
+            texts.append(column)
         refused.append(column)
         described.append(f"{column!r} ({what})")
     if refused:
+        advice = (
+            f"{name}.astype({{{refused[0]!r}: float}}) for 0/1, or a date as days since an origin"
+        )
+        if texts:  # numbers written as text: the conversion that keeps the bad entries visible
+            advice = (
+                f"{name}[{texts[0]!r}] = pd.to_numeric({name}[{texts[0]!r}], errors='coerce') for "
+                "numbers written as text, which makes any other text NaN, a missing value "
+                "(then PCA(missing='regularized'), pcalib.PPCA or pcalib.impute_pca); "
+                + advice
+            )
         raise TypeError(
             f"{name} must hold real numbers (integer or float columns), but these columns do "
             f"not: {', '.join(described)}. Drop them, or convert them to numbers first "
-            f"(e.g. {name}.astype({{{refused[0]!r}: float}}) for 0/1, or a date as days "
-            "since an origin)"
+            f"(e.g. {advice})"
         )
 
 
@@ -135,7 +148,11 @@ def float_values(X: Any, values: np.ndarray) -> np.ndarray:
             return X.to_numpy(dtype=np.float64, na_value=np.nan)
         return values.astype(np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"X must hold real numbers; an entry is not a number: {exc}") from None
+        advice = "" if not any(isinstance(v, str) for v in values.ravel()) else (
+            "; text that holds numbers converts with pandas.to_numeric(..., errors='coerce'), "
+            "which makes any other text NaN, a missing value"
+        )
+        raise TypeError(f"X must hold real numbers; an entry is not a number: {exc}{advice}") from None
 
 
 def _listed(names: list[str], most: int = 5) -> str:

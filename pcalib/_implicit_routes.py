@@ -46,22 +46,24 @@ from ._eigen import (
 )
 from ._inputs import DaskMatrix, Moments, SparseMatrix, limited_blas
 from ._svd import exact_svd, orthonormal_completion
-from ._units import checked_scale, rescale
+from ._units import checked_scale, norm_exponent, rescale
 
 _EPS = np.finfo(np.float64).eps
+_LARGEST_POWER = np.finfo(np.float64).maxexp - 1  # 1023: 2**1023 is the largest power of two
 
 
 def decompose_sparse_or_dask(
-    data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool
+    data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    rtol: float = KRYLOV_RTOL,
 ) -> Decomposition:
     r"""Principal axes of sparse or Dask data by one route: "eig" from the one-pass
     moments, "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR
     (Dask) or QR factorizations of dense blocks (sparse), "gram" from the sparse
-    :math:`X X^\top` (sparse only)."""
+    :math:`X X^\top` (sparse only); `rtol` is the Krylov routes' residual test."""
     if route == "eig":
         return decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
     if route in ("randomized", "krylov"):
-        return _decompose_implicit(data, k, ddof=ddof, standardize=standardize)
+        return _decompose_implicit(data, k, ddof=ddof, standardize=standardize, rtol=rtol)
     if isinstance(data, SparseMatrix):
         sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr
         return sparse_route(data, k, ddof=ddof, standardize=standardize)
@@ -72,11 +74,15 @@ def decompose_sparse_or_dask(
 class _MomentUnits:
     r"""How the moment routes read data of given :class:`pcalib._inputs.Moments`:
     as :math:`Z = (X - \mathbf 1 \bar x^\top) D^{-1}`, D = diag(`divisor`) in the data's
-    units: the standard deviations with `standardize`, else :math:`2^e` (e the
-    moments' exponent: Z neither overflows nor underflows at any scale)."""
+    units: the standard deviations with `standardize`, else :math:`2^{e + f}` (e the
+    moments' exponent, f = :func:`pcalib._units.norm_exponent` of their sums of squares
+    in units of :math:`4^e`): Z's largest column has norm in [1/2, 1), so Z, the
+    products :math:`Z^\top Z Q` and their Gram matrices neither overflow nor underflow
+    at any scale of the data (at :math:`10^{-85}`, read as :math:`2^e X` alone, the
+    Gram matrices of block Krylov were :math:`10^{-340}`: 0, and its axes 1 rad off)."""
 
     divisor: np.ndarray  #: (p,) data units
-    frame_divisor: np.ndarray  #: (p,) the same in units of 2**e (ones unless standardized)
+    frame_divisor: np.ndarray  #: (p,) the same in units of 2**e (powers of two unless standardized)
     scale: np.ndarray  #: (p,) the estimator's scale_: the standard deviations, or ones
     exponent: int  #: the decomposition's sizes are 2**exponent times those of Z
 
@@ -86,16 +92,23 @@ class _MomentUnits:
         constant, e = moments.constant, moments.exponent
         check_variance(constant)
         if not standardize:
+            # at most 2**1023 in the data's units (data near 1.8e308: 2**(e + f) would be
+            # inf); Z's column norms are then at most a few powers of two above 1
+            f = min(norm_exponent(np.where(constant, 0.0, moments.squares)), _LARGEST_POWER - e)
             ones = np.ones(constant.size)
-            return cls(np.full(constant.size, np.ldexp(1.0, e)), ones, ones, e)
+            return cls(np.full(constant.size, np.ldexp(1.0, e + f)), np.full(constant.size, np.ldexp(1.0, f)),
+                       ones, e + f)
         sd = checked_scale(constant, moments.squares, moments.n, ddof, name)  # units of 2**e
         data_sd = rescale(sd, e, "the standard deviations")
         return cls(data_sd, sd, data_sd, 0)
 
+    def column_ss(self, moments: Moments) -> np.ndarray:
+        r"""(p,) the column sums of squares of Z."""
+        return np.where(moments.constant, 0.0, moments.squares) / self.frame_divisor**2
+
     def total_ss(self, moments: Moments) -> float:
         r""":math:`\|Z\|_F^2`."""
-        squares = np.where(moments.constant, 0.0, moments.squares)
-        return float(np.sum(squares / self.frame_divisor**2))
+        return float(np.sum(self.column_ss(moments)))
 
 
 def decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
@@ -125,10 +138,13 @@ def _decomposition_of_axes(
     :class:`_MomentUnits`), no scores."""
     tail_ss = max(total_ss - float(s @ s), 0.0)
     found = signed(np.ascontiguousarray(V.T), s, total_ss, tail_ss, None)
-    return Decomposition(*found, moments.center(), units.scale, units.exponent, route)
+    return Decomposition(*found, moments.center(), units.scale, units.exponent, route,
+                         column_ss=units.column_ss(moments), constant=moments.constant)
 
 
-def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False) -> Decomposition:
+def _decompose_implicit(
+    data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False, rtol: float = KRYLOV_RTOL
+) -> Decomposition:
     r"""The wide route for data that stay sparse or out of core: the k leading
     eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
     with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
@@ -143,7 +159,7 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     the chunks, to block Krylov (:func:`pcalib._eigen.krylov_top_operator`, one
     pass per block of :math:`\max(2k, k + 10)` vectors: few passes). Both
     accept the Ritz pairs when every residual
-    :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (the a-posteriori
+    :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (`rtol`; the a-posteriori
     error estimate: each Ritz value is then within :math:`10^{-10}\lambda_1` of an
     eigenvalue, each axis within an angle of about :math:`10^{-10}\lambda_1/\delta_j`
     of an eigenvector, :math:`\delta_j` its gap to the rest of the spectrum).
@@ -167,18 +183,18 @@ def _decompose_implicit(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, s
     top: tuple[Any, ...] | None
     if isinstance(data, SparseMatrix) and k < p:  # in memory: Lanczos
         with limited_blas(), data.parallel():
-            top = lanczos_top_operator(times, p, k)
+            top = lanczos_top_operator(times, p, k, rtol)
         if top is None:
             raise RuntimeError(
-                f"the Lanczos method (ARPACK) did not reach a residual of {KRYLOV_RTOL:g} "
+                f"the Lanczos method (ARPACK) did not reach a residual of {rtol:g} "
                 f"within 1000 restarts (the spectrum is flat near component {k}); ask for "
                 "fewer or more components, or densify X if it fits in memory"
             )
     else:
-        top = krylov_top_operator(times, p, k, max_dim=min(p, KRYLOV_MAX_BLOCKS * krylov_block(k, p)))
+        top = krylov_top_operator(times, p, k, rtol, max_dim=min(p, KRYLOV_MAX_BLOCKS * krylov_block(k, p)))
         if top is None:
             raise RuntimeError(
-                f"the block Krylov method did not reach a residual of {KRYLOV_RTOL:g} within "
+                f"the block Krylov method did not reach a residual of {rtol:g} within "
                 f"{KRYLOV_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
                 "ask for fewer or more components, or densify X if it fits in memory"
             )

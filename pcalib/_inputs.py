@@ -85,9 +85,23 @@ class DenseMatrix:
         r"""Scores :math:`((X - \mathbf 1 \bar x^\top) D^{-1}) V`, centered exactly."""
         return standardized_block(self.checked(), center, scale) @ V
 
+    def gram_times(self, Q: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
+        r""":math:`\sum_B Z_B^\top (Z_B Q)` over blocks of rows B, :math:`Z_B` the rows
+        centered exactly and scaled (:func:`pcalib._center.standardized_block`): the
+        product of :math:`Z^\top Z` that the sparse and Dask kinds give, one pass with
+        no full-size copy."""
+        arr = self.checked()
+        total = np.zeros((arr.shape[1], Q.shape[1]))
+        for rows in row_blocks(*arr.shape):
+            Z = standardized_block(arr[rows], center, scale)
+            total += Z.T @ (Z @ Q)
+        return total
+
     def map_rows(self, func: Callable[[np.ndarray], np.ndarray], width: int | None) -> np.ndarray:
-        """``func`` of all the rows at once, read as float64."""
-        return func(np.asarray(self.checked(), dtype=np.float64))
+        """``func`` of all the rows at once, as given (as the Dask chunks are): `func`
+        converts them, exactly for int64 near :math:`2^{62}` if it centers them first
+        (:func:`pcalib._center.standardized_block`)."""
+        return func(self.checked())
 
 
 def _dask_array_type() -> type | None:

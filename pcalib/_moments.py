@@ -99,13 +99,16 @@ class Moments:
         movable = _movable_integer_columns(block)
         integer = movable is not None
         head = block[:_HEAD_ROWS]
+        if scaled and not integer and _beyond_square_range(head):
+            return cls._of_scaled_rows(block, full)  # read as 2**-e X at once: no square overflows
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = np.concatenate(
                 [head[:, start:start + _HEAD_COLUMNS].var(axis=0) for start in range(0, p, _HEAD_COLUMNS)]
             ) if p else np.zeros(0)
             shift = np.zeros(p)
-            if not reads_in_place(block) or np.any((head_mean**2 > head_var) & (head_var > 0)):
+            # |mean| > sd, not mean**2 > var: the square of a mean near 1e160 overflows
+            if not reads_in_place(block) or np.any((np.abs(head_mean) > np.sqrt(head_var)) & (head_var > 0)):
                 shift = head_mean
             constant = np.zeros(p, dtype=bool)
             for _ in range(3):
@@ -136,11 +139,18 @@ class Moments:
             scatter[:, constant] = 0.0
         found = cls(n, shift, mean, scatter, value)
         if scaled and not integer and found.squares_out_of_range(block):
-            e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
-            inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
-            return cls(n, np.ldexp(inner.shift, e), np.ldexp(inner.mean, e), inner.scatter,
-                       np.ldexp(inner.value, e), e)
+            return cls._of_scaled_rows(block, full)
         return found
+
+    @classmethod
+    def _of_scaled_rows(cls, block: np.ndarray, full: bool) -> Moments:
+        r"""The moments of floating rows read as :math:`2^{-e} X`, e such that the
+        largest entry becomes at least 1 and below 2 (exact), the scatter kept in units
+        of :math:`4^e`."""
+        e = int(np.frexp(np.max(np.abs(block)))[1]) - 1  # 2**e finite, even near 1e308
+        inner = cls.of_rows(np.ldexp(block, -e), full=full, scaled=False)
+        return cls(block.shape[0], np.ldexp(inner.shift, e), np.ldexp(inner.mean, e), inner.scatter,
+                   np.ldexp(inner.value, e), e)
 
     def squares_out_of_range(self, block: np.ndarray) -> bool:
         """Whether a varying column's sum of squares left ``_SQUARES_RANGE`` although
@@ -183,12 +193,13 @@ class Moments:
         exact in exact arithmetic; in floating point every term is of the size of
         the spread of the data (both sets about the shift of the first), so no
         cancellation occurs, unlike :math:`\sum x x^\top - n \bar x \bar x^\top`.
-        The scatters are added in the units of the larger exponent (:math:`4^e`).
+        The scatters are added in the units of the larger exponent (:math:`4^e`) of the
+        terms that are not 0 (:meth:`_merge_exponent`).
         """
         b = other.about(self.shift)
         n = self.n + b.n
         delta = b.mean - self.mean
-        e = max(self.exponent, b.exponent)
+        e = _merge_exponent(self, b, delta * np.sqrt(self.n * b.n / n))
         unit_delta = np.ldexp(delta, -e)
         weighted = unit_delta * (self.n * b.n / n)
         cross = np.outer(unit_delta, weighted) if self.scatter.ndim == 2 else unit_delta * weighted
@@ -207,6 +218,36 @@ class Moments:
     def center(self) -> Center:
         """The column means as the exact pair (shift, mean about it): see :class:`Center`."""
         return Center(self.shift, self.mean)
+
+
+def _beyond_square_range(head: np.ndarray) -> bool:
+    r"""Whether the largest entry of the first rows of a floating block is finite and
+    beyond :math:`2^{200}`: then the sums of squares of the block leave
+    ``_SQUARES_RANGE`` whatever its shift, and reading the block as it is would overflow
+    before the scaled reading repaired it (under NumPy 1.26 that overflow escaped
+    ``errstate`` as a RuntimeWarning, seen on Dask input at an offset of 1e15)."""
+    if head.size == 0:
+        return False
+    with np.errstate(invalid="ignore"):
+        top = float(np.max(np.abs(head)))
+    return bool(np.isfinite(top) and top > 2.0**200)
+
+
+def _merge_exponent(a: Moments, b: Moments, cross: np.ndarray) -> int:
+    r"""The exponent of the merge of `a` and `b`, whose cross term is
+    :math:`\mathbf w \mathbf w^\top`, :math:`\mathbf w` = `cross` (data units): the
+    largest exponent of the terms that are not 0. A scatter of zeros (a block of one
+    row, or of constant columns) has no units of its own: its exponent 0 would put the
+    scatters of data at :math:`10^{-160}` (kept in units of :math:`4^{-532}`) into units
+    where they underflow. The cross term needs the units of :math:`\mathbf w` when its
+    squares leave ``_SQUARES_RANGE`` (blocks of single rows at :math:`10^{-200}`), and no
+    other units when they are in range (exponent 0, as :meth:`Moments.of_rows` keeps)."""
+    exponents = [m.exponent for m in (a, b) if np.any(m.scatter)]
+    largest = float(np.max(np.abs(cross))) if cross.size else 0.0
+    if largest > 0:
+        in_range = _SQUARES_RANGE[0] <= largest * largest <= _SQUARES_RANGE[1]
+        exponents.append(0 if in_range else int(np.frexp(largest)[1]))
+    return max(exponents, default=max(a.exponent, b.exponent))
 
 
 def row_blocks(n: int, p: int) -> list[slice]:
@@ -328,7 +369,9 @@ def settle_constant_columns(
     among those not yet known `constant`, are read again (:func:`constant_columns`).
     Returns ``(constant, failing)``: the columns now known constant, and those that
     failed and are not constant (the pass has to be redone for them)."""
-    suspect = ~constant & ((mean**2 * block.shape[0] > squares) | (squares == 0))
+    # compared as square roots: no square of the mean, which may be the data's own size
+    spread = np.sqrt(np.maximum(squares, 0.0))
+    suspect = ~constant & ((np.abs(mean) * np.sqrt(block.shape[0]) > spread) | (squares <= 0))
     constant = constant.copy()
     constant[suspect] = constant_columns(block, np.flatnonzero(suspect))
     return constant, suspect & ~constant

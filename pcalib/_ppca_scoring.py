@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._center import Center, standardized_block
 from ._ppca_model import spectral_log_likelihood
 
 
@@ -26,6 +27,7 @@ class _Fitted(Protocol):
     def _require_fitted(self) -> None: ...
     def _checked_input(self, X: ArrayLike, name: str = ..., columns: int | None = ...) -> Any: ...
     def _fitted_f64(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def _fitted_center(self) -> Center: ...
     def _ppca_W(self) -> np.ndarray: ...
     def score_samples(self, X: ArrayLike) -> np.ndarray: ...
 
@@ -82,11 +84,12 @@ class PPCAScoring:
                 f"{positive} after centering), so the PPCA model covariance W W^T is "
                 "singular and the log-likelihood is undefined; use fewer components"
             )
-        mean, scale, components = self._fitted_f64()
+        _, scale, components = self._fitted_f64()
+        center = self._fitted_center()  # the exact pair: int64 near 2**62 is centered exactly
         jacobian = float(np.sum(np.log(scale)))
 
         def log_likelihood(block: np.ndarray) -> np.ndarray:
-            Z = (block - mean) / scale
+            Z = standardized_block(block, center, scale)
             return spectral_log_likelihood(Z, components.T, variances, self.noise_variance_)[0] - jacobian
 
         return data.map_rows(log_likelihood, None)

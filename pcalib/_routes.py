@@ -29,6 +29,7 @@ from ._decomposition import (
     Found,
     axes_from_left,
     check_variance,
+    column_squares,
     data_moments,
     found_from_axes,
     signed,
@@ -36,8 +37,8 @@ from ._decomposition import (
     svd_found,
     svd_moments,
 )
-from ._dense_krylov import implicitly_centered, krylov_axes, krylov_stage, leading_axes
-from ._eigen import rows_gram, top_eigh, top_eigh_of_varying
+from ._dense_krylov import DENSE_KRYLOV_RTOL, implicitly_centered, krylov_axes, krylov_stage, leading_axes
+from ._eigen import KRYLOV_RTOL, rows_gram, top_eigh, top_eigh_of_varying
 from ._implicit_routes import decompose_sparse_or_dask
 from ._inputs import DaskMatrix, DenseMatrix, SparseMatrix
 from ._scatter import scatter_matrix, scores_by_row_blocks
@@ -98,7 +99,8 @@ def eig_route(
     """
     n, p = arr.shape
     C, center, scale, frame = scatter_matrix(arr, ddof, standardize, name, finite_checked=finite_checked)
-    total_ss = float(np.trace(C))
+    column_ss = np.diagonal(C).copy()
+    total_ss = float(np.sum(column_ss))
     data_center = frame.data_center(center)
     moments = data_moments(n, C, scale, data_center, frame)  # before C is overwritten
     w, V = top_eigh_of_varying(C, k, frame.constant)
@@ -108,7 +110,7 @@ def eig_route(
     found = signed(np.ascontiguousarray(V.T), s, total_ss, max(total_ss - float(s @ s), 0.0), scores)
     exponent = 0 if standardize else int(frame.exponent)
     scale = rescale(scale, frame.exponent, "the standard deviations") if standardize else scale
-    return Decomposition(*found, data_center, scale, exponent, "eig", moments)
+    return Decomposition(*found, data_center, scale, exponent, "eig", moments, column_ss, frame.constant)
 
 
 def centered_copy(
@@ -139,9 +141,10 @@ def svd_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposi
        discarded :math:`\sum_{j > k} \sigma_j^2` exact, scores :math:`U_k \Sigma_k`, the
        sign convention.
     """
+    column_ss = column_squares(centered.values)  # before the SVD overwrites the copy
     U, s_all, Vt = exact_svd(centered.values, overwrite_a=True)
     moments = svd_moments(centered, s_all, Vt)
-    return Decomposition.of_centered(svd_found(U, s_all, Vt, k, need_scores), centered, "svd", moments)
+    return Decomposition.of_centered(svd_found(U, s_all, Vt, k, need_scores), centered, "svd", column_ss, moments)
 
 
 def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposition:
@@ -168,11 +171,13 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
     w, U = top_eigh(rows_gram(Yc), k)
     s = sqrt_eigenvalues(w, *Yc.shape)
     V = axes_from_left(Yc, U, s, k)
-    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores), centered, "gram")
+    column_ss = column_squares(Yc)
+    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, "gram", column_ss)
 
 
 def krylov_route(
-    centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None
+    centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None,
+    rtol: float = DENSE_KRYLOV_RTOL,
 ) -> Decomposition:
     r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
@@ -182,16 +187,19 @@ def krylov_route(
        `max_blocks` blocks, stopped by the residual test
        :math:`\|M v_j - \theta_j v_j\| \le 10^{-11} \theta_1`, then the formed
        matrix (the route is then "eig" or "gram"); without `max_blocks`
-       (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks;
+       (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks (`rtol`:
+       the residual test, 1e-11 unless ``PCA(tol=...)`` sets it);
     2. signs: :func:`pcalib._decomposition.found_from_axes`, as for the Gram route.
     """
-    s, V, route = krylov_axes(centered.values, k, centered.constant, max_blocks)
-    return Decomposition.of_centered(found_from_axes(centered.values, s, V, need_scores), centered, route)
+    Yc = centered.values
+    s, V, route = krylov_axes(Yc, k, centered.constant, max_blocks, rtol)
+    column_ss = column_squares(Yc)
+    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss)
 
 
 def implicit_krylov_route(
     arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
-    max_blocks: int | None = None,
+    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
 ) -> Decomposition | None:
     r"""The Krylov route without the centered copy: the same steps as
     :func:`krylov_route` on the products :math:`(X - \mathbf 1 \bar x^\top) D^{-1} B`
@@ -205,12 +213,13 @@ def implicit_krylov_route(
     implicit = implicitly_centered(arr, ddof, standardize)
     if implicit is None:
         return None
-    Y, center, scale, constant = implicit
-    top = krylov_stage(Y, k, constant, max_blocks)
+    Y, center, scale, constant, exponent = implicit
+    top = krylov_stage(Y, k, constant, max_blocks, rtol)
     if top is None:
         return krylov_route(centered_copy(arr, ddof, standardize), k, need_scores, max_blocks=0)
     s, V = leading_axes(Y, *top, constant, k, from_krylov=True)
-    return Decomposition(*found_from_axes(Y, s, V, need_scores), center, scale, 0, "krylov")
+    return Decomposition(*found_from_axes(Y, s, V, need_scores), center, scale, exponent, "krylov",
+                         column_ss=Y.column_ss, constant=constant)
 
 
 def randomized_route(
@@ -223,18 +232,20 @@ def randomized_route(
     Yc = centered.values
     rng = random_state if random_state is not None else np.random.default_rng(0)  # deterministic
     _, s, Vt = randomized_svd_f64(Yc, k, _OVERSAMPLE, auto_n_iter(k, Yc.shape), rng)
-    return Decomposition.of_centered(found_from_axes(Yc, s, Vt.T, need_scores), centered, "randomized")
+    column_ss = column_squares(Yc)
+    found = found_from_axes(Yc, s, Vt.T, need_scores, column_ss)
+    return Decomposition.of_centered(found, centered, "randomized", column_ss)
 
 
 def _decompose_data(
     arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
     random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
-    max_blocks: int | None = None,
+    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
 ) -> Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
     :func:`eig_route`, or the centered copy (:func:`centered_copy`) and
     :func:`svd_route`, :func:`gram_route`, :func:`krylov_route` (`max_blocks`: its
-    budget) or :func:`randomized_route` (`random_state`).
+    budget; `rtol`: its residual test) or :func:`randomized_route` (`random_state`).
 
     Raises
     ------
@@ -247,7 +258,7 @@ def _decompose_data(
                          finite_checked=finite_checked, name=name)
     if route == "krylov":
         found = implicit_krylov_route(arr, k, ddof=ddof, standardize=standardize,
-                                      need_scores=need_scores, max_blocks=max_blocks)
+                                      need_scores=need_scores, max_blocks=max_blocks, rtol=rtol)
         if found is not None:
             return found
     centered = centered_copy(arr, ddof, standardize, finite_checked, name)
@@ -256,13 +267,13 @@ def _decompose_data(
     if route == "gram":
         return gram_route(centered, k, need_scores)
     if route == "krylov":
-        return krylov_route(centered, k, need_scores, max_blocks)
+        return krylov_route(centered, k, need_scores, max_blocks, rtol)
     return randomized_route(centered, k, need_scores, random_state)
 
 
 def decompose_matrix(
     data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
-    **in_memory: Any,
+    tol: float | None = None, **in_memory: Any,
 ) -> Decomposition:
     r"""Principal axes of data of any kind (:func:`pcalib._inputs.as_matrix`) by one route.
 
@@ -270,12 +281,16 @@ def decompose_matrix(
     the `in_memory` options `need_scores`, `random_state` and
     `max_blocks`); sparse and Dask data to
     :func:`pcalib._implicit_routes.decompose_sparse_or_dask`, with no scores
-    (``transform`` gives them).
+    (``transform`` gives them). `tol` (``PCA(tol=...)``) replaces the residual test of
+    the Krylov routes, :math:`10^{-11}\theta_1` in memory and :math:`10^{-10}\theta_1`
+    for sparse and Dask data.
     """
     if isinstance(data, DenseMatrix):
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
-                               finite_checked=data.finite_checked, name=data.name, **in_memory)
-    return decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize)
+                               finite_checked=data.finite_checked, name=data.name,
+                               rtol=DENSE_KRYLOV_RTOL if tol is None else tol, **in_memory)
+    return decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize,
+                                    rtol=KRYLOV_RTOL if tol is None else tol)
 
 
 def svd_of_centered(Xc: np.ndarray, k: int, *, need_scores: bool = True) -> Found:

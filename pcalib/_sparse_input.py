@@ -27,7 +27,7 @@ from scipy.linalg import blas
 from ._center import Center
 from ._moments import Moments, sum_into_first
 from ._threads import cores
-from ._validation import as_numeric_array, output_dtype, warn_outside_pcalib
+from ._validation import NonFiniteError, as_numeric_array, output_dtype, warn_outside_pcalib
 
 __all__ = ["SparseMatrix"]
 
@@ -44,6 +44,14 @@ _SUMS_CHUNK = 2**20
 # 100,000 stored entries, 0.6x at 400,000, 0.5x at 2,000,000, equal at 50,000 (the
 # hand-off costs what the split saves).
 _SPARSE_PARALLEL_MIN_STORED = 2**15
+
+
+def _first_non_finite(X: Any, data: np.ndarray) -> tuple[tuple[int, int], float]:
+    """The (row, column) and value of the first stored NaN or infinity of a CSR or CSC
+    matrix (for :class:`pcalib._validation.NonFiniteError`)."""
+    at = int(np.flatnonzero(~np.isfinite(data))[0])
+    outer, inner = int(np.searchsorted(X.indptr, at, side="right")) - 1, int(X.indices[at])
+    return ((outer, inner) if X.format == "csr" else (inner, outer)), float(data[at])
 
 
 def _sharing(kind: Any, shape: tuple[int, int], data: np.ndarray, indices: np.ndarray, indptr: np.ndarray) -> Any:
@@ -331,7 +339,9 @@ class SparseMatrix:
         if np.prod(X.shape) == 0:
             raise ValueError(f"{name} is empty: got shape {X.shape}, expected at least one sample and one feature")
         if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
-            raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
+            raise NonFiniteError(
+                f"{name} contains NaN or infinity; all entries must be finite", *_first_non_finite(X, data)
+            )
         if data.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         self.shape = X.shape

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from ._decomposition import Decomposition
 from ._implicit_routes import decompose_moments
+from ._input_errors import naming_non_finite
 from ._inputs import as_matrix
 from ._moments import Moments
 from ._sklearn_compat import AT_LEAST_ONE
@@ -53,6 +54,7 @@ _PARTIAL_FIT_MAX_FEATURES = 8192
 _SOLVED = (
     "components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
     "mean_", "scale_", "n_components_", "noise_variance_", "n_samples_", "solver_", "_center",
+    "explained_variance_bound_", "components_bound_",
 )
 
 
@@ -117,9 +119,9 @@ class StreamingFit:
                 "missing values), so the new batch cannot be merged with them exactly; fit "
                 "with solver='eig', or pass every batch, the first included, to partial_fit"
             )
-        data = as_matrix(
-            self._remember_input(X, AT_LEAST_ONE) if previous is None else self._check_input(X)
-        )
+        X = self._remember_input(X, AT_LEAST_ONE) if previous is None else self._check_input(X)
+        with naming_non_finite(self.__dict__.get("feature_names_in_")):
+            data = as_matrix(X)
         p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
         if p > _PARTIAL_FIT_MAX_FEATURES:
             raise ValueError(
@@ -132,7 +134,8 @@ class StreamingFit:
         check_flag(self.whiten, "whiten")
         components_to_compute(self.n_components, self.solver, p, p)  # more samples may come
         check_ddof(self.ddof, None)
-        batch = data.moments()
+        with naming_non_finite(self.__dict__.get("feature_names_in_")):
+            batch = data.moments()
         moments = batch if previous is None else previous.merge(batch)
         dtype = data.dtype if previous is None else np.result_type(self._stream_dtype, data.dtype)
         for name in _SOLVED:  # the fit of the earlier batches is out of date
@@ -156,6 +159,16 @@ class StreamingFit:
             raise NotFittedError(
                 f"the fit is not available yet: the batches seen by partial_fit hold {n} "
                 f"sample(s) and it needs {needed} ({why}); pass more batches"
+            )
+        constant = moments.constant
+        if constant.all() or (self.standardize and constant.any()):
+            which = "every column" if constant.all() else f"column(s) {np.flatnonzero(constant).tolist()}"
+            raise NotFittedError(
+                f"the fit is not available yet: {which} of the {n} samples seen by partial_fit "
+                "so far is constant, so "
+                + ("the principal axes are undefined (zero total variance)" if constant.all()
+                   else "standardize=True would divide by a zero standard deviation")
+                + "; pass batches in which it varies"
             )
         k, fraction = components_to_compute(self.n_components, self.solver, n, p)
         found = decompose_moments(moments, k, ddof=ddof, standardize=bool(self.standardize))

@@ -19,7 +19,14 @@ these units no square or sum of squares overflows or underflows, at any scale of
   of each column, in whose units the robust fits of the chapter *Outliers and robust
   PCA* run (they start from medians, not means);
 * :func:`centered_rows`: rows centered by a fitted center and scaled, in exact units
-  (the reading aids of the chapter *Reading the components*).
+  (the reading aids of the chapter *Reading the components*);
+* :func:`norm_exponent`: the power of two that brings the largest column norm of
+  centered data, known by its sums of squares, into [1/2, 1) (the units of the Krylov
+  routes' products);
+* :func:`rescale_squares`: squares of results times a power of four, back in the
+  data's units, without squaring outside the float64 range;
+* :func:`unresolved_columns`: varying columns whose variance is below what one frame
+  resolves (a column a million billion times smaller in spread than another).
 """
 
 from __future__ import annotations
@@ -35,8 +42,8 @@ from ._validation import output_dtype, validated, warn_outside_pcalib
 
 __all__ = [
     "Centered", "Frame", "Shifted", "center_array", "centered_data", "centered_rows",
-    "checked_scale", "incomplete_units", "median_shifted", "rescale",
-    "unit_exponent",
+    "checked_scale", "incomplete_units", "median_shifted", "norm_exponent", "rescale",
+    "rescale_squares", "unit_exponent", "unresolved_columns",
 ]
 
 
@@ -329,3 +336,67 @@ def centered_rows(block: np.ndarray, center: Center, scale: np.ndarray) -> tuple
     top = (np.frexp(largest)[1] + columns)[largest > 0]
     exponent = int(top.max()) if top.size else 0
     return np.ldexp(values, columns - exponent), exponent
+
+
+def norm_exponent(sums_of_squares: np.ndarray) -> int:
+    r"""The f with :math:`\max_j \sqrt{m_j}\; 2^{-f} \in [1/2, 1)` for the column sums of
+    squares :math:`m_j = \sum_i y_{ij}^2` (finite, not negative); 0 if they are all 0.
+
+    Dividing the columns by :math:`2^f` (exact) gives a matrix Z whose columns have
+    norms at most 1, so :math:`\|Z\|_2 \le \sqrt p` and the products
+    :math:`Z^\top (Z Q)` of a Krylov method neither overflow nor underflow, and their
+    Gram matrices neither, whatever the scale of the data (at :math:`10^{-85}` the
+    Gram matrix of :math:`Z^\top Z Q` in the data's units is :math:`10^{-340}`: 0).
+    """
+    largest = float(np.max(sums_of_squares)) if np.size(sums_of_squares) else 0.0
+    return int(np.frexp(np.sqrt(largest))[1]) if largest > 0 else 0
+
+
+def rescale_squares(values: np.ndarray, exponent: np.ndarray | int, what: str, divisor: float = 1.0) -> np.ndarray:
+    r""":math:`v^2\, 4^{e} / d` for each value v (`values`), e = `exponent`, d = `divisor`,
+    with a warning when the result leaves the float64 range.
+
+    With :math:`v = \mu\, 2^{f}` (:math:`\mu \in [1/2, 1)`, ``numpy.frexp``), the
+    result is :math:`(\mu^2 / d)\, 2^{2(f + e)}`: the square is never formed in the
+    units of v, where a value of :math:`10^{-200}` (a singular value in units in which
+    another column is :math:`10^{200}`) squares to 0 and :math:`10^{200}` to inf. A result
+    beyond float64 is inf, one below it 0 or subnormal; either is said in a
+    ``RuntimeWarning`` naming `what` (the computation itself ran in units where nothing
+    overflowed or underflowed).
+    """
+    mantissa, power = np.frexp(np.asarray(values, dtype=np.float64))
+    exponent = np.asarray(exponent)
+    with np.errstate(over="ignore", under="ignore"):
+        result = np.ldexp(mantissa * mantissa / divisor, 2 * (power + exponent))
+    exact = mantissa * mantissa / divisor
+    if np.any(np.isinf(result) & np.isfinite(exact)):
+        warn_outside_pcalib(
+            f"{what}: above the float64 range (about 1.8e308) at the scale of X, so reported "
+            "as inf (they were computed in units where nothing overflows): rescale X to get "
+            "finite values"
+        )
+    elif not np.array_equal(np.ldexp(result, -2 * (power + exponent)), exact):  # digits lost
+        warn_outside_pcalib(
+            f"{what}: below the normal float64 range (about 2.2e-308) at the scale of X, so "
+            "digits are lost or values are 0 (they were computed in units where nothing "
+            "underflows): rescale X to get full precision"
+        )
+    return result
+
+
+def unresolved_columns(sums_of_squares: np.ndarray, constant: np.ndarray, resolution: float) -> np.ndarray:
+    r"""The varying columns whose centered sum of squares :math:`m_j` is at most
+    `resolution` times the total :math:`\sum_l m_l` (indices, increasing).
+
+    In one frame of units (one power of two for all columns) a PCA resolves variances
+    down to about :math:`c\,\varepsilon` of the largest eigenvalue (the covariance,
+    Gram and Krylov routes) or :math:`(c\,\varepsilon)^2` (the SVD): a column whose
+    spread is :math:`10^{-200}` of another's has squares that underflow to 0 there, and
+    one :math:`10^{-10}` times as wide is already round-off for the covariance route.
+    Such a column varies, but the fit cannot see it: the eigenvalues and axes of the
+    components that depend on it are not determined. `sums_of_squares` may have
+    underflowed to 0; `constant` marks the columns that are truly constant.
+    """
+    squares = np.asarray(sums_of_squares, dtype=np.float64)
+    total = float(np.sum(squares))
+    return np.flatnonzero(~constant & (squares <= resolution * total))

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from ._frames import check_numeric_columns
 
 __all__ = [
+    "NonFiniteError",
     "NotFittedError",
     "as_data_matrix",
     "as_numeric_array",
@@ -81,6 +82,9 @@ def _object_array_as_float(arr: np.ndarray, name: str) -> np.ndarray:
             advice = (
                 "; pcalib needs complete data: drop or impute the missing values first"
                 if missing
+                else "; text that holds numbers converts with pandas.to_numeric(..., "
+                "errors='coerce'), which makes any other text NaN, a missing value"
+                if isinstance(value, str)
                 else "; all entries must be real numbers"
             )
             raise TypeError(
@@ -172,13 +176,24 @@ def checked_finite(arr: np.ndarray, name: str = "X", *, first_row: int = 0) -> n
     # only overflow for huge finite entries, and then the elementwise check decides.
     if arr.dtype.kind == "f" and not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        value = arr[where]
+        value = float(arr[where])
         where = (first_row + where[0], *where[1:])
-        raise ValueError(
+        raise NonFiniteError(
             f"{name} contains NaN or infinity (the first, {value}, at position "
-            f"{where}); all entries must be finite"
+            f"{where}); all entries must be finite",
+            where, value,
         )
     return arr
+
+
+class NonFiniteError(ValueError):
+    """The ``ValueError`` of :func:`checked_finite`, with the position (row, column) and
+    the value of the first NaN or infinity, so that an estimator can name the column
+    and say what to do (``PCA``: its missing-value methods)."""
+
+    def __init__(self, message: str, position: tuple[int, ...], value: float) -> None:
+        super().__init__(message)
+        self.position, self.value = position, value
 
 
 def as_square_matrix(M: ArrayLike, name: str = "M") -> np.ndarray:

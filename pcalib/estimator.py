@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ._center import Center
 from ._decomposition import Decomposition
+from ._input_errors import naming_non_finite
 from ._inputs import as_matrix
 from ._missing_fits import complete_for_pca, fill_for_pca
 from ._ppca_missing import as_given, has_missing
@@ -27,6 +28,7 @@ from ._validation import (
     check_ddof,
     check_flag,
     check_random_state,
+    warn_outside_pcalib,
 )
 from .solvers import components_to_compute, cut_to_request, fit_by_route
 
@@ -134,6 +136,12 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         With ``missing``: the iteration stops when the change of the filled entries,
         plus the change still to come if it shrinks geometrically, is at most ``tol``
         times the norm of the centered completed matrix. Ignored otherwise.
+    tol : float in (0, 1) or None, default None
+        None: exact. A float: the Krylov routes ("auto" takes them for an integer
+        ``n_components`` < min(n, p)) stop when every residual :math:`\|M\mathbf v_j -
+        \theta_j\mathbf v_j\| \le \text{tol}\cdot\theta_1` (M the scatter matrix), and
+        the fit reports the bounds it certifies with probability at least :math:`1 - 10^{-4}`
+        (chapter *PCA at scale*): ``explained_variance_bound_``, ``components_bound_``.
 
     Attributes
     ----------
@@ -159,6 +167,9 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
     solver_ : str
         The route that computed the fit: `solver`, or for ``"auto"`` the route
         its rules chose, ``"svd"`` when the accuracy guard recomputed.
+    explained_variance_bound_, components_bound_ : ndarray (k,) or None
+        With ``tol``: certified bounds on the error of each eigenvalue and on the sine of
+        each axis's angle to its eigenvector (1: not determined). None without ``tol``.
 
     Examples
     --------
@@ -188,6 +199,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         missing: str | None = None,
         missing_max_iter: int = 1000,
         missing_tol: float = 1e-8,
+        tol: float | None = None,
     ) -> None:
         self.n_components = n_components
         self.solver = solver
@@ -198,6 +210,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         self.missing = missing
         self.missing_max_iter = missing_max_iter
         self.missing_tol = missing_tol
+        self.tol = tol
 
     _FITTED_BY = "components_"  # read after partial_fit: solves, or says why it cannot
     _preserves_dtype = ("float64", "float32")
@@ -238,15 +251,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         data = as_matrix(X, defer_finite=True)  # the eig route's pass finds NaN and inf itself
         n, p = data.shape
         ddof = check_ddof(self.ddof, n)
-        check_flag(self.standardize, "standardize")
-        check_flag(self.whiten, "whiten")
-        k, fraction = components_to_compute(self.n_components, self.solver, n, p)
-        check_random_state(self.random_state, draw=False)  # whatever the solver
-        found, solver = fit_by_route(
-            data, k, self.solver, every_component=fraction or self.n_components is None, ddof=ddof,
-            standardize=bool(self.standardize), need_scores=need_scores, random_state=self.random_state,
-            truncate=lambda found: cut_to_request(found, self.n_components, n) if fraction else found,
-        )
+        found, solver = _fit_by_route(self, data, ddof, need_scores)
         for name in ("_moments", "_unsolved"):
             self.__dict__.pop(name, None)
         if found.moments is not None and self.missing is None:  # a later partial_fit continues
@@ -290,13 +295,13 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         >>> type(pca.components_).__name__, type(pca.transform(X)).__name__
         ('ndarray', 'Array')
         """
-        self._fit(self._remember_input(X), need_scores=False)
+        _fit_naming_columns(self, X, need_scores=False)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> np.ndarray:
         """Fit on `X` and return its scores (n, k), whitened if ``whiten``
         (a lazy Dask array for a Dask `X`, as :meth:`transform`)."""
-        scores = self._fit(self._remember_input(X), need_scores=True)
+        scores = _fit_naming_columns(self, X, need_scores=True)
         return self.transform(X) if scores is None else self._wrap_output(scores, X)
 
     # -- using a fitted model -----------------------------------------------------
@@ -310,7 +315,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
             X = self._check_input(X)  # column names and count, as scikit-learn checks them
             if fill:
                 X = self._filled(X)
-        data = as_matrix(X, name)
+        with naming_non_finite(self.__dict__.get("feature_names_in_"), name):
+            data = as_matrix(X, name)
         expected = self.n_features_in_ if columns is None else columns
         if data.shape[1] != expected:
             if columns is not None:
@@ -374,6 +380,31 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         return data.map_rows(reconstruct, self.n_features_in_).astype(data.dtype)
 
 
+def _fit_by_route(model: PCA, data: Any, ddof: int, need_scores: bool) -> tuple[Decomposition, str]:
+    """`model`'s parameters checked against `data` (``pcalib._inputs.as_matrix``) and
+    the fit of `data` by the route they choose (:func:`pcalib.solvers.fit_by_route`)."""
+    n, p = data.shape
+    check_flag(model.standardize, "standardize")
+    check_flag(model.whiten, "whiten")
+    k, fraction = components_to_compute(model.n_components, model.solver, n, p)
+    check_random_state(model.random_state, draw=False)  # whatever the solver
+    tol = _checked_tol(model.tol)
+    return fit_by_route(
+        data, k, model.solver, every_component=fraction or model.n_components is None, ddof=ddof,
+        standardize=bool(model.standardize), need_scores=need_scores, random_state=model.random_state,
+        truncate=lambda found: cut_to_request(found, model.n_components, n) if fraction else found,
+        tol=tol,
+    )
+
+
+def _fit_naming_columns(model: PCA, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
+    """``model._fit`` of `X` once its feature names are recorded, so that the error of a
+    NaN or infinity names the DataFrame's column (:func:`pcalib._input_errors.naming_non_finite`)."""
+    arr = model._remember_input(X)
+    with naming_non_finite(model.__dict__.get("feature_names_in_")):
+        return model._fit(arr, need_scores=need_scores)
+
+
 def _fitted_attributes(
     found: Decomposition, n: int, p: int, ddof: int, dtype: np.dtype, whiten: bool
 ) -> dict[str, Any]:
@@ -385,6 +416,7 @@ def _fitted_attributes(
     kept variance is 0 to round-off or leaves the float64 range."""
     k, s = found.s.size, found.s
     m = min(n, p)
+    _warn_if_unresolved(found, n, p)
     resolved = k < m and not found.tail_is_round_off(n, p)
     noise = found.tail_ss / (n - ddof) / (m - k) if resolved else 0.0
     resolved_variances = above_round_off(s**2, n, p)
@@ -409,6 +441,43 @@ def _fitted_attributes(
         "scale_": found.scale,
     }
     fitted: dict[str, Any] = {name: np.ascontiguousarray(a, dtype=dtype) for name, a in arrays.items()}
+    fitted["explained_variance_bound_"] = fitted["components_bound_"] = None
+    certificate = found.certificate
+    if certificate is not None:  # frame units: |s_j^2 - theta_j| + the bound on |theta_j - lambda_j|
+        bound = np.abs(s**2 - certificate.theta) + certificate.eigenvalue_bounds
+        fitted["explained_variance_bound_"] = rescale(bound / (n - ddof), 2 * found.exponent,
+                                                      "explained_variance_bound_")
+        fitted["components_bound_"] = certificate.axis_bounds.copy()
     fitted["n_components_"] = int(k)
     fitted["noise_variance_"] = float(rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
     return fitted
+
+
+def _warn_if_unresolved(found: Decomposition, n: int, p: int) -> None:
+    r"""Warn when some components of `found` depend on columns its route could not see
+    (:meth:`pcalib._decomposition.Decomposition.unresolved`): a column whose spread is
+    :math:`10^{-200}` of another's has squares of :math:`10^{-400}` in the one frame of
+    units of the fit, so the eigenvalues of the components it carries come out 0 and
+    their axes arbitrary."""
+    columns, components = found.unresolved(n, p)
+    if components.size == 0:
+        return
+    named = ", ".join(str(int(j)) for j in columns[:10]) + (", ..." if columns.size > 10 else "")
+    warn_outside_pcalib(
+        f"column(s) [{named}] of X vary, but their variances are at most "
+        f"{found.resolution(n, p):.1e} of the total variance: in the one power-of-two frame "
+        f"of the fit (route {found.route!r}) they are round-off, so the eigenvalues and axes "
+        f"of components {int(components[0]) + 1} to {found.s.size} (explained_variance_ratio_ "
+        "at that level) are not determined by this fit (their eigenvalues are reported as 0 "
+        "or round-off, their axes are arbitrary): use standardize=True, or rescale the "
+        "columns to comparable spreads"
+    )
+
+
+def _checked_tol(tol: object) -> float | None:
+    """``PCA(tol=...)``: None, or a float in (0, 1)."""
+    if tol is None:
+        return None
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) or not 0 < tol < 1:
+        raise ValueError(f"tol must be None (exact) or a number in (0, 1), got {tol!r}")
+    return float(tol)

@@ -24,9 +24,18 @@ from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
 from ._svd import auto_n_iter, exact_svd, randomized_svd_f64
+from ._units import rescale, unit_exponent
 from ._validation import as_data_matrix, check_n_components, check_random_state, output_dtype
 
 __all__ = ["truncated_svd", "low_rank_approx", "randomized_svd"]
+
+# randomized_svd works on A itself while its largest entry is within 2**+-256 of 1: then
+# the products A A^T Y (entries up to n p times the square of A's) and the Gram matrices
+# of its orthogonalization stay far inside the float64 range. Beyond, it works on
+# 2**-e A (e = pcalib._units.unit_exponent, exact) and scales the singular values back:
+# at 1e160 the products overflowed (LAPACK failed), at 1e-160 they underflowed
+# (singular values 29% off).
+_SAFE_EXPONENT = 256
 
 
 def _apply_signs(U: np.ndarray, s: np.ndarray, Vt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -204,6 +213,12 @@ def randomized_svd(
         n_iter = auto_n_iter(k, arr.shape)
     n_iter = _check_nonneg_int(n_iter, "n_iter")
     rng = check_random_state(random_state)
-    U, s, Vt = randomized_svd_f64(arr.astype(np.float64, copy=False), k, oversample, n_iter, rng)
+    A64 = arr.astype(np.float64, copy=False)
+    e = unit_exponent(A64)
+    if not -_SAFE_EXPONENT <= e <= _SAFE_EXPONENT:  # A A^T Y would overflow or underflow
+        A64 = np.ldexp(A64, -e)  # exact: a change of units by a power of two
+    U, s, Vt = randomized_svd_f64(A64, k, oversample, n_iter, rng)
+    if A64 is not arr and e:
+        s = rescale(s, e, "singular values")
     U, s, Vt = _apply_signs(U, s, Vt)
     return _cast(output_dtype(arr), U, s, Vt)

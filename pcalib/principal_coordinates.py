@@ -439,6 +439,13 @@ def _distance_input(D: Any) -> tuple[np.ndarray, Any]:
         ndim = None
     if ndim == 1:
         return _square_from_condensed(D), labels
+    if ndim == 2 and np.shape(D)[0] != np.shape(D)[1]:  # a data matrix, most likely
+        raise ValueError(
+            f"D must be a square distance matrix, got shape {np.shape(D)}: pcoa takes the "
+            "distances between n objects, not a data matrix of samples in rows. For a data "
+            "matrix X: D = scipy.spatial.distance.squareform(scipy.spatial.distance.pdist(X)) "
+            "(Euclidean; pdist(X, metric='braycurtis') and others for other distances)"
+        )
     return as_square_matrix(D, "D"), labels
 
 

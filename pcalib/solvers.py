@@ -173,10 +173,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
 
+from ._certificate import certify
 from ._decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
 from ._dense_krylov import dense_krylov_block
 from ._routes import decompose_matrix
@@ -185,6 +187,7 @@ from .selection import choose_k
 
 __all__ = [
     "SOLVERS",
+    "certified",
     "components_to_compute",
     "cut_to_request",
     "dense_route",
@@ -271,7 +274,7 @@ def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nda
     return costs
 
 
-def krylov_budget(n: int, p: int, k: int) -> int:
+def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     r"""Largest number of Krylov blocks the dense "krylov" route of "auto" may spend on
     an n x p matrix for k components: :math:`\lfloor s\, t_\text{exact} /
     t_\text{block} \rfloor` with
@@ -287,20 +290,23 @@ def krylov_budget(n: int, p: int, k: int) -> int:
     run that converges at the end of its budget costs what the exact route would have
     cost, and one that will not converge is stopped as soon as the decay of its
     residual predicts it (``pcalib._eigen.krylov_top_operator``).
-    0 when p <= ``KEPT_MOMENTS_MAX_FEATURES``: there the eig route keeps the scatter
-    matrix for a later ``partial_fit``, and costs little."""
+    0 when p <= ``KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
+    keeps the scatter matrix for a later ``partial_fit``, and costs little (with
+    ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
     m = min(n, p)
-    if p <= KEPT_MOMENTS_MAX_FEATURES:
+    if p <= KEPT_MOMENTS_MAX_FEATURES and keep_moments:
         return 0
     exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
     block = _THIN_PRODUCT_SECONDS * 4 * n * p * dense_krylov_block(k, m)
     return int(_KRYLOV_SHARE * exact / block)
 
 
-def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> str:
+def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol: float | None = None) -> str:
     """The route for a NumPy array of n samples and p features, k components
     (`every_component`: all of them are wanted, or as many as a fraction of variance
-    needs): `solver` itself unless it is "auto", else rules 1 to 3 above."""
+    needs): `solver` itself unless it is "auto", else rules 1 to 3 above; with a
+    tolerance `tol` (``PCA(tol=...)``), "krylov" for any shape beyond the small ones
+    when k < min(n, p) (the tolerance is what lets it stop early)."""
     if solver != "auto":
         return solver
     m = min(n, p)
@@ -308,6 +314,8 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool) -> s
         return "svd"
     if every_component or k == m:
         return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
+    if tol is not None:
+        return "krylov"
     square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
     if square_ish and krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
         return "krylov"
@@ -371,6 +379,7 @@ def fit_by_route(
     need_scores: bool,
     random_state: int | np.random.Generator | None,
     truncate: Callable[[Decomposition], Decomposition],
+    tol: float | None = None,
 ) -> tuple[Decomposition, str]:
     """The principal axes of `data` (``pcalib._inputs.as_matrix``) by the route that
     `solver` names, or for "auto" by the one :func:`dense_route` or :func:`implicit_route`
@@ -378,18 +387,21 @@ def fit_by_route(
     "auto", checked by the accuracy guard above and recomputed by the "svd" route when
     it fails. Returns the decomposition and the route that computed it (for dense
     "auto", "krylov" only when it converged within :func:`krylov_budget`, else the
-    eig or gram route that finished)."""
+    eig or gram route that finished). With `tol`, the Krylov routes stop at the
+    residual test ``tol * theta_1`` and the decomposition carries the error bounds it
+    certifies (:func:`certified`)."""
     n, p = data.shape
     if data.implicit:
         route = implicit_route(solver, n, p, k, every_component, data)
     else:
-        route = dense_route(solver, n, p, k, every_component)
-    budget = {"max_blocks": krylov_budget(n, p, k)} if solver == "auto" else {}
+        route = dense_route(solver, n, p, k, every_component, tol)
+    budget = {"max_blocks": krylov_budget(n, p, k, keep_moments=tol is None)} if solver == "auto" else {}
 
     def run(route: str) -> Decomposition:
         rng = check_random_state(random_state) if route == "randomized" else None
-        return truncate(decompose_matrix(data, k, route, ddof=ddof, standardize=standardize,
-                                         need_scores=need_scores, random_state=rng, **budget))
+        found = truncate(decompose_matrix(data, k, route, ddof=ddof, standardize=standardize, tol=tol,
+                                          need_scores=need_scores, random_state=rng, **budget))
+        return found if tol is None else certified(data, found)
 
     found = run(route)
     if not data.implicit:
@@ -406,6 +418,17 @@ def fit_by_route(
             "components, or densify X"
         )
     return found, route
+
+
+def certified(data: Any, found: Decomposition) -> Decomposition:
+    r"""`found` with the error bounds of :func:`pcalib._certificate.certify` on its axes,
+    as eigenvectors of :math:`Y_c^\top Y_c` (Y the decomposed matrix, in the frame units
+    of `found`), from products with the data (``data.gram_times``, centered exactly;
+    a fixed seed for the random vectors, so that the bounds are deterministic)."""
+    divisor = found.divisor()
+    certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
+                          np.ascontiguousarray(found.components.T), np.random.default_rng(0))
+    return replace(found, certificate=certificate)
 
 
 def components_to_compute(n_components: object, solver: str, n: int, p: int) -> tuple[int, bool]:

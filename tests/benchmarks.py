@@ -3,9 +3,12 @@
 Run ``python -m tests.benchmarks`` (full sizes, a few minutes on 2 cores) or
 ``python -m tests.benchmarks --quick``; ``--shapes`` (with or without ``--quick``)
 compares "auto" with scikit-learn's three dense solvers on wide, square and tall
-shapes, k = 5, 10, 50, decaying and flat spectra; ``--robust`` times RobustPCA's three
-methods at 10,000 x 50 and 200 x 2000 (chapter *Outliers and robust PCA*); ``--scale``
-runs the cases of the chapter
+shapes, k = 5, 10, 50, decaying and flat spectra; ``--arpack`` compares exact "auto"
+with scikit-learn's exact ``svd_solver="arpack"`` on the same shapes, and ``--tol``
+``PCA(k, tol=...)``, at the largest tol as accurate as scikit-learn's default, with
+that default (issue 35); ``--robust`` times RobustPCA's three methods at 10,000 x 50
+and 200 x 2000 (chapter *Outliers and robust PCA*); ``--scale`` runs the cases of the
+chapter
 *PCA at scale* instead (Dask 1,000,000 x 200 from an on-disk .npy stack against
 dask-ml and pcalib in memory; partial_fit on 100 batches against scikit-learn's
 IncrementalPCA; sparse 100,000 x 20,000 at 0.1% against scikit-learn's arpack, with
@@ -494,6 +497,69 @@ def bench_shapes(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str],
                     yield f"{'':<4}{what:<26} {t_peer:7.3f}s ratio {t_ours / t_peer:5.2f}  {accuracy(est)}"
 
 
+# -- issue 35: exact against ARPACK (--arpack), and a certified tolerance (--tol) ---------------
+
+
+def axis_sines(components: np.ndarray, Vref: np.ndarray) -> np.ndarray:
+    """sin of the angle between each axis and the reference's, as ||v - (v.u) u||."""
+    cosines = np.sum(components * Vref, axis=1)
+    return np.linalg.norm(components - cosines[:, None] * Vref, axis=1)
+
+
+def bench_arpack(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str], repeats: int) -> Iterator[str]:
+    """pcalib's exact "auto" against scikit-learn's exact ``svd_solver="arpack"``, same
+    data, alternately, median of `repeats` and the median of the pairwise ratios; each
+    side's largest axis error (sine) and eigenvalue error against LAPACK's SVD."""
+    from sklearn.decomposition import PCA as SkPCA
+
+    for kind in kinds:
+        for n, p in shapes:
+            X = make_spectrum(n, p, seed=n + p, kind=kind)
+            _, s, Vt = scipy.linalg.svd(X - X.mean(axis=0), full_matrices=False, lapack_driver="gesdd")
+            for k in ks:
+                ev_ref, Vref = s[:k] ** 2 / (n - 1), Vt[:k]
+                ours, peer = pcalib.PCA(k), SkPCA(k, svd_solver="arpack", random_state=0)
+                t_o, t_p = [], []
+                for _ in range(repeats):
+                    t_o.append(median_time(lambda: ours.fit(X), 1))
+                    t_p.append(median_time(lambda: peer.fit(X), 1))
+                ratio = statistics.median(np.array(t_o) / np.array(t_p))
+                acc = [f"sin {axis_sines(est.components_, Vref).max():.1e} "
+                       f"eig {rel_err(est.explained_variance_, ev_ref):.1e}" for est in (ours, peer)]
+                yield (f"{kind} {n}x{p} k={k:<3} ours {statistics.median(t_o):7.3f}s [{ours.solver_}] "
+                       f"arpack {statistics.median(t_p):7.3f}s ratio {ratio:5.2f}   ours {acc[0]}   arpack {acc[1]}")
+
+
+def bench_tol(shapes: list[tuple[int, int]], ks: list[int], kinds: list[str], repeats: int) -> Iterator[str]:
+    """``PCA(k, tol=...)`` against scikit-learn's default PCA (its randomized SVD on these
+    shapes): the largest tol in 1e-1, ..., 1e-10 whose measured axis error (largest sine
+    against LAPACK's SVD) is at most scikit-learn's, then both timed alternately (median
+    of the pairwise ratios); with the certified bound pcalib reports at that tol."""
+    from sklearn.decomposition import PCA as SkPCA
+
+    for kind in kinds:
+        for n, p in shapes:
+            X = make_spectrum(n, p, seed=n + p, kind=kind)
+            _, s, Vt = scipy.linalg.svd(X - X.mean(axis=0), full_matrices=False, lapack_driver="gesdd")
+            for k in ks:
+                Vref = Vt[:k]
+                peer = SkPCA(k, random_state=0).fit(X)
+                target = axis_sines(peer.components_, Vref).max()
+                for tol in 10.0 ** -np.arange(1, 11):
+                    ours = pcalib.PCA(k, tol=tol).fit(X)
+                    if axis_sines(ours.components_, Vref).max() <= target:
+                        break
+                t_o, t_p = [], []
+                for _ in range(repeats):
+                    t_o.append(median_time(lambda: ours.fit(X), 1))
+                    t_p.append(median_time(lambda: peer.fit(X), 1))
+                ratio = statistics.median(np.array(t_o) / np.array(t_p))
+                measured = axis_sines(ours.components_, Vref).max()
+                yield (f"{kind} {n}x{p} k={k:<3} tol={tol:.0e} ours {statistics.median(t_o):7.3f}s "
+                       f"[{ours.solver_}] sin {measured:.1e} certified {ours.components_bound_.max():.1e}   "
+                       f"sklearn default {statistics.median(t_p):7.3f}s sin {target:.1e}   ratio {ratio:5.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
@@ -501,11 +567,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shapes", action="store_true",
                         help="issue 24's shapes against scikit-learn's auto, randomized and arpack")
     parser.add_argument("--kernel", action="store_true", help="only the KernelPCA cases (issue 35)")
+    parser.add_argument("--arpack", action="store_true",
+                        help="issue 35: exact auto against scikit-learn's arpack on the shapes")
+    parser.add_argument("--tol", action="store_true",
+                        help="issue 35: PCA(tol=...) as accurate as scikit-learn's default, timed")
     args = parser.parse_args(argv)
     if args.kernel:
         print(f"{'case':<34} {'ours s':>8} {'peer s':>8} {'ratio':>6}   {'ours accuracy':<30} peer accuracy")
         for line in bench_kernel(*((2000, 10_000, 300) if args.quick else (12000, 50_000, 1000)),
                                  1 if args.quick else 3):
+            print(line, flush=True)
+        return
+    if args.arpack or args.tol:
+        shapes = ([(1000, 10000), (10000, 1000), (2500, 2500), (5000, 2000), (100, 50000)] if args.quick
+                  else [(2000, 20000), (20000, 2000), (5000, 5000), (10000, 4000), (200, 100000)])
+        bench = bench_arpack if args.arpack else bench_tol
+        for line in bench(shapes, [5, 10, 50], ["decaying", "flat"], 3):
             print(line, flush=True)
         return
     if args.shapes:

@@ -314,14 +314,17 @@ def test_centered_products_equal_products_with_the_centered_data(standardize, or
         X = np.asarray(decaying(*shape), order=order)
         if not standardize:
             X[:, 2] = 7.0  # constant: exactly 0 in the products
-        Y, center, scale, constant = implicitly_centered(X, 1, standardize)
-        Z = (X - X.mean(axis=0)) / (X.std(axis=0, ddof=1) if standardize else 1.0)
+        Y, center, scale, constant, exponent = implicitly_centered(X, 1, standardize)
+        # Y is the centered data standardized, or divided by 2**exponent (exact)
+        Z = (X - X.mean(axis=0)) / (X.std(axis=0, ddof=1) if standardize else 2.0**exponent)
         Z[:, constant] = 0.0
+        assert exponent == 0 if standardize else 0.5 <= np.sqrt(np.sum(Z**2, axis=0).max()) < 1
         B, C = rng.standard_normal((shape[1], 4)), rng.standard_normal((shape[0], 4))
         size = np.abs(Z).max()
         np.testing.assert_allclose(Y.times(B), Z @ B, rtol=0, atol=1e-12 * size)
         np.testing.assert_allclose(Y.transposed_times(C), Z.T @ C, rtol=0, atol=1e-12 * size)
         np.testing.assert_allclose(Y.total_ss(), np.sum(Z**2), rtol=1e-13)
-        np.testing.assert_allclose(center.value, X.mean(axis=0), rtol=0, atol=1e-15 * size)
+        np.testing.assert_allclose(center.value, X.mean(axis=0), rtol=0,
+                                   atol=1e-15 * np.abs(X - X.mean(axis=0)).max())
         assert constant[2] != standardize
         assert np.all(Y.transposed_times(C)[constant] == 0.0)
