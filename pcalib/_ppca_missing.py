@@ -6,8 +6,8 @@ r"""PPCA of data with missing entries (NaN), the fits behind :class:`pcalib.PPCA
   (:func:`observed_posterior`, :func:`latent_means`); the holes' conditional means
   (:func:`conditional_fill`).
 * The maximum-likelihood fit by PX-EM (:class:`_ObservedStep`, run by
-  :func:`pcalib._ppca_em.run_em`), which refuses an unbounded likelihood
-  (:func:`_check_bounded`); :func:`fit_observed` runs it in the units of
+  :func:`pcalib._ppca_em.run_em`), which stops with an error when EM heads for a
+  singularity of the likelihood (:func:`_check_bounded`); :func:`fit_observed` runs it in the units of
   :func:`pcalib._units.incomplete_units`.
 """
 
@@ -236,8 +236,9 @@ def _observed_em(
     """Maximum-likelihood PPCA of the observed entries of `arr` by PX-EM
     (:class:`_ObservedStep`, run by :func:`pcalib._ppca_em.run_em`), in the units of `arr`.
 
-    Raises ``ValueError`` when every column is constant, when the likelihood is
-    unbounded (:func:`_check_bounded`), and when a posterior or the M step's systems
+    Raises ``ValueError`` when every column is constant, when EM heads for a
+    singularity of an unbounded likelihood (:func:`_check_bounded`; a finite local
+    maximum of the same likelihood raises nothing), and when a posterior or the M step's systems
     become singular (numpy's ``LinAlgError``, said in words).
     """
     n = arr.shape[0]

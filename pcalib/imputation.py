@@ -110,9 +110,10 @@ def impute_pca(
         integers themselves, exactly).
     model : PPCA
         For "em", the fitted model; for the iterative methods, the closed-form
-        PPCA of the completed matrix (not standardized). Its ``transform`` of a
-        row with NaN uses only the row's observed entries; its ``fill`` fills new
-        rows.
+        PPCA of the completed matrix (not standardized), whose ``n_iter_`` is
+        then the number of evaluations of the iterative map (SQUAREM's included).
+        Its ``transform`` of a row with NaN uses only the row's observed entries;
+        its ``fill`` fills new rows.
 
     Raises
     ------
@@ -162,8 +163,10 @@ def impute_pca(
         model = PPCA(k, method="em", max_iter=max_iter, tol=tol, random_state=random_state, verbose=verbose)
         completed = np.asarray(model.fit(X).fill(X), dtype=np.float64)  # in the units of the fit
     else:
-        completed, _ = iterative_pca(arr, observed, k, noise=noise if method == "regularized" else None,
-                                     standardize=standardize, max_iter=max_iter, tol=tol, verbose=verbose)
+        completed, evaluations = iterative_pca(arr, observed, k, noise=noise if method == "regularized" else None,
+                                               standardize=standardize, max_iter=max_iter, tol=tol,
+                                               verbose=verbose)
         model = PPCA(k).fit(completed if frame is None else to_frame(completed, frame, frame.columns))
+        model.n_iter_ = evaluations  # the iteration's, not the closed form's 0
     completed = completed.astype(dtype, copy=False)
     return (completed if frame is None else to_frame(completed, frame, frame.columns)), model

@@ -88,8 +88,12 @@ def fit_ppca(
     TypeError, ValueError
         For bad `X` (see :func:`pcalib.impute_pca`), k not an integer in
         ``[1, min(n, p))``, bad `max_iter`, `tol` or `random_state`; ``ValueError``
-        also when the likelihood is unbounded (a rank-k model passes through the
-        observed entries).
+        also when EM heads for a singularity of the likelihood: the noise variance
+        falls below 1e-6 of the average variance and keeps falling (possible only
+        when a rank-k model can pass through the observed entries of the rows that
+        observe more than k features). Such an unbounded likelihood may also have
+        finite local maxima, as Gaussian mixtures do; EM may settle at one of them,
+        and then no error is raised.
     """
     arr, observed, _ = incomplete_matrix(X)
     n, p = arr.shape

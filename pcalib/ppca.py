@@ -186,6 +186,9 @@ class PPCA(EstimatorBase):
         From ``fit``, by both methods alike, if the noise variance is 0 to working
         precision (:math:`\sigma^2 \le (10^3\varepsilon)^2 \operatorname{tr}(S)/p`):
         the data have rank at most k after centering and the likelihood is unbounded.
+        From ``fit`` on data with NaN, also when EM heads for a singularity of the
+        likelihood (:func:`pcalib.missing.fit_ppca`); EM may instead settle at a
+        finite local maximum, without error.
 
     Notes
     -----

@@ -592,3 +592,22 @@ def test_slow_em_with_missing_values_warns_and_says_why():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         assert PPCA(2, random_state=0).fit(X_gap).n_iter_ < 200
+
+
+def test_impute_pca_reports_the_iterations_of_the_iterative_methods():
+    """Review of chapter 13, round 2, finding 10: the chapter had to import the private
+    iterative_pca to count evaluations; impute_pca's model now carries the count."""
+    import warnings
+
+    import pcalib
+    from pcalib._missing_fits import iterative_pca
+
+    iris = pcalib.datasets.load_iris().data
+    holes = np.random.default_rng(0).random(iris.shape) < 0.3
+    X = np.where(holes, np.nan, iris)
+    for method, noise in (("regularized", "ml"), ("iterative", None)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, model = pcalib.impute_pca(X, 2, method, max_iter=300)
+            _, count = iterative_pca(X, ~holes, 2, noise=noise, max_iter=300, tol=1e-8)
+        assert model.n_iter_ == count > 0
