@@ -129,7 +129,7 @@ def truncated_power(
 
 def best_sparse_axis(
     S: np.ndarray, c: int, *, n_init: int = 1, rng: np.random.Generator | None = None,
-    tol: float = 1e-10, max_iter: int = 1000,
+    tol: float = 1e-10, max_iter: int = 1000, leading: np.ndarray | None = None,
 ) -> tuple[np.ndarray, Any]:
     r"""The first axis of :class:`SparsePCA`: the best of the truncated power method's
     fixed points (:func:`truncated_power`) from several starts.
@@ -138,7 +138,9 @@ def best_sparse_axis(
     its largest diagonal entry and ``n_init - 1`` random Gaussian vectors drawn from
     `rng`; the fixed point of largest :math:`\mathbf w^\top S\mathbf w` is kept
     (ties: the earlier start). `S` may be a stack of matrices, shape (..., p, p): each
-    gets its own best axis, so many problems are solved at once.
+    gets its own best axis, so many problems are solved at once. `leading`, shape
+    (..., p), gives the leading eigenvectors of `S` when they are already at hand
+    (``np.linalg.eigh(S)[1][..., -1]``), to save their computation.
 
     Returns
     -------
@@ -147,7 +149,9 @@ def best_sparse_axis(
     """
     S = np.asarray(S, dtype=np.float64)
     p = S.shape[-1]
-    starts = [np.linalg.eigh(S)[1][..., -1],
+    if leading is None:
+        leading = np.linalg.eigh(S)[1][..., -1]
+    starts = [np.asarray(leading, dtype=np.float64),
               np.eye(p)[np.argmax(np.diagonal(S, axis1=-2, axis2=-1), axis=-1)]]
     if n_init > 1:
         rng = np.random.default_rng() if rng is None else rng

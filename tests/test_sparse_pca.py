@@ -174,3 +174,15 @@ def test_stacked_problems_are_solved_each_as_on_its_own():
         assert w[b] @ S[b] @ w[b] >= max(v @ S[b] @ v for v in runs) - 1e-12
         model = pcalib.SparsePCA(1, n_nonzero=3, n_init=4, random_state=0).fit(Y[b])
         np.testing.assert_allclose(abs(model.components_[0]), abs(alone), atol=1e-9)
+
+
+def test_given_leading_eigenvectors_give_the_same_axes():
+    rng = np.random.default_rng(4)
+    Y = rng.standard_normal((5, 25, 9)) @ rng.standard_normal((5, 9, 9))
+    Yc = Y - Y.mean(axis=1, keepdims=True)
+    S = np.swapaxes(Yc, 1, 2) @ Yc / 24
+    lead = np.linalg.eigh(S)[1][..., -1]
+    w, n_iter = best_sparse_axis(S, 4, leading=lead)
+    w0, n_iter0 = best_sparse_axis(S, 4)
+    np.testing.assert_array_equal(w, w0)
+    np.testing.assert_array_equal(n_iter, n_iter0)
