@@ -123,8 +123,8 @@ def truncated_power(
         running = running[~stopped]
         if running.size == 0:
             break
-    n_iter = n_iter.reshape(shape[:-1])
-    return w.reshape(shape), (int(n_iter) if n_iter.ndim == 0 else n_iter)
+    iterations = n_iter.reshape(shape[:-1])
+    return w.reshape(shape), (int(iterations) if iterations.ndim == 0 else iterations)
 
 
 def best_sparse_axis(
