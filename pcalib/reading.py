@@ -229,32 +229,36 @@ def varimax(
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""Kaiser's varimax rotation of a loading matrix.
 
-    Finds the orthogonal :math:`R` (k x k) that maximizes the varimax criterion of
-    :math:`\Lambda = A R`,
+    In the notation of the book's chapter *Reading the components*: finds the
+    orthogonal :math:`O` (k x k) that maximizes the varimax criterion of
+    :math:`\Gamma = \tilde L O`, :math:`\tilde L` the loadings :math:`L` with each row
+    divided by its length (Kaiser's normalization; :math:`\tilde L = L` without
+    `normalize`),
 
     .. math::
 
-        f(R) = \sum_{j=1}^k \Big[\sum_{l=1}^p \Lambda_{lj}^4
-               - \frac1p \Big(\sum_{l=1}^p \Lambda_{lj}^2\Big)^2\Big],
+        f(O) = \sum_{j=1}^k \Big[\sum_{l=1}^p \Gamma_{lj}^4
+               - \frac1p \Big(\sum_{l=1}^p \Gamma_{lj}^2\Big)^2\Big],
 
     (p times the sum over columns of the variance of the squared loadings) by the
     SVD iteration of R's ``stats::varimax``: with
-    :math:`B = A^\top\big(\Lambda^{\circ 3} - \Lambda\,\diag(\tfrac1p \one^\top
-    \Lambda^{\circ 2})\big)` (a quarter of the gradient of f) and its SVD
-    :math:`B = P\Delta Q^\top`, the next rotation is :math:`R = PQ^\top`, the
-    orthogonal matrix closest to B. A fixed point satisfies :math:`R^\top B =
-    B^\top R`, the condition for a stationary point of f on the orthogonal group.
-    With `normalize`, the rows of the loadings are first divided by their lengths
-    (the square roots of the communalities; Kaiser's normalization) and multiplied
-    back after.
+    :math:`E_{\mathrm v} = \tilde L^\top\big(\Gamma^{\circ 3} - \Gamma\,\diag(\tfrac1p
+    \one^\top\Gamma^{\circ 2})\big)` (a quarter of the gradient of f) and its SVD
+    :math:`E_{\mathrm v} = U_{\mathrm v}\Delta V_{\mathrm v}^\top`, the next rotation
+    is :math:`O = U_{\mathrm v}V_{\mathrm v}^\top`, the orthogonal matrix closest to
+    :math:`E_{\mathrm v}`. A fixed point satisfies :math:`O^\top E_{\mathrm v} =
+    E_{\mathrm v}^\top O`, the condition for a stationary point of f on the
+    orthogonal group. With `normalize`, the rotated rows are multiplied back by their
+    lengths: the result is :math:`LO`.
 
     The iteration starts from the identity, as R's. When the loadings have rank
     r < k (two equal columns, say), the identity is a stationary point that is not a
-    maximum, so it starts instead from the right singular vectors of A, which put
+    maximum, so it starts instead from the right singular vectors of L, which put
     the loadings in r columns and zeros. It runs in units of a power of two of the
     loadings (the same rotation at every scale) and stops when R moves by less than
-    `tol` or when :math:`R^\top B - B^\top R` is round-off (at a stationary point,
-    where B can be 0 and its polar factor is then arbitrary).
+    `tol` or when :math:`O^\top E_{\mathrm v} - E_{\mathrm v}^\top O` is round-off (at
+    a stationary point, where :math:`E_{\mathrm v}` can be 0 and its polar factor is
+    then arbitrary).
 
     Parameters
     ----------
@@ -265,7 +269,8 @@ def varimax(
     tol : float, default 1e-8
         Stop when the rotation moves by less than `tol` (largest entry of the change).
         R's ``stats::varimax`` stops instead when the sum of the singular values of
-        B grows by less than a relative ``eps = 1e-5``, which can leave the loadings
+        :math:`E_{\mathrm v}` grows by less than a relative ``eps = 1e-5``, which can
+        leave the loadings
         1e-3 from the stationary point.
     max_iter : int, default 1000
     sort : bool, default True
@@ -276,10 +281,10 @@ def varimax(
     Returns
     -------
     rotated : ndarray of shape (p, k)
-        :math:`A R`, each column's entry of largest magnitude positive (pcalib's
+        :math:`LO`, each column's entry of largest magnitude positive (pcalib's
         sign convention).
     rotation : ndarray of shape (k, k)
-        The orthogonal R, its columns ordered and flipped with those of `rotated`.
+        The orthogonal O, its columns ordered and flipped with those of `rotated`.
 
     Raises
     ------
@@ -291,9 +296,9 @@ def varimax(
     Examples
     --------
     >>> import numpy as np, pcalib
-    >>> A = np.array([[0.7, 0.5], [0.7, 0.4], [0.6, -0.5], [0.6, -0.6]])
-    >>> rotated, R = pcalib.varimax(A)
-    >>> bool(np.allclose(R.T @ R, np.eye(2))), bool(np.allclose(A @ R, rotated))
+    >>> L = np.array([[0.7, 0.5], [0.7, 0.4], [0.6, -0.5], [0.6, -0.6]])
+    >>> rotated, O = pcalib.varimax(L)
+    >>> bool(np.allclose(O.T @ O, np.eye(2))), bool(np.allclose(L @ O, rotated))
     (True, True)
     """
     A0 = as_data_matrix(loadings, "loadings").astype(np.float64, copy=False)
@@ -342,20 +347,21 @@ def promax(
     r"""Hendrickson and White's promax rotation: varimax, then an oblique fit to a
     sharpened target (R's ``stats::promax``).
 
-    With :math:`\Lambda` the varimax loadings (:func:`varimax`, Kaiser's
-    normalization) and the target :math:`Q = \Lambda^{\circ m}` keeping signs
-    (:math:`q_{lj} = \lambda_{lj}|\lambda_{lj}|^{m-1}`), the least-squares
-    :math:`U_0 = (\Lambda^\top\Lambda)^{-1}\Lambda^\top Q` is rescaled,
-    :math:`U = U_0\,\diag\big(\diag((U_0^\top U_0)^{-1})\big)^{1/2}`, so that the
-    components keep unit variance. The pattern loadings are :math:`P = \Lambda U`
-    and the correlations of the rotated components are
-    :math:`\Phi = U^{-1}U^{-\top}`: the components are no longer uncorrelated, and
-    a pattern loading is a regression weight, not a correlation (the correlations,
-    the *structure*, are :math:`P\Phi`).
+    In the notation of the book's chapter *Reading the components*: with :math:`LO`
+    the varimax loadings (:func:`varimax`, Kaiser's normalization) and the target
+    :math:`(LO)^{\circ m}` keeping signs (entries :math:`g|g|^{m-1}`), the
+    least-squares :math:`\Theta_0 = ((LO)^\top LO)^{-1}(LO)^\top(LO)^{\circ m}` is
+    rescaled, :math:`\Theta = \Theta_0\,\diag\big(\diag((\Theta_0^\top
+    \Theta_0)^{-1})\big)^{1/2}`, so that the components keep unit variance. The
+    pattern loadings are :math:`LO\Theta` and the correlations of the rotated
+    components are :math:`\Psi = \Theta^{-1}\Theta^{-\top}`: the components are no
+    longer uncorrelated, and a pattern loading is a regression weight, not a
+    correlation (the correlations, the *structure*, are :math:`LO\Theta\Psi`).
 
     Parameters
     ----------
     loadings : array_like of shape (p, k)
+        :math:`L`.
     m : int, default 4
         The power of the target (R's default).
     tol, max_iter
@@ -364,19 +370,19 @@ def promax(
     Returns
     -------
     pattern : ndarray of shape (p, k)
-        :math:`P`, columns in the varimax order (:func:`varimax`, sorted), each
-        column's entry of largest magnitude positive.
+        :math:`LO\Theta`, columns in the varimax order (:func:`varimax`, sorted),
+        each column's entry of largest magnitude positive.
     rotation : ndarray of shape (k, k)
-        The oblique :math:`T = R_{\mathrm{varimax}}U`, with :math:`A T = P`.
+        The oblique :math:`O\Theta`, with :math:`L\,O\Theta` the pattern.
     correlations : ndarray of shape (k, k)
-        :math:`\Phi`, the correlations of the rotated components.
+        :math:`\Psi`, the correlations of the rotated components.
 
     Examples
     --------
     >>> import numpy as np, pcalib
-    >>> A = np.array([[0.7, 0.5], [0.7, 0.4], [0.6, -0.5], [0.6, -0.6]])
-    >>> pattern, T, phi = pcalib.promax(A)
-    >>> bool(np.allclose(A @ T, pattern)), bool(np.allclose(np.diag(phi), 1))
+    >>> L = np.array([[0.7, 0.5], [0.7, 0.4], [0.6, -0.5], [0.6, -0.6]])
+    >>> pattern, rotation, Psi = pcalib.promax(L)
+    >>> bool(np.allclose(L @ rotation, pattern)), bool(np.allclose(np.diag(Psi), 1))
     (True, True)
     """
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 2:

@@ -56,22 +56,26 @@ from ._sklearn_compat import EstimatorBase
 from ._units import center_array, centered_rows, rescale
 from ._validation import as_data_matrix, check_ddof, check_flag, check_random_state
 
-__all__ = ["SparsePCA", "truncated_power"]
+__all__ = ["SparsePCA", "best_sparse_axis", "truncated_power"]
 
 
 def _truncate(s: np.ndarray, c: int) -> np.ndarray:
-    """`s` with all but its c entries of largest magnitude set to 0 (ties: lower index)."""
-    if c >= s.size:
+    """`s` with all but the c entries of largest magnitude of each vector (last axis)
+    set to 0 (ties: lower index)."""
+    if c >= s.shape[-1]:
         return s.copy()
-    keep = np.argsort(-np.abs(s), kind="stable")[:c]
-    out = np.zeros_like(s)
-    out[keep] = s[keep]
-    return out
+    size = np.abs(s)
+    cut = -np.partition(-size, c - 1, axis=-1)[..., c - 1 : c]  # the c-th largest
+    above = size > cut
+    tied = size == cut
+    room = c - above.sum(axis=-1, keepdims=True)  # places left for the tied entries
+    keep = above | (tied & (np.cumsum(tied, axis=-1) <= room))
+    return np.where(keep, s, 0.0)
 
 
 def truncated_power(
     S: np.ndarray, c: int, start: np.ndarray, *, tol: float = 1e-10, max_iter: int = 1000,
-) -> tuple[np.ndarray, int]:
+) -> tuple[np.ndarray, Any]:
     r"""The truncated power method for one sparse axis of the symmetric p.s.d. `S`.
 
     .. math::
@@ -85,27 +89,81 @@ def truncated_power(
     The values :math:`\mathbf w_t^\top S\mathbf w_t` never decrease; the fixed point
     reached depends on the start and need not be the best one.
 
+    `S` may be a stack of matrices, shape (..., p, p), and `start` a stack of vectors,
+    shape (..., p) (broadcast against each other): each problem then iterates on its
+    own and stops at its own fixed point.
+
     Returns
     -------
-    (w, n_iter) : ndarray of shape (p,) with at most c non-zero entries and unit
-        norm, and the number of iterations. When :math:`S\mathbf w_t = 0` (no
-        variance left), the current :math:`\mathbf w_t` is returned.
+    (w, n_iter) : ndarray of shape (..., p) with at most c non-zero entries and unit
+        norm, and the number of iterations (an int, or an int array of shape (...)).
+        When :math:`S\mathbf w_t = 0` (no variance left), the current
+        :math:`\mathbf w_t` is returned.
     """
-    w = _truncate(np.asarray(start, dtype=np.float64), c)
-    norm = np.linalg.norm(w)
-    if norm == 0:
+    S = np.asarray(S, dtype=np.float64)
+    start = np.asarray(start, dtype=np.float64)
+    shape = np.broadcast_shapes(S.shape[:-2], start.shape[:-1]) + start.shape[-1:]
+    p = shape[-1]
+    stack = np.broadcast_to(S, shape[:-1] + (p, p)).reshape(-1, p, p)
+    w = _truncate(np.broadcast_to(start, shape).reshape(-1, p), c)
+    norm = np.linalg.norm(w, axis=-1, keepdims=True)
+    if np.any(norm == 0):
         raise ValueError("the start vector of the truncated power method is zero")
-    w /= norm
+    w = w / norm
+    n_iter = np.full(len(w), max_iter)
+    running = np.arange(len(w))  # the problems still iterating
     for it in range(1, max_iter + 1):
-        s = _truncate(S @ w, c)
-        norm = np.linalg.norm(s)
-        if norm == 0:
-            return w, it
-        new = s / norm
-        if np.linalg.norm(new - w) < tol:
-            return new, it
-        w = new
-    return w, max_iter
+        current = w[running]
+        s = _truncate(np.einsum("blm,bm->bl", stack, w)[running], c)  # no copy of S
+        norm = np.linalg.norm(s, axis=-1, keepdims=True)
+        new = np.divide(s, norm, out=current.copy(), where=norm > 0)  # no variance: stay
+        stopped = (norm[:, 0] == 0) | (np.linalg.norm(new - current, axis=-1) < tol)
+        w[running] = new
+        n_iter[running[stopped]] = it
+        running = running[~stopped]
+        if running.size == 0:
+            break
+    iterations = n_iter.reshape(shape[:-1])
+    return w.reshape(shape), (int(iterations) if iterations.ndim == 0 else iterations)
+
+
+def best_sparse_axis(
+    S: np.ndarray, c: int, *, n_init: int = 1, rng: np.random.Generator | None = None,
+    tol: float = 1e-10, max_iter: int = 1000, leading: np.ndarray | None = None,
+) -> tuple[np.ndarray, Any]:
+    r"""The first axis of :class:`SparsePCA`: the best of the truncated power method's
+    fixed points (:func:`truncated_power`) from several starts.
+
+    The starts are the truncated leading eigenvector of `S`, the coordinate axis of
+    its largest diagonal entry and ``n_init - 1`` random Gaussian vectors drawn from
+    `rng`; the fixed point of largest :math:`\mathbf w^\top S\mathbf w` is kept
+    (ties: the earlier start). `S` may be a stack of matrices, shape (..., p, p): each
+    gets its own best axis, so many problems are solved at once. `leading`, shape
+    (..., p), gives the leading eigenvectors of `S` when they are already at hand
+    (``np.linalg.eigh(S)[1][..., -1]``), to save their computation.
+
+    Returns
+    -------
+    (w, n_iter) : ndarray of shape (..., p), the best fixed points, and the
+        iterations of the start that reached each (an int, or an int array).
+    """
+    S = np.asarray(S, dtype=np.float64)
+    p = S.shape[-1]
+    if leading is None:
+        leading = np.linalg.eigh(S)[1][..., -1]
+    starts = [np.asarray(leading, dtype=np.float64),
+              np.eye(p)[np.argmax(np.diagonal(S, axis1=-2, axis2=-1), axis=-1)]]
+    if n_init > 1:
+        rng = np.random.default_rng() if rng is None else rng
+        starts += list(rng.standard_normal((n_init - 1, p)))
+    runs = [truncated_power(S, c, start, tol=tol, max_iter=max_iter) for start in starts]
+    axes = np.stack([np.broadcast_to(w, S.shape[:-1]) for w, _ in runs])
+    iters = np.stack([np.broadcast_to(it, S.shape[:-2]) for _, it in runs])
+    values = np.einsum("s...l,...lm,s...m->s...", axes, S, axes)
+    best = np.argmax(values, axis=0)  # the first of equal values: the earlier start
+    w = np.take_along_axis(axes, best[None, ..., None], axis=0)[0]
+    n_iter = np.take_along_axis(iters, best[None], axis=0)[0]
+    return w, (int(n_iter) if n_iter.ndim == 0 else n_iter)
 
 
 class SparsePCA(EstimatorBase):
@@ -133,7 +191,7 @@ class SparsePCA(EstimatorBase):
     Parameters
     ----------
     n_components : int
-        k, 1 <= k <= p.
+        k, 1 <= k <= min(n, p).
     n_nonzero : int or None, default None
         c, the largest number of non-zero entries of each axis, 1 <= c <= p; None
         for p.
@@ -217,7 +275,11 @@ class SparsePCA(EstimatorBase):
         return int(value)
 
     def _check_params(self, n: int, p: int) -> tuple[int, int]:
-        k = self._positive_int(self.n_components, "n_components", p)
+        k = self._positive_int(self.n_components, "n_components")
+        if k > min(n, p):  # as PCA: at most min(n, p) axes, one adjusted variance each
+            raise ValueError(
+                f"n_components must be between 1 and min(n_samples, n_features) = "
+                f"{min(n, p)}, got {k}")
         c = p if self.n_nonzero is None else self._positive_int(self.n_nonzero, "n_nonzero", p)
         self._positive_int(self.n_init, "n_init")
         self._positive_int(self.max_iter, "max_iter")
@@ -244,7 +306,9 @@ class SparsePCA(EstimatorBase):
         axes, iters = np.zeros((k, p)), np.zeros(k, dtype=int)
         current = S.copy()
         for j in range(k):
-            axes[j], iters[j] = self._best_axis(current, c, rng)
+            axes[j], iters[j] = best_sparse_axis(
+                current, c, n_init=int(self.n_init), rng=rng, tol=float(self.tol),
+                max_iter=int(self.max_iter))
             pull = current @ axes[j]
             value = float(axes[j] @ pull)
             if value > 0:  # Schur complement: what the scores so far leave unexplained
@@ -258,21 +322,6 @@ class SparsePCA(EstimatorBase):
         self.mean_, self.scale_, self._center = centered.center.value, centered.scale, centered.center
         self.n_iter_, self.n_components_, self.n_samples_ = iters, k, n
         return self
-
-    def _best_axis(self, S: np.ndarray, c: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-        """The fixed point of the truncated power method of largest w^T S w from the
-        truncated leading eigenvector, the axis of the largest diagonal entry and
-        n_init - 1 random starts (ties: the earlier start), and its iterations."""
-        p = S.shape[0]
-        starts = [np.linalg.eigh(S)[1][:, -1], np.eye(p)[int(np.argmax(np.diag(S)))]]
-        starts += [rng.standard_normal(p) for _ in range(int(self.n_init) - 1)]
-        best: tuple[float, np.ndarray, int] = (-np.inf, starts[0], 0)
-        for start in starts:
-            w, it = truncated_power(S, c, start, tol=float(self.tol), max_iter=int(self.max_iter))
-            value = float(w @ S @ w)
-            if value > best[0]:
-                best = (value, w, it)
-        return best[1], best[2]
 
     def transform(self, X: ArrayLike) -> Any:
         r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows

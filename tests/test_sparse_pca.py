@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pcalib
-from pcalib.sparse_pca import truncated_power
+from pcalib.sparse_pca import best_sparse_axis, truncated_power
 
 theorem = pytest.mark.theorem
 
@@ -142,3 +142,47 @@ def test_sparse_pca_iterations_per_axis():
     model = pcalib.SparsePCA(3, n_nonzero=3, n_init=2, random_state=0).fit(X)
     assert model.n_iter_.shape == (3,) and model.n_iter_.dtype.kind == "i"
     assert np.all(model.n_iter_ >= 1)
+
+
+def test_more_components_than_rows_are_refused_as_pca_refuses_them():
+    # regression: on 5 x 10 data SparsePCA(6) returned 6 axes but 5 adjusted variances
+    # (the R factor of a QR of the 5 x 6 scores has 5 rows)
+    W5 = np.random.default_rng(0).standard_normal((5, 10))
+    with pytest.raises(ValueError, match=r"n_components .* min\(n_samples, n_features\) = 5"):
+        pcalib.SparsePCA(6, n_nonzero=3).fit(W5)
+    with pytest.raises(ValueError, match="n_components"):
+        pcalib.PCA(6).fit(W5)
+    model = pcalib.SparsePCA(5, n_nonzero=3).fit(W5)
+    assert model.components_.shape == (5, 10)
+    assert model.explained_variance_.shape == model.explained_variance_ratio_.shape == (5,)
+
+
+def test_stacked_problems_are_solved_each_as_on_its_own():
+    rng = np.random.default_rng(3)
+    Y = rng.standard_normal((12, 30, 7)) @ rng.standard_normal((12, 7, 7))
+    Yc = Y - Y.mean(axis=1, keepdims=True)
+    S = np.swapaxes(Yc, 1, 2) @ Yc / 29
+    w, n_iter = best_sparse_axis(S, 3, n_init=4, rng=np.random.default_rng(0))
+    starts = np.random.default_rng(0).standard_normal((3, 7))
+    for b in range(12):
+        alone, it = best_sparse_axis(S[b], 3, n_init=4, rng=np.random.default_rng(0))
+        np.testing.assert_allclose(w[b], alone, atol=1e-12)
+        assert n_iter[b] == it
+        # the best of the fixed points from the four starts, each run alone
+        runs = [truncated_power(S[b], 3, s)[0] for s in
+                [np.linalg.eigh(S[b])[1][:, -1], np.eye(7)[np.argmax(np.diag(S[b]))], *starts]]
+        assert w[b] @ S[b] @ w[b] >= max(v @ S[b] @ v for v in runs) - 1e-12
+        model = pcalib.SparsePCA(1, n_nonzero=3, n_init=4, random_state=0).fit(Y[b])
+        np.testing.assert_allclose(abs(model.components_[0]), abs(alone), atol=1e-9)
+
+
+def test_given_leading_eigenvectors_give_the_same_axes():
+    rng = np.random.default_rng(4)
+    Y = rng.standard_normal((5, 25, 9)) @ rng.standard_normal((5, 9, 9))
+    Yc = Y - Y.mean(axis=1, keepdims=True)
+    S = np.swapaxes(Yc, 1, 2) @ Yc / 24
+    lead = np.linalg.eigh(S)[1][..., -1]
+    w, n_iter = best_sparse_axis(S, 4, leading=lead)
+    w0, n_iter0 = best_sparse_axis(S, 4)
+    np.testing.assert_array_equal(w, w0)
+    np.testing.assert_array_equal(n_iter, n_iter0)
