@@ -68,6 +68,25 @@ def _target(y: object, n: int, owner: str) -> np.ndarray:
     return checked_finite(np.array(arr, dtype=np.float64), "y")
 
 
+def resolved_components(singular_values: np.ndarray, n: int, p: int, solver: str) -> np.ndarray:
+    r"""Which singular values (decreasing, of n samples of p features) exceed round-off.
+
+    The "svd" route computes each :math:`\sigma_j` to about :math:`\varepsilon\sigma_1`,
+    so a component is resolved when :math:`\sigma_j > \max(n, p)\,\varepsilon\,\sigma_1`
+    (the default cut-off of NumPy's ``lstsq`` and ``matrix_rank``). The routes
+    that diagonalize a scatter matrix ("eig", "gram", "krylov", "randomized") compute
+    :math:`\sigma_j^2` to about :math:`\varepsilon\sigma_1^2`; there the same test is
+    applied to the squares, :math:`\sigma_j^2 > \max(n, p)\,\varepsilon\,\sigma_1^2`.
+    All zero if :math:`\sigma_1 = 0`.
+    """
+    if singular_values[0] <= 0:
+        return np.zeros(singular_values.size, dtype=bool)
+    if solver == "svd":
+        return singular_values > max(n, p) * np.finfo(np.float64).eps * singular_values[0]
+    units = np.ldexp(singular_values, -unit_exponent(singular_values))  # squares in range
+    return above_round_off(units**2, n, p)
+
+
 class PCR(EstimatorBase):
     r"""Principal component regression: least squares on the first k principal component scores.
 
@@ -81,8 +100,9 @@ class PCR(EstimatorBase):
 
     with :math:`\mathbf u_j = \mathbf t_j / \sigma_j` and :math:`D_s` the column standard
     deviations if ``standardize`` (else the identity). A component whose singular
-    value is round-off (at most :math:`\max(n, p)\,\varepsilon\,\sigma_1^2` in square)
-    gets the score coefficient 0, as a pseudo-inverse would. The numbers are R's
+    value is round-off gets the score coefficient 0 (on the SVD route :math:`\sigma_j \le \max(n, p)\,\varepsilon\,\sigma_1`, NumPy's
+    ``lstsq`` cut-off; a real direction in small units, :math:`\sigma_j/\sigma_1` =
+    1e-7 say, is kept, as by R's ``pls`` and ``lstsq``). The numbers are R's
     ``pls::pcr(y ~ X, ncomp = k, scale = standardize)`` (``coef`` there is on the
     scale of ``X / sd`` when ``scale = TRUE``; ``coef_`` here is always on the scale
     of ``X``).
@@ -157,7 +177,7 @@ class PCR(EstimatorBase):
         self.pca_ = PCA(k, standardize=self.standardize)
         scores = np.asarray(self.pca_.fit_transform(arr), dtype=np.float64)
         s = self.pca_.singular_values_.astype(np.float64)
-        resolved = above_round_off(s**2, n, p) if s[0] > 0 else np.zeros(k, dtype=bool)
+        resolved = resolved_components(s, n, p, self.pca_.solver_)
         # score coefficient j: u_j^T y_c / sigma_j with u_j = t_j / sigma_j, y_c in units of 2**e
         # (pcalib._units): no square of y or of X is formed, at any scale
         y_centered = center_array(Y, ddof=1, name="y")
