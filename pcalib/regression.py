@@ -100,9 +100,11 @@ class PCR(EstimatorBase):
 
     with :math:`\mathbf u_j = \mathbf t_j / \sigma_j` and :math:`D_s` the column standard
     deviations if ``standardize`` (else the identity). A component whose singular
-    value is round-off gets the score coefficient 0 (on the SVD route :math:`\sigma_j \le \max(n, p)\,\varepsilon\,\sigma_1`, NumPy's
-    ``lstsq`` cut-off; a real direction in small units, :math:`\sigma_j/\sigma_1` =
-    1e-7 say, is kept, as by R's ``pls`` and ``lstsq``). The numbers are R's
+    value is round-off gets the score coefficient 0: on the SVD route
+    :math:`\sigma_j \le \max(n, p)\,\varepsilon\,\sigma_1`, NumPy's ``lstsq``
+    cut-off, so that a real direction in small units (:math:`\sigma_j/\sigma_1` =
+    1e-7, say) is kept, as by R's ``pls`` and ``lstsq``; on the routes that
+    diagonalize a scatter matrix the same bound on :math:`\sigma_j^2`. The numbers are R's
     ``pls::pcr(y ~ X, ncomp = k, scale = standardize)`` (``coef`` there is on the
     scale of ``X / sd`` when ``scale = TRUE``; ``coef_`` here is always on the scale
     of ``X``).
