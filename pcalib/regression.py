@@ -25,7 +25,7 @@ divided by the column standard deviations when standardizing. With k = rank
 :class:`PCR` is a scikit-learn regressor on pcalib's estimator base; its
 decomposition is a fitted :class:`pcalib.PCA` (``pca_``).
 :func:`cross_validate_pcr` predicts each held-out row with every number of
-components 0, 1, ..., K from one decomposition per fold.
+components 0, 1, ..., k_max from one decomposition per fold.
 """
 
 from __future__ import annotations
@@ -68,6 +68,25 @@ def _target(y: object, n: int, owner: str) -> np.ndarray:
     return checked_finite(np.array(arr, dtype=np.float64), "y")
 
 
+def resolved_components(singular_values: np.ndarray, n: int, p: int, solver: str) -> np.ndarray:
+    r"""Which singular values (decreasing, of n samples of p features) exceed round-off.
+
+    The "svd" route computes each :math:`\sigma_j` to about :math:`\varepsilon\sigma_1`,
+    so a component is resolved when :math:`\sigma_j > \max(n, p)\,\varepsilon\,\sigma_1`
+    (the default cut-off of NumPy's ``lstsq`` and ``matrix_rank``). The routes
+    that diagonalize a scatter matrix ("eig", "gram", "krylov", "randomized") compute
+    :math:`\sigma_j^2` to about :math:`\varepsilon\sigma_1^2`; there the same test is
+    applied to the squares, :math:`\sigma_j^2 > \max(n, p)\,\varepsilon\,\sigma_1^2`.
+    All zero if :math:`\sigma_1 = 0`.
+    """
+    if singular_values[0] <= 0:
+        return np.zeros(singular_values.size, dtype=bool)
+    if solver == "svd":
+        return singular_values > max(n, p) * np.finfo(np.float64).eps * singular_values[0]
+    units = np.ldexp(singular_values, -unit_exponent(singular_values))  # squares in range
+    return above_round_off(units**2, n, p)
+
+
 class PCR(EstimatorBase):
     r"""Principal component regression: least squares on the first k principal component scores.
 
@@ -81,8 +100,11 @@ class PCR(EstimatorBase):
 
     with :math:`\mathbf u_j = \mathbf t_j / \sigma_j` and :math:`D_s` the column standard
     deviations if ``standardize`` (else the identity). A component whose singular
-    value is round-off (at most :math:`\max(n, p)\,\varepsilon\,\sigma_1^2` in square)
-    gets the score coefficient 0, as a pseudo-inverse would. The numbers are R's
+    value is round-off gets the score coefficient 0: on the SVD route
+    :math:`\sigma_j \le \max(n, p)\,\varepsilon\,\sigma_1`, NumPy's ``lstsq``
+    cut-off, so that a real direction in small units (:math:`\sigma_j/\sigma_1` =
+    1e-7, say) is kept, as by R's ``pls`` and ``lstsq``; on the routes that
+    diagonalize a scatter matrix the same bound on :math:`\sigma_j^2`. The numbers are R's
     ``pls::pcr(y ~ X, ncomp = k, scale = standardize)`` (``coef`` there is on the
     scale of ``X / sd`` when ``scale = TRUE``; ``coef_`` here is always on the scale
     of ``X``).
@@ -157,7 +179,7 @@ class PCR(EstimatorBase):
         self.pca_ = PCA(k, standardize=self.standardize)
         scores = np.asarray(self.pca_.fit_transform(arr), dtype=np.float64)
         s = self.pca_.singular_values_.astype(np.float64)
-        resolved = above_round_off(s**2, n, p) if s[0] > 0 else np.zeros(k, dtype=bool)
+        resolved = resolved_components(s, n, p, self.pca_.solver_)
         # score coefficient j: u_j^T y_c / sigma_j with u_j = t_j / sigma_j, y_c in units of 2**e
         # (pcalib._units): no square of y or of X is formed, at any scale
         y_centered = center_array(Y, ddof=1, name="y")
@@ -245,13 +267,13 @@ class PCRCrossValidation:
 
     Attributes
     ----------
-    n_components : ndarray of shape (K + 1,)
-        0, 1, ..., K; 0 predicts the mean of the training response.
-    predictions : ndarray of shape (n, K + 1) or (n, K + 1, n_targets)
-        Row i, column l: the prediction of sample i by ``PCR(l)`` fitted without
+    n_components : ndarray of shape (k_max + 1,)
+        0, 1, ..., k_max; 0 predicts the mean of the training response.
+    predictions : ndarray of shape (n, k_max + 1) or (n, k_max + 1, n_targets)
+        Row i, column k: the prediction of sample i by ``PCR(k)`` fitted without
         the fold that holds i.
-    press : ndarray of shape (K + 1,) or (K + 1, n_targets)
-        The predicted residual sum of squares :math:`\sum_i (y_i - \hat y_{i,l})^2`.
+    press : ndarray of shape (k_max + 1,) or (k_max + 1, n_targets)
+        The predicted residual sum of squares :math:`\sum_i (y_i - \hat y_{i,k})^2`.
     rmsep : ndarray like `press`
         :math:`\sqrt{\mathrm{PRESS}/n}`, R pls's ``RMSEP(..., estimate = "CV")``.
     folds : list of ndarray
@@ -301,11 +323,11 @@ def cross_validate_pcr(
 ) -> PCRCrossValidation:
     r"""Cross-validated errors of PCR for every number of components, one PCA per fold.
 
-    For each fold, ``PCR(K, standardize=standardize)`` is fitted to the other rows;
+    For each fold, ``PCR(k_max, standardize=standardize)`` is fitted to the other rows;
     the held-out rows are projected once, and their predictions with
-    l = 0, 1, ..., K components are the partial sums
-    :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (:meth:`PCR.predict`), since the first
-    l axes and coefficients of a K-component fit are those of an l-component fit.
+    k = 0, 1, ..., k_max components are the partial sums
+    :math:`\bar y + \sum_{j \le k} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (:meth:`PCR.predict`), since the first
+    k axes and coefficients of a k_max-component fit are those of a k-component fit.
 
     Parameters
     ----------
@@ -313,7 +335,7 @@ def cross_validate_pcr(
         Dense data.
     y : array_like of shape (n,) or (n, n_targets)
     max_components : int or None, default None
-        K; None: the largest rank a training fold can have, min(smallest training
+        k_max; None: the largest rank a training fold can have, min(smallest training
         fold - 1, p).
     folds : int or iterable of arrays of row indices, default 10
         An int: that many consecutive segments (the first ``n % folds`` one row
@@ -331,7 +353,7 @@ def cross_validate_pcr(
     Notes
     -----
     R pls reports the 0-component row of ``RMSEP(..., "CV")`` by leave-one-out
-    whatever the segments; here every l, 0 included, uses the same folds.
+    whatever the segments; here every k, 0 included, uses the same folds.
     """
     arr = as_data_matrix(X, "X", copy=False, keep_integers=True)
     n, p = arr.shape
@@ -341,11 +363,11 @@ def cross_validate_pcr(
     largest = min(n - max(len(part) for part in parts) - 1, p)
     if largest < 1:
         raise ValueError(f"the training folds have too few rows for one component (the largest fold holds {max(map(len, parts))} of {n})")
-    K = largest if max_components is None else check_n_components(max_components, largest, "max_components")
-    predictions = np.empty((n, K + 1, target.reshape(n, -1).shape[1]))
+    k_max = largest if max_components is None else check_n_components(max_components, largest, "max_components")
+    predictions = np.empty((n, k_max + 1, target.reshape(n, -1).shape[1]))
     for test in parts:
         train = np.setdiff1d(np.arange(n), test)
-        model = PCR(K, standardize=standardize).fit(arr[train], target[train])
+        model = PCR(k_max, standardize=standardize).fit(arr[train], target[train])
         predictions[test] = model._predictions_for_every_k(arr[test])
     residuals = predictions - target.reshape(n, 1, -1).astype(np.float64)
     e = unit_exponent(residuals)  # sums of squares in units of 2**e, then back
@@ -353,4 +375,4 @@ def cross_validate_pcr(
     if target.ndim == 1:
         predictions, squares = predictions[:, :, 0], squares[:, 0]
     press, rmsep = rescale(squares, 2 * e, "press"), rescale(np.sqrt(squares / n), e, "rmsep")
-    return PCRCrossValidation(np.arange(K + 1), predictions, press, rmsep, parts)
+    return PCRCrossValidation(np.arange(k_max + 1), predictions, press, rmsep, parts)

@@ -213,6 +213,50 @@ def test_components_beyond_the_rank_get_no_coefficient():
     assert_allclose(full.coef_, minimum_norm, rtol=1e-10, atol=1e-12)
 
 
+def feature_in_small_units():
+    """50 samples of 3 features, the second in units 1e7 times smaller (a length in km
+    beside others in um, say), and a response along it: singular values 6.34, 5.71 and
+    6.2e-7, the third a real direction, not round-off."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((50, 3))
+    X[:, 1] *= 1e-7
+    return X, X[:, 1] * 1e7 + 0.01 * rng.standard_normal(50)
+
+
+def test_a_real_component_in_small_units_is_kept_as_r_and_lstsq_keep_it():
+    # Regression: the round-off cut-off was on sigma^2 (sigma_j / sigma_1 < 3e-7 dropped),
+    # which gave this fit R^2 = 0.0068. R 4.2.2, pls 2.8-1, on these data (written with
+    # "%.17g"): m <- pcr(y ~ X, ncomp = 3, data = df)
+    #   sprintf("%.12g", coef(m, ncomp = 3, intercept = TRUE)[, 1, 1])
+    #   sprintf("%.12g", R2(m, estimate = "train")$val[1, 1, 4])
+    # (coef(lm(y ~ X)) agrees to 9 digits: -0.000352952797791, 0.00424332364255,
+    # 10028523.3898, 0.0013714351039)
+    X, y = feature_in_small_units()
+    r_coef = [0.00424332368094, 10028523.3897, 0.00137143574182]
+    model = PCR(3).fit(X, y)
+    assert model.pca_.solver_ == "svd"
+    assert_allclose(model.coef_, r_coef, rtol=1e-6)
+    assert_allclose(model.intercept_, -0.000352952620579, rtol=1e-5)
+    assert_allclose(model.score(X, y), 0.99988607497, rtol=1e-9)
+    minimum_norm = np.linalg.lstsq(X - X.mean(axis=0), y - y.mean(), rcond=None)[0]
+    assert_allclose(model.coef_, minimum_norm, rtol=1e-6)
+    # every training fold keeps it too (the old cut-off sat at sqrt(40 eps) = 9.4e-8)
+    cv = cross_validate_pcr(X, y, 3, folds=5)
+    assert cv.rmsep[3] < 0.02 < 0.9 < cv.rmsep[2]
+
+
+def test_round_off_cut_off_is_on_sigma_for_svd_and_on_sigma_squared_for_scatter_routes():
+    from pcalib.regression import resolved_components
+
+    eps = np.finfo(np.float64).eps
+    s = np.array([1.0, 1e-7, 100 * eps, 10 * eps])
+    assert resolved_components(s, 50, 3, "svd").tolist() == [True, True, True, False]
+    for route in ("eig", "gram", "krylov", "randomized"):  # sigma^2 known to eps sigma_1^2
+        assert resolved_components(s, 50, 3, route).tolist() == [True, False, False, False]
+        assert resolved_components(s * 1e-200, 50, 3, route).tolist() == [True, False, False, False]
+    assert not resolved_components(np.zeros(3), 50, 3, "svd").any()
+
+
 def test_constant_predictors_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="X has zero total variance: every column is constant"):
         PCR(1).fit(np.ones((10, 3)), np.arange(10.0))
