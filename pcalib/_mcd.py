@@ -276,7 +276,7 @@ def spatial_median(X: ArrayLike) -> np.ndarray:
     Weiszfeld's iteration :math:`\mu \leftarrow \sum_i w_i x_i / \sum_i w_i`,
     :math:`w_i = 1/\|x_i - \mu\|`, with Vardi and Zhang's (2000) modification at a data
     point, from the coordinatewise median, until the step is below ``MEDIAN_TOL``
-    times the spread. It runs in the units of :func:`pcalib._units.median_shifted`,
+    times the spread. It runs in the units of ``pcalib._units.median_shifted``,
     so neither the scale nor an offset of `X` costs digits."""
     units = median_shifted(np.asarray(X, dtype=np.float64))
     return units.data_location(spatial_median_in_units(units.values)).value

@@ -88,7 +88,7 @@ def outlyingness(Z: np.ndarray, h: int) -> np.ndarray:
 
     v over the unit directions :math:`x_a - x_b` of all pairs if there are at most
     ``N_DIRECTIONS`` of them, otherwise of the ``N_DIRECTIONS`` pairs of
-    :func:`rrcov_pairs`; t and s the univariate MCD (:func:`univariate_mcd`, rrcov's
+    ``rrcov_pairs``; t and s the univariate MCD (:func:`univariate_mcd`, rrcov's
     ``unimcd``) with subset size h. Directions along which the scale is 0 are
     skipped. rrcov's ``outl``: the same directions and values.
     """

@@ -146,7 +146,7 @@ def qn(y: np.ndarray, axis: int | None = None) -> float | np.ndarray:
     and Rousseeuw's small-sample factor (a table for n <= 9, n/(n+1.4) for odd n,
     n/(n+3.8) for even n; pcaPP's ``qn``). The order statistic is found in
     :math:`O(n \log n)` time and :math:`O(n)` memory
-    (:func:`kth_pairwise_difference`), or among all the differences when there are
+    (``kth_pairwise_difference``), or among all the differences when there are
     at most ``QN_ALL_PAIRS`` of them; it equals R's ``robustbase::Qn(y, constant=1,
     finite.corr=FALSE)`` (which may round it to float32).
     """
