@@ -5,7 +5,7 @@ by the convex program
 
 .. math::
 
-    \min_{L, S}\ \|L\|_* + \lambda \|S\|_1 \quad \text{subject to} \quad L + S = M,
+    \min_{L, S}\ \|L\|_* + \varpi \|S\|_1 \quad \text{subject to} \quad L + S = M,
 
 :math:`\|L\|_*` the sum of the singular values and :math:`\|S\|_1` the sum of the
 absolute entries. It is solved here by the inexact augmented Lagrangian method of Lin,
@@ -36,18 +36,18 @@ class PursuitResult(NamedTuple):
 
 
 def principal_component_pursuit(
-    M: ArrayLike, lam: float | None = None, *, tol: float = 1e-9, max_iter: int = 1000,
+    M: ArrayLike, sparse_weight: float | None = None, *, tol: float = 1e-9, max_iter: int = 1000,
 ) -> PursuitResult:
     r"""Split `M` into a low-rank L and a sparse S, :math:`M = L + S`, by principal
     component pursuit (module docstring).
 
     Inexact augmented Lagrangian: with the multiplier Y and penalty :math:`\mu`,
     repeat :math:`L \leftarrow \mathcal D_{1/\mu}(M - S + Y/\mu)` (soft-thresholding
-    of the singular values), :math:`S \leftarrow \mathcal S_{\lambda/\mu}(M - L +
+    of the singular values), :math:`S \leftarrow \mathcal S_{\varpi/\mu}(M - L +
     Y/\mu)` (soft-thresholding of the entries), :math:`Y \leftarrow Y + \mu(M - L -
     S)`, until :math:`\|M - L - S\|_F \le \mathrm{tol}\,\|M\|_F`;
     :math:`\mu = np / (4\|M\|_1)` as Candès et al. choose it. At the solution Y
-    certifies optimality: :math:`|Y_{ij}| \le \lambda`, with equality and the sign of
+    certifies optimality: :math:`|Y_{ij}| \le \varpi`, with equality and the sign of
     :math:`S_{ij}` where :math:`S_{ij} \ne 0`, and :math:`Y = UV^\top + W` with U, V
     the singular vectors of L, :math:`U^\top W = 0`, :math:`WV = 0`,
     :math:`\|W\|_2 \le 1`.
@@ -59,8 +59,8 @@ def principal_component_pursuit(
     ----------
     M : array_like of shape (n, p)
         Finite; not modified.
-    lam : float, optional
-        :math:`\lambda > 0`; default :math:`1/\sqrt{\max(n, p)}`, the value under which
+    sparse_weight : float, optional
+        The weight :math:`\varpi > 0` of :math:`\|S\|_1`; default :math:`1/\sqrt{\max(n, p)}`, the value under which
         Candès et al. prove exact recovery of a low-rank L (incoherent, rank at most
         a constant times :math:`\min(n, p)/\log^2\max(n, p)`) from a sparse S of
         randomly placed entries.
@@ -75,13 +75,13 @@ def principal_component_pursuit(
     Raises
     ------
     ValueError
-        If `lam` is not positive, or the iteration did not reach `tol`.
+        If `sparse_weight` is not positive, or the iteration did not reach `tol`.
     """
     arr = as_data_matrix(M, "M").astype(np.float64, copy=False)
     n, p = arr.shape
-    lam = 1.0 / np.sqrt(max(n, p)) if lam is None else lam
-    if not (isinstance(lam, (int, float, np.floating)) and not isinstance(lam, bool) and lam > 0):
-        raise ValueError(f"lam must be a positive number, got {lam!r}")
+    weight = 1.0 / np.sqrt(max(n, p)) if sparse_weight is None else sparse_weight
+    if not (isinstance(weight, (int, float, np.floating)) and not isinstance(weight, bool) and weight > 0):
+        raise ValueError(f"sparse_weight must be a positive number, got {weight!r}")
     e = unit_exponent(arr)
     A = np.ldexp(arr, -e)  # entries in (-1, 1): thresholds and norms at one scale
     size = float(np.abs(A).sum())
@@ -97,7 +97,7 @@ def principal_component_pursuit(
         U, s, Vt = np.linalg.svd(A - S + Y / mu, full_matrices=False)
         L = (U * np.maximum(s - 1.0 / mu, 0.0)) @ Vt
         T = A - L + Y / mu
-        S = np.sign(T) * np.maximum(np.abs(T) - lam / mu, 0.0)
+        S = np.sign(T) * np.maximum(np.abs(T) - weight / mu, 0.0)
         residual = A - L - S
         Y += mu * residual
         if np.linalg.norm(residual) <= tol * norm:
@@ -107,5 +107,5 @@ def principal_component_pursuit(
                 f"principal component pursuit did not reach tol={tol} in max_iter={max_iter} "
                 "iterations: raise max_iter or tol"
             )
-    # Y is a subgradient, a scale-free quantity (the thresholds 1 and lambda)
+    # Y is a subgradient, a scale-free quantity (the thresholds 1 and the weight)
     return PursuitResult(rescale(L, e, "L"), rescale(S, e, "S"), Y, iterations)

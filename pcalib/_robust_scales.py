@@ -25,7 +25,7 @@ from ._mcd import mcd_consistency
 from ._units import rescale
 
 __all__ = [
-    "MAD_CONSTANT", "OD_RULES", "QN_CONSTANT", "kth_pairwise_difference", "mad", "mad_of_rows", "median",
+    "MAD_CONSTANT", "OD_RULES", "QN_CONSTANT", "REWEIGHT_CONSISTENCY", "kth_pairwise_difference", "mad", "mad_of_rows", "median",
     "median_of_rows", "od_cutoff", "qn",
     "univariate_mcd",
 ]
@@ -43,6 +43,9 @@ QN_SMALL_SAMPLE = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8
 QN_ALL_PAIRS = 200_000
 #: The rules for the cutoff of the orthogonal distances (:func:`od_cutoff`), rrcov's names.
 OD_RULES = ("umcd", "medmad")
+#: The consistency factor c_1(0.975) of the reweighted univariate MCD: its reweighting
+#: keeps the values within sqrt(chi2_{1,0.975}) raw scales, 97.5% of a clean normal sample.
+REWEIGHT_CONSISTENCY = mcd_consistency(1, 0.975)
 
 
 def median_of_rows(rows: np.ndarray) -> np.ndarray:
@@ -183,8 +186,11 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
     Its scale is *not* consistent: the values kept are those of a normal sample
     truncated at :math:`\pm 2.24\sigma`, whose standard deviation is about
     :math:`0.923\sigma`. With ``consistent=True`` the reweighted variance is
-    multiplied by :math:`c_1(m/n)` (:func:`pcalib.robust.mcd_consistency`),
-    robustbase's convention for the reweighted MCD, which removes that bias.
+    multiplied by :math:`c_1(0.975)` (:func:`pcalib.robust.mcd_consistency`), the
+    factor of a normal sample truncated where the rule truncates it, which removes
+    that bias. The factor is fixed: robustbase's convention :math:`c_1(m/n)` would
+    count the values the rule excludes (outliers, if any) as the normal tails it cut
+    and inflate the scale under contamination (by 25% at 10% outliers far out).
 
     Parameters
     ----------
@@ -192,7 +198,7 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
     h : int
         The size of the subset, n/2 <= h <= n.
     consistent : bool, default False
-        Multiply the reweighted variance by :math:`c_1(m/n)`.
+        Multiply the reweighted variance by :math:`c_1(0.975)`.
 
     Returns
     -------
@@ -230,7 +236,7 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
         loc = (S * w).sum(axis=1) / count
         variance = ((S - loc[:, None]) ** 2 * w).sum(axis=1) / (count - 1)
         if consistent:
-            variance *= mcd_consistency(1, count / n)
+            variance *= REWEIGHT_CONSISTENCY
         scale = np.sqrt(variance)
         scale[~(var0 > 0)] = 0.0
     location = shift + np.ldexp(loc, exponent)

@@ -54,8 +54,8 @@ def test_pcp_at_every_scale():
 
 
 def test_pcp_refuses_bad_input():
-    with pytest.raises(ValueError, match="lam must be a positive number"):
-        principal_component_pursuit(np.eye(3), lam=0.0)
+    with pytest.raises(ValueError, match="sparse_weight must be a positive number"):
+        principal_component_pursuit(np.eye(3), sparse_weight=0.0)
     with pytest.raises(ValueError, match="did not reach tol"):
         principal_component_pursuit(np.add.outer(np.arange(30.0), np.arange(20.0)) ** 2, max_iter=2)
     with pytest.raises(ValueError, match="NaN or inf"):
