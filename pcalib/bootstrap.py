@@ -15,6 +15,7 @@ coverage of the intervals.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -269,6 +270,58 @@ class BootstrapResult:
         :math:`\arccos(\mathbf v_j^\top \mathbf v_j^*)`, shape (B, k) (computed
         during the bootstrap, with or without `components_samples`)."""
         return np.arccos(np.clip(self._cosines, -1.0, 1.0))
+
+    def subspace_angles(self, axes: Sequence[int]) -> np.ndarray:
+        r"""Largest principal angle (radians) between the span of a group of the data's
+        axes and the span of the same group in each resample, shape (B,).
+
+        With :math:`Q` the data's axes ``axes`` (as rows, m x p) and :math:`A_b` the
+        resample's aligned axes of the same indices, the angle is
+
+        .. math:: \theta_b = \arctan\frac{\sigma_{\max}\big(A_b - A_bQ^\top Q\big)}
+                               {\sigma_{\min}\big(A_bQ^\top\big)},
+
+        the largest principal angle between the two m-dimensional subspaces (its sine
+        from the part of :math:`A_b` outside the data's span, its cosine from the part
+        inside: accurate near 0 and near :math:`\pi/2`). It does not depend on the
+        signs or the order of the axes inside the group, so a group of nearly tied
+        axes, whose individual ``angles`` are large, can have small subspace angles.
+
+        Parameters
+        ----------
+        axes : sequence of int
+            Distinct indices in ``range(k)``, e.g. ``[0, 1]`` for the plane of the
+            first two axes.
+
+        Returns
+        -------
+        ndarray of shape (B,)
+
+        Raises
+        ------
+        ValueError
+            If the resampled axes were not kept (``keep_samples=False``), or `axes`
+            is empty, repeats an index or is out of range.
+        TypeError
+            If `axes` holds something other than integers.
+        """
+        if self.components_samples is None:
+            raise ValueError("subspace_angles needs the resampled axes: call bootstrap_pca with keep_samples=True")
+        k = self.components.shape[0]
+        if isinstance(axes, (str, bytes)) or not all(
+            isinstance(j, numbers.Integral) and not isinstance(j, bool) for j in np.ravel(np.asarray(axes, dtype=object))
+        ):
+            raise TypeError(f"axes must be a sequence of integer indices, got {axes!r}")
+        index = np.asarray(axes, dtype=np.intp).ravel()
+        if index.size == 0 or len(set(index.tolist())) != index.size or index.min() < 0 or index.max() >= k:
+            raise ValueError(f"axes must be distinct indices in range({k}), got {axes!r}")
+        Q = self.components[index].astype(np.float64)
+        A = self.components_samples[:, index].astype(np.float64)
+        inside = A @ Q.T  # (B, m, m): the cosines are its singular values
+        outside = A - inside @ Q  # (B, m, p): the sines are its singular values
+        cosine = np.linalg.svd(inside, compute_uv=False)[:, -1]
+        sine = np.linalg.svd(outside, compute_uv=False)[:, 0]
+        return np.arctan2(sine, cosine)
 
 
 def _ends(quantiles: np.ndarray, estimate: np.ndarray, interval: str) -> np.ndarray:
