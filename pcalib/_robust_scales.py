@@ -192,6 +192,11 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
     count the values the rule excludes (outliers, if any) as the normal tails it cut
     and inflate the scale under contamination (by 25% at 10% outliers far out).
 
+    If the best window has zero variance (at least h equal values: an exact fit), the
+    location is that window's value and the scale is 0, so every other value lies
+    infinitely far out (rrcov's ``unimcd`` returns NA here). With h = n the plain
+    mean and standard deviation are returned.
+
     Parameters
     ----------
     Y : ndarray of shape (n,) or (n, m)
@@ -238,7 +243,11 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
         if consistent:
             variance *= REWEIGHT_CONSISTENCY
         scale = np.sqrt(variance)
-        scale[~(var0 > 0)] = 0.0
+        # an exact fit: the best h-window is constant; the MCD is its mean, with scale 0
+        # (not the plain mean of all values, which outliers would pull away from it)
+        exact = ~(var0 > 0)
+        loc[exact] = mean0[exact]
+        scale[exact] = 0.0
     location = shift + np.ldexp(loc, exponent)
     scale = rescale(scale, exponent, "the univariate MCD scale")
     return (location[0], scale[0]) if one else (location, scale)

@@ -254,3 +254,21 @@ def test_consistent_univariate_mcd_does_not_inflate_under_contamination(fraction
     medmad = np.median(Y, axis=0) + mad(Y) * scipy.stats.norm.ppf(0.975)
     if fraction:
         assert cutoff.mean() < medmad.mean() - 0.3
+
+
+def test_univariate_mcd_exact_fit_returns_the_constant_window():
+    """Regression (review of chapter 14, round 3, finding 3): when the best h-window has
+    zero variance, the location was the plain mean of all values (10.1 here) instead
+    of the window's value 0, so od_cutoff put the cutoff at 10.1**1.5 = 32.1 and missed
+    the 20 values at OD = 1."""
+    y = np.array([0.0] * 160 + [1.0] * 20 + [100.0] * 20)
+    for consistent in (False, True):
+        location, scale = univariate_mcd(y, 150, consistent=consistent)
+        assert location == 0.0 and scale == 0.0
+    two = np.column_stack([y, y + 3.0, np.arange(200.0)])
+    location, scale = univariate_mcd(two, 150)
+    assert location[0] == 0.0 and location[1] == 3.0 and scale[:2].tolist() == [0.0, 0.0]
+    assert scale[2] > 0
+    cutoff = od_cutoff(y**1.5, 150)
+    assert cutoff == 0.0
+    assert np.all((y**1.5 > cutoff) == (y > 0))
