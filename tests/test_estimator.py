@@ -269,7 +269,8 @@ def test_transform_before_fit_rejected():
 
 
 # Public methods that do not need a fit (they set parameters or fit).
-_NO_FIT_NEEDED = {"fit", "fit_transform", "partial_fit", "get_params", "set_params", "set_output"}
+_NO_FIT_NEEDED = {"fit", "fit_transform", "partial_fit", "get_params", "set_params", "set_output",
+                  "tables_"}  # the names to_frame accepts: known before any fit
 
 
 def _needing_a_fit():
