@@ -178,9 +178,21 @@ def jupyter_book(argv: list[str]) -> None:
     jupyter_book_cli(argv, prog_name="jupyter-book")
 
 
+def test_workers(extra: list[str]) -> list[str]:
+    """pytest-xdist's options: ``PCALIB_TEST_WORKERS`` processes (default: one per core,
+    at most 4), each taking whole test files (``--dist loadfile``), so the browser
+    tests share one Chromium session and a chapter's cells run in order. None when the
+    command line already says how many (``-n``) or there is one core."""
+    if any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist"
+           for arg in extra):
+        return []
+    workers = int(os.environ.get("PCALIB_TEST_WORKERS", min(4, os.cpu_count() or 1)))
+    return ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else []
+
+
 def run_tests(extra: list[str]) -> None:
     """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
-    run(PYTHON, "-m", "pytest", *extra, MPLBACKEND="Agg")
+    run(PYTHON, "-m", "pytest", *test_workers(extra), *extra, MPLBACKEND="Agg")
 
 
 MINIMUM_VENV = ROOT / ".venv-minimum"

@@ -78,6 +78,22 @@ def test_sources_hold_no_control_characters():
     assert not found, "control characters in the sources:\n" + "\n".join(found)
 
 
+# What is left of a TeX command whose backslash escape became a newline (\nu, \norm,
+# \nabla) or a tab (\tilde, \top, \tau) in a Python string: chapters 8 and 15 once
+# showed "orm{B - YY^  op}" and "u_5/u_6".
+EATEN_ESCAPE = re.compile(r"^\s*(orm\{|abla\b)|\t")
+
+
+def test_book_holds_no_eaten_tex_escapes():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:60]!r}"
+        for path in ROOT.glob("book/*.md")
+        for number, line in enumerate(path.read_text().split("\n"), start=1)
+        if EATEN_ESCAPE.search(line)
+    ]
+    assert not found, "tabs or remains of \\n/\\t escapes in the book:\n" + "\n".join(found)
+
+
 CODE_LINE_LIMIT = 88
 
 
