@@ -232,21 +232,25 @@ def marchenko_pastur_edge(
         \Big(\tfrac{1}{\sqrt{N - 1/2}} + \tfrac{1}{\sqrt{p - 1/2}}\Big)^{1/3}.
 
     k is the number of eigenvalues above that threshold. A spectrum whose numerical
-    rank r is below min(N, p) (constant or collinear columns) is read as data in r
-    dimensions: p = r above.
+    rank r is below min(N, p) (constant or collinear columns, its zeros written out) is
+    read as data in r dimensions: p = r above.
 
     Parameters
     ----------
     eigenvalues : array_like of shape (p,) or (min(n, p),)
-        Eigenvalues of the covariance with divisor n - 1, decreasing (any common factor,
-        such as explained-variance ratios, scales `noise_variance` alike and leaves k).
+        Every eigenvalue of the covariance with divisor n - 1, decreasing, never the
+        leading ones only (``PCA(n_components=None)``, not ``PCA(10)``): the median is
+        that of all of them. Any common factor, such as explained-variance ratios,
+        scales `noise_variance` alike and leaves k.
     n_samples : int
         Number of samples n.
     n_features : int, optional
         Number of features p; default the number of eigenvalues, allowed only when they
         number fewer than n - 1. A spectrum of n - 1 or more eigenvalues may be the
         min(n, p) leading ones of a wider matrix (``PCA().fit(X).explained_variance_``
-        with n < p), whose p it cannot tell; such a spectrum needs `n_features`.
+        with n < p), whose p it cannot tell; such a spectrum needs `n_features`. With
+        `n_features`, at least min(n - 1, p) eigenvalues are required; without it,
+        the eigenvalues given are taken to be all p of them.
 
     Returns
     -------
@@ -257,7 +261,8 @@ def marchenko_pastur_edge(
     TypeError, ValueError
         For eigenvalues that are not numeric, not decreasing or negative beyond
         round-off; `n_features` below their number; `n_features` missing for n - 1 or
-        more eigenvalues; fewer than two nonzero eigenvalues.
+        more eigenvalues; with `n_features`, fewer than min(n - 1, p) eigenvalues; fewer
+        than two nonzero eigenvalues.
     """
     n = check_int(n_samples, "n_samples", 3)
     lam, dtype = as_spectrum(eigenvalues, "eigenvalues", n)
@@ -269,6 +274,12 @@ def marchenko_pastur_edge(
         )
     p = lam.size if n_features is None else check_int(n_features, "n_features", lam.size)
     N = n - 1
+    if lam.size < min(N, p):
+        raise ValueError(
+            f"eigenvalues must hold every eigenvalue, at least min(n_samples - 1, n_features) "
+            f"= {min(N, p)} (zeros written out), got {lam.size}: the leading ones alone would "
+            "set the noise variance from the wrong median"
+        )
     rank = numerical_rank(lam, n, dtype)
     dims = p if rank >= min(N, p) else rank
     m, M = min(N, dims), max(N, dims)

@@ -139,6 +139,25 @@ def test_marchenko_pastur_edge_needs_p_for_a_spectrum_as_long_as_n_minus_one():
     assert np.mean(np.array(found) == 3) >= 0.8
 
 
+def test_marchenko_pastur_edge_refuses_the_leading_eigenvalues_with_n_features():
+    """300 x 50 spiked data: the ten leading eigenvalues of PCA(10) were read as data of
+    rank 10, the noise variance 1.81 for 1.08 from the whole spectrum; n_features=50 did
+    not help. With n_features the function now needs min(n - 1, p) eigenvalues."""
+    rng = np.random.default_rng(6)
+    X = spiked(300, 50, [12.0, 8.0, 5.0, 3.0], rng)
+    leading = pcalib.PCA(10).fit(X).explained_variance_
+    with pytest.raises(ValueError, match="every eigenvalue, at least .* = 50 .*got 10"):
+        marchenko_pastur_edge(leading, 300, n_features=50)
+    whole = marchenko_pastur_edge(pcalib.PCA().fit(X).explained_variance_, 300, n_features=50)
+    assert whole.noise_variance == pytest.approx(1.0, abs=0.1)
+    # n < p: the min(n - 1, p) = 99 eigenvalues suffice (a rank-deficient spectrum with its
+    # zeros written out), 98 do not
+    wide = pcalib.PCA().fit(spiked(100, 200, [8.0], rng)).explained_variance_
+    assert marchenko_pastur_edge(wide[:99], 100, n_features=200).n_components == 1
+    with pytest.raises(ValueError, match="every eigenvalue"):
+        marchenko_pastur_edge(wide[:98], 100, n_features=200)
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "match"),
     [
