@@ -150,6 +150,16 @@ def test_minka_on_digits_picks_the_rank_like_scikit_learn():
     assert SklearnPCA(n_components="mle").fit(digits).n_components_ == rank
 
 
+def test_minka_matches_scikit_learn_on_iris_and_the_varying_pixels_of_the_digits():
+    """The data of chapter 12, whose Minka check no longer imports scikit-learn."""
+    iris = pcalib.datasets.load_iris().data
+    digits = pcalib.datasets.load_digits().data
+    varying = digits[:, digits.std(axis=0) > 0]
+    for X, k in ((iris, 3), (varying, 60)):
+        assert choose_k(X=X, method="minka") == k
+        assert SklearnPCA(n_components="mle").fit(X).n_components_ == k
+
+
 def test_minka_at_rank_deficiency_is_scale_free_where_scikit_learn_is_not():
     # n = p: the centered data have rank p - 1, so v = 0 at k = p - 1 and the evidence
     # grows without bound there. scikit-learn floors v at an absolute 1e-15, so its k
