@@ -170,6 +170,11 @@ class RobustPCA(EstimatorBase):
     RuntimeWarning
         ROBPCA found an exact fit: at least h rows on a k-dimensional affine subspace
         (up to round-off). That subspace is returned and the rows off it are flagged.
+        The check is made on the h rows of least outlyingness (step 2), so it can miss
+        an exact fit: if rows close to but off the subspace are among those h rows, no
+        warning is given even though h or more rows lie exactly on it (the fit itself
+        may still recover the subspace and flag the rows off it: count the rows whose
+        ``orthogonal_distances_`` are zero up to round-off).
 
     Examples
     --------
