@@ -159,7 +159,7 @@ def fixed_point_preimage(
     return X, int(active.sum()), int(stuck.sum())
 
 
-def kwok_tsang_preimage(distances: np.ndarray, R: np.ndarray, gamma: float) -> np.ndarray:
+def kwok_tsang_preimage(distances: np.ndarray, R: np.ndarray, gamma: float) -> tuple[np.ndarray, int]:
     r"""Pre-images by the method of Kwok and Tsang (2004) for the Gaussian kernel.
 
     For each point :math:`\Psi`, take the s = ``KWOK_TSANG_NEIGHBORS`` reference rows
@@ -191,12 +191,21 @@ def kwok_tsang_preimage(distances: np.ndarray, R: np.ndarray, gamma: float) -> n
     Returns
     -------
     ndarray of shape (q, p)
+        The pre-images.
+    int
+        The number of points for which some neighbour has :math:`\tilde d_i^2 \ge 2`
+        (kernel value at or below 0, which no point of the data space has): that value
+        is clipped to the smallest positive float, its distance becomes about 708/γ,
+        and the pre-image is not meaningful.
     """
     s = min(KWOK_TSANG_NEIGHBORS, R.shape[0])
     nearest = np.argpartition(distances, s - 1, axis=1)[:, :s]
     feature = np.take_along_axis(distances, nearest, axis=1)
     # 1 - d~^2/2 is the kernel value; at or below 0 (no such point exists) it is clipped
-    d2 = -np.log(np.clip(1.0 - 0.5 * feature, np.finfo(np.float64).tiny, 1.0)) / gamma
+    tiny = np.finfo(np.float64).tiny
+    kernel_value = 1.0 - 0.5 * feature
+    clipped = int(np.sum(np.any(kernel_value < tiny, axis=1)))
+    d2 = -np.log(np.clip(kernel_value, tiny, 1.0)) / gamma
     neighbors = R[nearest]  # q x s x p
     mean = neighbors.mean(axis=1)
     U, sv, Vt = np.linalg.svd(neighbors - mean[:, None, :], full_matrices=False)
@@ -204,7 +213,7 @@ def kwok_tsang_preimage(distances: np.ndarray, R: np.ndarray, gamma: float) -> n
     kept = sv > _NEIGHBOR_RTOL * sv[:, :1]
     z = 0.5 * np.einsum("qsr,qs->qr", U, d0 - d2)
     z = np.divide(z, sv, out=np.zeros_like(z), where=kept)
-    return mean + np.einsum("qr,qrp->qp", z, Vt)
+    return mean + np.einsum("qr,qrp->qp", z, Vt), clipped
 
 
 @dataclass(frozen=True)
@@ -281,18 +290,21 @@ class Preimages:
     def __call__(self, method: str, beta: np.ndarray, alpha: float) -> np.ndarray:
         """The pre-images of the scores `beta` (q, k) by `method` (:func:`preimage_method`),
         in blocks of ``BLOCK_ENTRIES`` / n_ref points; a warning counts the fixed points
-        that did not converge or met a non-positive denominator."""
+        that did not converge or met a non-positive denominator, another the Kwok-Tsang
+        points whose neighbours' kernel values had to be clipped."""
         R = self.reference
         out = np.empty((beta.shape[0], R.shape[1]))
         rows = max(1, BLOCK_ENTRIES // R.shape[0])
         failures = np.zeros(2, dtype=int)
+        clipped = 0
         for start in range(0, beta.shape[0], rows):
             block = beta[start:start + rows]
             if method == "learned":
                 out[start:start + rows] = self.learned_map(alpha)(block)
             elif method == "kwok-tsang":
-                out[start:start + rows] = kwok_tsang_preimage(self.points.feature_distances(block), R,
-                                                               self.kernel.gamma)
+                found_kt = kwok_tsang_preimage(self.points.feature_distances(block), R, self.kernel.gamma)
+                out[start:start + rows] = found_kt[0]
+                clipped += found_kt[1]
             elif method == "exact":
                 out[start:start + rows] = self.points.weights(block, self.coef) @ R
             else:
@@ -305,6 +317,13 @@ class Preimages:
                 f"KernelPCA.inverse_transform: the fixed-point pre-image did not converge for "
                 f"{failures[0]} point(s) in {PREIMAGE_MAX_ITER} iterations and met a non-positive "
                 f"denominator for {failures[1]}; their last iterates are returned", UserWarning,
+            )
+        if clipped:
+            warn_outside_pcalib(
+                f"KernelPCA.inverse_transform: the Kwok-Tsang pre-image is not meaningful for "
+                f"{clipped} point(s): some of their nearest reference rows are at a feature-space "
+                f"distance d~^2 >= 2, which no point of the data space has (kernel value <= 0, "
+                f"clipped); the scores are too far from the data for this method", UserWarning,
             )
         return out
 

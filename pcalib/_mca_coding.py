@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse
 
-from ._validation import check_random_state
+from ._validation import check_random_state, check_two_dimensional
 
 __all__ = ["Columns", "category_names", "code_column", "coded_columns", "columns_of", "indicator", "ventilate"]
 
@@ -43,12 +43,7 @@ def columns_of(X: Any) -> Columns:
     arr = np.asarray(X)
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: X must hold categories, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(
-            f"X must be a 2-D array of shape (n_samples, n_features), got {arr.ndim} "
-            f"dimension(s) with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) "
-            "if it has a single feature, X.reshape(1, -1) if it is a single sample"
-        )
+    check_two_dimensional(arr)
     return Columns([arr[:, j] for j in range(arr.shape[1])], [f"x{j}" for j in range(arr.shape[1])], arr.shape[0])
 
 

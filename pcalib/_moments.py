@@ -228,8 +228,8 @@ def _beyond_square_range(head: np.ndarray) -> bool:
     ``errstate`` as a RuntimeWarning, seen on Dask input at an offset of 1e15)."""
     if head.size == 0:
         return False
-    with np.errstate(invalid="ignore"):
-        top = float(np.max(np.abs(head)))
+    with np.errstate(invalid="ignore"):  # two reductions: np.abs(head) would copy the head
+        top = max(float(np.max(head)), -float(np.min(head)))
     return bool(np.isfinite(top) and top > 2.0**200)
 
 

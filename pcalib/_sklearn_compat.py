@@ -44,7 +44,7 @@ from ._frames import (
     to_frame,
 )
 from ._tables import LabelledTables, row_index_of
-from ._validation import NotFittedError
+from ._validation import NotFittedError, check_two_dimensional
 
 __all__ = ["AT_LEAST_ONE", "EstimatorBase"]
 
@@ -82,12 +82,7 @@ def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum =
         return X
     if np.iscomplexobj(arr):
         raise ValueError(f"Complex data not supported: X must hold real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(
-            f"X must be a 2-D array of shape (n_samples, n_features), got {arr.ndim} "
-            f"dimension(s) with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) "
-            "if it has a single feature, X.reshape(1, -1) if it is a single sample"
-        )
+    check_two_dimensional(arr)
     for count, what, (least, why) in zip(arr.shape, ("sample", "feature"), minimum):
         if count < least:
             raise ValueError(

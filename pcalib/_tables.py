@@ -136,13 +136,13 @@ class LabelledTables:
         pcalib.NotFittedError
             If the estimator is not fitted.
         """
+        self._require_fitted()
         tables = tables_of(type(self))
         if not isinstance(name, str) or name not in tables:
             raise ValueError(
                 f"name must be one of the tables of {type(self).__name__}: "
                 f"{', '.join(tables)}; got {name!r}"
             )
-        self._require_fitted()
         values = np.array(getattr(self, name))
         kinds = tables[name]
         pd = import_pandas()

@@ -32,6 +32,7 @@ __all__ = [
     "check_random_state",
     "check_rank",
     "check_tol",
+    "check_two_dimensional",
     "checked_finite",
     "fewest_samples",
     "incomplete_matrix",
@@ -354,3 +355,14 @@ def check_random_state(random_state: object, *, draw: bool = True) -> np.random.
         return np.random.default_rng(random_state)  # type: ignore[arg-type]  # None, int, SeedSequence or Generator
     except (TypeError, ValueError) as exc:
         raise TypeError(message) from exc
+
+
+def check_two_dimensional(arr: np.ndarray) -> None:
+    """Refuse an `arr` that is not 2-D with scikit-learn's message (which says how to
+    reshape a single feature or a single sample)."""
+    if arr.ndim != 2:
+        raise ValueError(
+            f"X must be a 2-D array of shape (n_samples, n_features), got {arr.ndim} "
+            f"dimension(s) with shape {arr.shape}. Reshape your data: X.reshape(-1, 1) "
+            "if it has a single feature, X.reshape(1, -1) if it is a single sample"
+        )

@@ -562,7 +562,8 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
 
     (the upper end is ``inf`` when :math:`z\sqrt{2/N} \ge 1`). The axes' standard
     errors grow without bound as the gaps :math:`\hat\lambda_j - \hat\lambda_l`
-    shrink. Normal theory: for other distributions the eigenvalues' variance
+    shrink; an axis whose sample eigenvalue is exactly tied with another has standard
+    errors ``inf`` in every entry (the axis is not determined). Normal theory: for other distributions the eigenvalues' variance
     involves fourth moments (the bootstrap estimates it).
 
     Parameters
@@ -603,7 +604,9 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
         relative = lam / lam[0]  # the weights are scale-free
         gaps = relative[:k, None] - relative[None, :]
         weights = np.where(np.eye(k, p, dtype=bool), 0.0, relative[:k, None] * relative[None, :] / gaps**2)
-    se = np.sqrt(weights @ (V**2) / N)  # (k, p): entry i of axis j
+    tied = ~np.all(np.isfinite(weights), axis=1)  # an exactly tied sample eigenvalue
+    se = np.sqrt(np.where(np.isfinite(weights), weights, 0.0) @ (V**2) / N)  # (k, p): entry i of axis j
+    se[tied] = np.inf
     dtype = model.components_.dtype
     return AndersonIntervals(
         explained_variance=model.explained_variance_[:k],

@@ -39,14 +39,16 @@ from ._validation import as_data_matrix, check_ddof, checked_finite
 __all__ = ["closure", "clr", "ilr", "ilr_inv", "multiplicative_replacement", "sbp_basis", "variation_matrix"]
 
 
-def _parts(X: ArrayLike, name: str = "X") -> np.ndarray:
+def _parts(X: ArrayLike, name: str = "X", *, logs: bool = False) -> np.ndarray:
+    """`arr` of finite non-negative parts; `logs` says the caller needs positive ones."""
     arr = as_data_matrix(X, name, check_finite=False).astype(np.float64, copy=False)
     with np.errstate(over="ignore"):  # its sum of parts of 1e308 overflows; the parts do not
         checked_finite(arr, name)
     negative = np.argwhere(arr < 0)
     if negative.size:
         i, j = (int(v) for v in negative[0])
-        raise ValueError(f"{name} must hold non-negative parts, got {_entry(X, i, j, name)} = {arr[i, j]:g}")
+        kind = "positive" if logs else "non-negative"
+        raise ValueError(f"{name} must hold {kind} parts, got {_entry(X, i, j, name)} = {arr[i, j]:g}")
     return arr
 
 
@@ -157,7 +159,7 @@ def clr(X: ArrayLike) -> Any:
     >>> bool(np.allclose(out, np.log([[0.5, 1.0, 2.0]])))
     True
     """
-    logs = np.log(_positive(_parts(X), X))
+    logs = np.log(_positive(_parts(X, logs=True), X))
     return _like(logs - logs.mean(axis=1, keepdims=True), X)
 
 
@@ -278,7 +280,7 @@ def ilr(X: ArrayLike, basis: ArrayLike | None = None) -> Any:
     >>> bool(np.allclose(ilr([[1.0, 4.0]]), np.log(1 / 4) / np.sqrt(2)))
     True
     """
-    arr = _positive(_parts(X), X)
+    arr = _positive(_parts(X, logs=True), X)
     p = arr.shape[1]
     if p < 2:
         raise ValueError(f"X must have at least 2 parts for a log-ratio, got {p}")
@@ -403,7 +405,7 @@ def variation_matrix(X: ArrayLike, ddof: int = 1) -> Any:
     >>> bool(np.isclose(T[0, 1], np.var(np.log([0.5, 0.125]), ddof=1)))
     True
     """
-    logs = np.log(_positive(_parts(X), X))
+    logs = np.log(_positive(_parts(X, logs=True), X))
     ddof = check_ddof(ddof, logs.shape[0])
     logs -= logs.mean(axis=0)
     T = np.empty((logs.shape[1], logs.shape[1]))

@@ -240,7 +240,10 @@ def marchenko_pastur_edge(
     n_samples : int
         Number of samples n.
     n_features : int, optional
-        Number of features p; default the number of eigenvalues.
+        Number of features p; default the number of eigenvalues, allowed only when they
+        number fewer than n - 1. A spectrum of n - 1 or more eigenvalues may be the
+        min(n, p) leading ones of a wider matrix (``PCA().fit(X).explained_variance_``
+        with n < p), whose p it cannot tell; such a spectrum needs `n_features`.
 
     Returns
     -------
@@ -250,11 +253,17 @@ def marchenko_pastur_edge(
     ------
     TypeError, ValueError
         For eigenvalues that are not numeric, not decreasing or negative beyond
-        round-off; `n_features` below their number; fewer than two nonzero eigenvalues.
+        round-off; `n_features` below their number; `n_features` missing for n - 1 or
+        more eigenvalues; fewer than two nonzero eigenvalues.
     """
     n = check_int(n_samples, "n_samples", 3)
     lam, dtype = as_spectrum(eigenvalues, "eigenvalues", n)
     check_decreasing(lam, "eigenvalues")
+    if n_features is None and lam.size >= n - 1:
+        raise ValueError(
+            f"{lam.size} eigenvalues at n_samples={n} may be the leading min(n, p) of more "
+            "features: pass n_features=p"
+        )
     p = lam.size if n_features is None else check_int(n_features, "n_features", lam.size)
     N = n - 1
     rank = numerical_rank(lam, n, dtype)

@@ -374,6 +374,8 @@ class SSA:
                 raise ValueError(f"each group must be a component index or a non-empty list of them, got {group!r}")
             if np.any((indices < 0) | (indices >= d)):
                 raise ValueError(f"component indices must be between 0 and {d - 1}, got {group!r}")
+            if np.unique(indices).size != indices.size:
+                raise ValueError(f"a group must not repeat a component index, got {group!r}")
             out.append(indices)
         return out
 

@@ -389,7 +389,7 @@ def fit_by_route(
     "auto", "krylov" only when it converged within :func:`krylov_budget`, else the
     eig or gram route that finished). With `tol`, the Krylov routes stop at the
     residual test ``tol * theta_1`` and the decomposition carries the error bounds it
-    certifies (:func:`certified`)."""
+    certifies (``certified``)."""
     n, p = data.shape
     if data.implicit:
         route = implicit_route(solver, n, p, k, every_component, data)

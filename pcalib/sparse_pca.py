@@ -59,6 +59,18 @@ from ._validation import as_data_matrix, check_ddof, check_flag, check_random_st
 __all__ = ["SparsePCA", "best_sparse_axis", "truncated_power"]
 
 
+def _positive_int(value: object, name: str, upper: int | None = None) -> int:
+    """`value` as an ``int`` with 1 <= value (<= `upper` if given), else TypeError or
+    ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < 1 or (upper is not None and value > upper):
+        bound = f"1 <= {name} <= {upper}" if upper is not None else f"{name} >= 1"
+        raise ValueError(f"{name} must satisfy {bound}, got {value}")
+    return value
+
+
 def _truncate(s: np.ndarray, c: int) -> np.ndarray:
     """`s` with all but the c entries of largest magnitude of each vector (last axis)
     set to 0 (ties: lower index)."""
@@ -91,7 +103,8 @@ def truncated_power(
 
     `S` may be a stack of matrices, shape (..., p, p), and `start` a stack of vectors,
     shape (..., p) (broadcast against each other): each problem then iterates on its
-    own and stops at its own fixed point.
+    own and stops at its own fixed point. `c` must be an integer with
+    :math:`1 \le c \le p` (else TypeError or ValueError naming `c`).
 
     Returns
     -------
@@ -104,6 +117,7 @@ def truncated_power(
     start = np.asarray(start, dtype=np.float64)
     shape = np.broadcast_shapes(S.shape[:-2], start.shape[:-1]) + start.shape[-1:]
     p = shape[-1]
+    c = _positive_int(c, "c", p)
     stack = np.broadcast_to(S, shape[:-1] + (p, p)).reshape(-1, p, p)
     w = _truncate(np.broadcast_to(start, shape).reshape(-1, p), c)
     norm = np.linalg.norm(w, axis=-1, keepdims=True)
@@ -141,6 +155,7 @@ def best_sparse_axis(
     gets its own best axis, so many problems are solved at once. `leading`, shape
     (..., p), gives the leading eigenvectors of `S` when they are already at hand
     (``np.linalg.eigh(S)[1][..., -1]``), to save their computation.
+    `c` must be an integer with :math:`1 \le c \le p`, as in :func:`truncated_power`.
 
     Returns
     -------
@@ -149,6 +164,7 @@ def best_sparse_axis(
     """
     S = np.asarray(S, dtype=np.float64)
     p = S.shape[-1]
+    c = _positive_int(c, "c", p)
     if leading is None:
         leading = np.linalg.eigh(S)[1][..., -1]
     starts = [np.asarray(leading, dtype=np.float64),
@@ -264,25 +280,15 @@ class SparsePCA(EstimatorBase):
         self.tol = tol
         self.random_state = random_state
 
-    @staticmethod
-    def _positive_int(value: object, name: str, upper: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
-        value = int(value)
-        if value < 1 or (upper is not None and value > upper):
-            bound = f"1 <= {name} <= {upper}" if upper is not None else f"{name} >= 1"
-            raise ValueError(f"{name} must satisfy {bound}, got {value}")
-        return int(value)
-
     def _check_params(self, n: int, p: int) -> tuple[int, int]:
-        k = self._positive_int(self.n_components, "n_components")
+        k = _positive_int(self.n_components, "n_components")
         if k > min(n, p):  # as PCA: at most min(n, p) axes, one adjusted variance each
             raise ValueError(
                 f"n_components must be between 1 and min(n_samples, n_features) = "
                 f"{min(n, p)}, got {k}")
-        c = p if self.n_nonzero is None else self._positive_int(self.n_nonzero, "n_nonzero", p)
-        self._positive_int(self.n_init, "n_init")
-        self._positive_int(self.max_iter, "max_iter")
+        c = p if self.n_nonzero is None else _positive_int(self.n_nonzero, "n_nonzero", p)
+        _positive_int(self.n_init, "n_init")
+        _positive_int(self.max_iter, "max_iter")
         tol = self.tol
         if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol > 0:
             raise ValueError(f"tol must be a positive number, got {tol!r}")

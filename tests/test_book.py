@@ -105,3 +105,51 @@ def test_figures_keep_the_constrained_layout(path):
     calls = [f"{path.name}:{number}" for number, line in enumerate(path.read_text().split("\n"), 1)
              if "tight_layout(" in line]
     assert not calls, "tight_layout() called (constrained layout is on): " + ", ".join(calls)
+
+
+MATH_DELIMITER = re.compile(r"(?<!\\)\$\$|(?<!\\)\$")
+LIST_MARKER = re.compile(r"^\s*([-+*]|\d+[.)])\s")
+
+
+def prose_lines(path: Path) -> list[tuple[int, str]]:
+    """The numbered lines of a chapter outside code cells and code blocks; the lines of a
+    directive that holds prose ({prf:proof}, {note}, ...) are kept."""
+    kept, directives, code_fence = [], [], None
+    for number, line in enumerate(path.read_text().split("\n"), start=1):
+        marker = re.match(r"^\s*(`{3,}|~{3,})(.*)$", line)
+        if code_fence is not None:
+            if marker and marker.group(1) == code_fence and not marker.group(2).strip():
+                code_fence = None
+            continue
+        if marker:
+            fence, info = marker.groups()
+            if info.startswith("{") and "code-cell" not in info:
+                directives.append(fence)
+            elif not info.strip() and directives and directives[-1] == fence:
+                directives.pop()
+            else:
+                code_fence = fence
+            continue
+        kept.append((number, line))
+    return kept
+
+
+@pytest.mark.parametrize("path", [p for p in CHAPTERS if p.exists()], ids=lambda p: p.name)
+def test_no_formula_line_starts_like_a_list_item(path):
+    """A line inside a formula that starts with "- ", "+ " or "1. " ends the paragraph
+    around it and opens a list when the formula sits in a paragraph or a list item, and
+    the page then shows raw TeX (chapters 15 and 16 once did). Write "-\\frac", not
+    "- \\frac", at the start of such a line."""
+    display = inline = False
+    offending = []
+    for number, line in prose_lines(path):
+        if (display or inline) and LIST_MARKER.match(line):
+            offending.append(f"{path.name}:{number}: {line.strip()[:60]}")
+        for delimiter in MATH_DELIMITER.findall(re.sub(r"`[^`]*`", "", line)):
+            if delimiter == "$$" and not inline:
+                display = not display
+            elif delimiter == "$" and not display:
+                inline = not inline
+        if not line.strip():
+            inline = False  # inline math never spans a blank line
+    assert not offending, "formula lines that read as list items:\n" + "\n".join(offending)

@@ -6,6 +6,7 @@ asymptotic standard error sqrt(2/n) lambda_j of an eigenvalue of a Gaussian samp
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -424,6 +425,23 @@ def test_anderson_intervals_written_out():
         v = V[:, j] * np.sign(V[np.argmax(np.abs(V[:, j])), j])
         np.testing.assert_allclose(result.components_interval[:, j], [v - z * np.sqrt(variance), v + z * np.sqrt(variance)],
                                    rtol=1e-9, atol=1e-12)
+
+
+def test_anderson_intervals_give_inf_not_nan_for_an_exactly_tied_axis():
+    """Rows +-e_1, +-e_2 tie the two top sample eigenvalues exactly; the old code gave NaN
+    (inf * 0) with a RuntimeWarning. Every entry of a tied axis is inf, the untied axis
+    finite, and the intervals of the tied axes are the whole line."""
+    X = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 0.5], [0, 0, -0.5]], float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pcalib.anderson_intervals(X, level=0.9)
+    assert result.explained_variance[0] == result.explained_variance[1]
+    se = result.components_standard_error
+    assert not np.any(np.isnan(se))
+    assert np.all(np.isinf(se[:2]))
+    assert np.all(np.isfinite(se[2]))
+    assert np.all(result.components_interval[0, :2] == -np.inf)
+    assert np.all(result.components_interval[1, :2] == np.inf)
 
 
 @theorem("thm-howmany-anderson")

@@ -76,6 +76,8 @@ SEARCH_TERMS = {
     "book/15_kernel_pca": "kernel",
     "book/16_reading_components": "reading",
     "book/17_categories_counts_compositions": "compositions",
+    "book/18_pca_and_prediction": "prediction",
+    "book/19_curves_and_series": "curves",
     "book/appendix_linear_algebra": "algebra",
     "book/appendix_api": "API",
     "book/bibliography": "bibliography",

@@ -48,9 +48,10 @@ def test_zero_part_refused_naming_the_entry():
         clr(frame)
 
 
-@pytest.mark.parametrize("func", [closure, clr])
-def test_negative_and_nonfinite_refused(func):
-    with pytest.raises(ValueError, match=r"non-negative parts, got X\[0, 1\] = -1"):
+@pytest.mark.parametrize(("func", "kind"), [(closure, "non-negative"), (clr, "positive")])
+def test_negative_and_nonfinite_refused(func, kind):
+    # clr refuses zeros too, so its message asks for positive parts (review 2, #5)
+    with pytest.raises(ValueError, match=rf" {kind} parts, got X\[0, 1\] = -1"):
         func([[1.0, -1.0], [1.0, 1.0]])
     with pytest.raises(ValueError, match="NaN|inf"):
         func([[1.0, np.nan], [1.0, 1.0]])

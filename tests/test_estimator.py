@@ -212,7 +212,7 @@ def test_get_set_params_and_repr():
     pca = PCA(3, whiten=True)
     assert pca.get_params() == {
         "n_components": 3, "solver": "auto", "standardize": False, "whiten": True, "ddof": 1, "random_state": None,
-        "missing": None, "missing_max_iter": 1000, "missing_tol": 1e-8,
+        "missing": None, "missing_max_iter": 1000, "missing_tol": 1e-8, "tol": None,
     }
     assert pca.set_params(solver="svd", n_components=2) is pca
     assert pca.solver == "svd" and pca.n_components == 2
@@ -269,7 +269,8 @@ def test_transform_before_fit_rejected():
 
 
 # Public methods that do not need a fit (they set parameters or fit).
-_NO_FIT_NEEDED = {"fit", "fit_transform", "partial_fit", "get_params", "set_params", "set_output"}
+_NO_FIT_NEEDED = {"fit", "fit_transform", "partial_fit", "get_params", "set_params", "set_output",
+                  "tables_"}  # the names to_frame accepts: known before any fit
 
 
 def _needing_a_fit():

@@ -4,6 +4,7 @@ solver report, against NumPy first principles and scikit-learn."""
 from __future__ import annotations
 
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -129,6 +130,28 @@ def test_kwok_tsang_recovers_training_rows_with_every_component():
     X = data(25)
     model = KernelPCA(24, gamma=0.3, preimage="kwok-tsang").fit(X)
     np.testing.assert_allclose(model.inverse_transform(model.transform(X)), X, atol=1e-5)
+
+
+def test_kwok_tsang_warns_and_counts_when_it_clips():
+    """Review 2 of chapter 15, item 6: scores far outside the data put some neighbours at
+    a feature-space distance d~^2 >= 2 (kernel value <= 0), which no data point has; the
+    old code clipped the kernel value silently and returned an arbitrary point."""
+    rng = np.random.default_rng(0)
+    angle = rng.uniform(0.0, 2 * np.pi, 400)
+    radius = np.where(np.arange(400) % 2 == 0, 1.0, 3.0)
+    X = radius[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+    X += 0.15 * rng.standard_normal(X.shape)
+    model = KernelPCA(4, preimage="kwok-tsang").fit(X)
+    far = 10 * model.transform(X[:5])
+    with pytest.warns(UserWarning, match=r"Kwok-Tsang pre-image is not meaningful for 5 point"):
+        model.inverse_transform(far)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.inverse_transform(model.transform(X[:5]))  # near the data: no warning
+    # the function itself: a neighbour at d~^2 = 2.5 is counted, d~^2 = 1.5 is not
+    distances = np.array([[2.5, 0.1, 0.2, 0.3], [1.5, 0.1, 0.2, 0.3]])
+    points, clipped = preimages.kwok_tsang_preimage(distances, X[:4], 1.0)
+    assert clipped == 1 and points.shape == (2, 2)
 
 
 # -- blocks: bounded memory -----------------------------------------------------------------

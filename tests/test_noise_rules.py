@@ -116,6 +116,29 @@ def test_marchenko_pastur_edge_reads_a_spectrum_of_lower_rank_as_fewer_dimension
     assert wide.noise_variance == pytest.approx(alone.noise_variance, rel=1e-8)
 
 
+def test_marchenko_pastur_edge_needs_p_for_a_spectrum_as_long_as_n_minus_one():
+    """n < p: PCA's explained variances are the min(n, p) = n leading eigenvalues; read
+    as p = n they set the noise variance about 2.6 times too high and lose the spikes
+    (the old default). Without n_features such a spectrum is refused; with it, right."""
+    rng = np.random.default_rng(5)
+    n, p = 100, 200
+    found, sigma2 = [], []
+    for _ in range(20):
+        X = spiked(n, p, [8.0, 6.0, 4.5], rng)
+        ev = pcalib.PCA().fit(X).explained_variance_
+        assert ev.size == n
+        with pytest.raises(ValueError, match="pass n_features=p"):
+            marchenko_pastur_edge(ev, n)
+        with pytest.raises(ValueError, match="pass n_features=p"):
+            marchenko_pastur_edge(ev[: n - 1], n)
+        result = marchenko_pastur_edge(ev, n, n_features=p)
+        found.append(result.n_components)
+        sigma2.append(result.noise_variance)
+        assert result.n_components == choose_k(X=X, method="mp")
+    assert np.mean(sigma2) == pytest.approx(1.0, abs=0.08)
+    assert np.mean(np.array(found) == 3) >= 0.8
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "match"),
     [

@@ -265,7 +265,7 @@ def test_krylov_falls_back_to_dense_on_flat_spectrum(monkeypatch):
 @pytest.mark.parametrize(
     "D, words",
     [
-        (np.zeros((2, 3)), "D must be square"),
+        (np.zeros((2, 3)), "D must be a square distance matrix"),
         (np.zeros((2, 2, 2)), "D must be a 2-D"),
         (np.zeros(4), r"condensed vector .* n\(n-1\)/2 entries for some n, got 4"),
         (np.array([[0.0, 1.0], [2.0, 0.0]]), "D must be symmetric"),

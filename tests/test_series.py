@@ -168,6 +168,20 @@ def test_bad_groups_are_refused(groups, error, words):
         ssa.reconstruct(groups)
 
 
+def test_repeated_indices_in_a_group_are_refused():
+    """Regression (review ch19 round 1, finding 6): [[1, 1, 2]] used to count component 1
+    twice, and recurrence/forecast used non-orthonormal lag vectors, a silent wrong answer."""
+    t = np.arange(100)
+    ssa = SSA(24).fit(10 + np.sin(2 * np.pi * t / 12))
+    for call in (lambda: ssa.reconstruct([[1, 1, 2]]), lambda: ssa.w_correlation([0, [1, 2, 1]]),
+                 lambda: ssa.recurrence([0, 1, 1, 2]), lambda: ssa.forecast(3, [0, 1, 1, 2])):
+        with pytest.raises(ValueError, match="must not repeat a component index"):
+            call()
+    # the same component in two different groups stays allowed
+    first, again = ssa.reconstruct([0, 0])
+    np.testing.assert_array_equal(first, again)
+
+
 def test_forecast_and_recurrence_refuse_what_has_no_recurrence():
     ssa = SSA(2).fit(CO2[:20])
     with pytest.raises(ValueError, match="span holds the last lag axis"):

@@ -186,3 +186,20 @@ def test_given_leading_eigenvectors_give_the_same_axes():
     w0, n_iter0 = best_sparse_axis(S, 4)
     np.testing.assert_array_equal(w, w0)
     np.testing.assert_array_equal(n_iter, n_iter0)
+
+
+@pytest.mark.parametrize("solve", [
+    lambda S, c: best_sparse_axis(S, c),
+    lambda S, c: truncated_power(S, c, np.ones(len(S))),
+], ids=["best_sparse_axis", "truncated_power"])
+@pytest.mark.parametrize(("c", "error"), [
+    (0, ValueError), (-1, ValueError), (7, ValueError), (2.5, TypeError),
+    (True, TypeError), ("3", TypeError),
+])
+def test_cardinality_outside_one_to_p_is_refused_by_name(solve, c, error):
+    # the old code returned a 4-sparse axis for c = -1 (np.partition at index -2)
+    S = np.cov(np.random.default_rng(3).standard_normal((20, 6)), rowvar=False)
+    with pytest.raises(error, match=r"\bc must"):
+        solve(S, c)
+    w = solve(S, np.int64(2))[0]          # NumPy integers are integers
+    assert np.count_nonzero(w) <= 2 and np.isclose(np.linalg.norm(w), 1.0)
