@@ -123,9 +123,10 @@ class RobustPCA(EstimatorBase):
         variances are equal (:math:`\mathrm{OD}^2` a scaled :math:`\chi^2_{p-k}`), both
         flag about 2.5% when p - k >= 3; with p - k = 2 the MCD rule flags 2.7%
         (median/MAD 2.6%), with p - k = 1, where :math:`\mathrm{OD}^{2/3}` is skewed,
-        4.0% (3.0%). With unequal residual variances :math:`w_j` what counts is the
-        effective number of residual dimensions :math:`(\sum w_j)^2 / \sum w_j^2`:
-        variances 1 and 0.25 (1.47 dimensions) give 4.4% (4.0%). Under
+        4.0% (3.0%). With unequal residual variances :math:`\lambda_j` (j > k) what
+        counts is the effective number of residual dimensions
+        :math:`(\sum_{j>k} \lambda_j)^2 / \sum_{j>k} \lambda_j^2`: variances 1 and
+        0.25 (1.47 dimensions) give 4.4% (4.0%). Under
         contamination the MCD rule's cutoff stays near its clean value (its
         consistency factor is the fixed :math:`c_1(0.975)`), the median/MAD rule's
         grows: with 10% of the values far out, 2.06 against 2.39 standard deviations
