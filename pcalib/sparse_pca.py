@@ -55,7 +55,11 @@ from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._units import center_array, centered_rows, rescale
 from ._validation import (
-    as_data_matrix, check_ddof, check_flag, check_random_state, warn_outside_pcalib,
+    as_data_matrix,
+    check_ddof,
+    check_flag,
+    check_random_state,
+    warn_outside_pcalib,
 )
 
 __all__ = ["SparsePCA", "best_sparse_axis", "truncated_power"]
