@@ -30,6 +30,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._signs import axis_signs
+from ._decomposition import check_variance
 from ._svd import exact_svd
 from ._units import rescale, unit_exponent
 from ._validation import NotFittedError, as_data_matrix, as_numeric_array, checked_finite
@@ -216,6 +217,12 @@ def functional_pca(
     Returns
     -------
     WeightedPCAResult
+
+    Raises
+    ------
+    ValueError
+        If every column of `X` is constant (zero total variance), with or without a
+        penalty, or an argument is out of range.
     """
     arr = as_data_matrix(X, "X")
     t = checked_finite(np.array(as_numeric_array(grid, "grid"), dtype=np.float64), "grid")
@@ -228,6 +235,7 @@ def functional_pca(
         return weighted_pca(arr, w, k)
     if t.size < 3:
         raise ValueError("a roughness penalty needs at least 3 grid points (second differences)")
+    check_variance(np.all(arr == arr[0], axis=0))
     n, p = arr.shape
     k = min(n, p) if k is None else k
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= min(n, p):
