@@ -29,8 +29,8 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._signs import axis_signs
 from ._decomposition import check_variance
+from ._signs import axis_signs
 from ._svd import exact_svd
 from ._units import rescale, unit_exponent
 from ._validation import NotFittedError, as_data_matrix, as_numeric_array, checked_finite
