@@ -223,7 +223,10 @@ def marchenko_pastur_edge(
 
     .. math::
 
-        \lambda_j > \hat\sigma^2\, \frac{\mu + 0.9793\, s}{N}, \quad
+        \lambda_j > \hat\sigma^2\, \frac{\mu + 0.9793\, s}{N},
+
+    .. math::
+
         \mu = \big(\sqrt{N - \tfrac12} + \sqrt{p - \tfrac12}\big)^2, \quad
         s = \big(\sqrt{N - \tfrac12} + \sqrt{p - \tfrac12}\big)
         \Big(\tfrac{1}{\sqrt{N - 1/2}} + \tfrac{1}{\sqrt{p - 1/2}}\Big)^{1/3}.

@@ -118,8 +118,9 @@ def weighted_pca(X: ArrayLike, weights: ArrayLike, k: int | None = None) -> Weig
     Examples
     --------
     >>> X = np.random.default_rng(0).standard_normal((30, 4))
-    >>> fit = weighted_pca(X, [1.0, 1.0, 2.0, 2.0], 2)
-    >>> bool(np.allclose(fit.components @ np.diag([1.0, 1.0, 2.0, 2.0]) @ fit.components.T, np.eye(2)))
+    >>> weights = np.array([1.0, 1.0, 2.0, 2.0])
+    >>> fit = weighted_pca(X, weights, 2)
+    >>> bool(np.allclose(fit.components @ np.diag(weights) @ fit.components.T, np.eye(2)))
     True
     """
     arr = as_data_matrix(X, "X")

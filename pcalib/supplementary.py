@@ -329,8 +329,9 @@ def category_ellipses(
     the ellipse is
 
     .. math:: \{\mathbf m : (\mathbf m - \bar{\mathbf t}_g)^\top M^{-1}
-              (\mathbf m - \bar{\mathbf t}_g) = \chi^2_{2,\text{level}}\},\qquad
-              M = C_g / n_g \text{ (confidence) or } C_g \text{ (concentration)},
+              (\mathbf m - \bar{\mathbf t}_g) = \chi^2_{2,\text{level}}\},
+
+    .. math:: M = C_g / n_g \text{ (confidence) or } C_g \text{ (concentration)},
 
     :math:`\chi^2_{2,q} = -2\log(1 - q)` the q-quantile of the chi-square distribution
     with 2 degrees of freedom. The confidence ellipse is the large-sample region for

@@ -78,6 +78,22 @@ def test_sources_hold_no_control_characters():
     assert not found, "control characters in the sources:\n" + "\n".join(found)
 
 
+# What is left of a TeX command whose backslash escape became a newline (\nu, \norm,
+# \nabla) or a tab (\tilde, \top, \tau) in a Python string: chapters 8 and 15 once
+# showed "orm{B - YY^  op}" and "u_5/u_6".
+EATEN_ESCAPE = re.compile(r"^\s*(orm\{|abla\b)|\t")
+
+
+def test_book_holds_no_eaten_tex_escapes():
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()[:60]!r}"
+        for path in ROOT.glob("book/*.md")
+        for number, line in enumerate(path.read_text().split("\n"), start=1)
+        if EATEN_ESCAPE.search(line)
+    ]
+    assert not found, "tabs or remains of \\n/\\t escapes in the book:\n" + "\n".join(found)
+
+
 CODE_LINE_LIMIT = 88
 
 
@@ -153,3 +169,20 @@ def test_no_formula_line_starts_like_a_list_item(path):
         if not line.strip():
             inline = False  # inline math never spans a blank line
     assert not offending, "formula lines that read as list items:\n" + "\n".join(offending)
+
+
+@pytest.mark.parametrize("path", [p for p in CHAPTERS if p.exists()], ids=lambda p: p.name)
+def test_display_formulas_stand_apart_from_the_text(path):
+    """A ``$$`` that opens a display formula right after a line of text joins that
+    paragraph instead of opening a block (inside a list item or a directive), and the
+    page shows ``$`` signs and raw TeX after it (chapters 15 and 16 once did)."""
+    lines = path.read_text().split("\n")
+    display, glued = False, []
+    for number, line in prose_lines(path):
+        if line.strip().startswith("$$"):
+            before = lines[number - 2].strip() if number >= 2 else ""
+            if not display and before and not before.startswith(("```", ":")):
+                glued.append(f"{path.name}:{number}: after {before[-50:]!r}")
+            if line.strip().count("$$") == 1:
+                display = not display
+    assert not glued, "display formulas glued to the text before them:\n" + "\n".join(glued)
