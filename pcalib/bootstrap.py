@@ -26,6 +26,7 @@ from scipy.linalg import blas
 from scipy.special import erfinv
 
 from ._eigen import NUMPY_MAX_M, top_eigh
+from ._progress import progress
 from ._spectra import check_level, rank_tolerance
 from ._units import center_array, rescale
 from ._validation import check_flag, check_n_components, check_random_state, output_dtype, validated
@@ -345,6 +346,7 @@ def bootstrap_pca(
     ddof: int = 1,
     random_state: int | np.random.Generator | None = None,
     keep_samples: bool = False,
+    verbose: bool = False,
 ) -> BootstrapResult:
     r"""Nonparametric bootstrap of a PCA: intervals for eigenvalues and axes.
 
@@ -399,6 +401,9 @@ def bootstrap_pca(
     keep_samples : bool, default False
         Also return every resample's aligned axes, ``components_samples``
         (B x k x p numbers). The intervals and ``angles`` do not need them.
+    verbose : bool, default False
+        Report the resamples done on stderr (a tqdm bar where tqdm is installed,
+        a line at most every second otherwise).
 
     Returns
     -------
@@ -464,36 +469,39 @@ def bootstrap_pca(
     permutations = np.empty((n_resamples, k), dtype=np.intp)
     signs = np.empty((n_resamples, k))
     per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
-    for start in range(0, n_resamples, per_stack):
-        stack = slice(start, min(start + per_stack, n_resamples))
-        R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
-        if standardize:
-            constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
-            if constant.size:
-                raise ValueError(
-                    f"bootstrap resample {start + constant[0, 0]} has a constant column "
-                    f"({constant[0, 1]}); it cannot be standardized (use more samples or "
-                    "standardize=False)"
-                )
-        R -= R.mean(axis=1, keepdims=True)
-        if standardize:
-            R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
-        if align == "match":
-            lam, resample_axes = _every_eigenpair(R, ddof)
-            del R  # freed now, not after the next stack is drawn
-            aligned, permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
-        else:
-            lam, resample_axes = _leading_eigenpairs(R, k, ddof)
-            del R
-            chosen = np.einsum("bkp,kp->bk", resample_axes, axes_ref)
-            permutations[stack], signs[stack] = np.arange(k), np.where(chosen < 0, -1.0, 1.0)
-            aligned = resample_axes * signs[stack][:, :, None]
-        eigenvalues[stack] = lam[:, :k]
-        del resample_axes
-        cosines[stack] = np.einsum("bkp,kp->bk", aligned, axes_ref)
-        axes_quantiles.add(aligned)
-        if axes is not None:
-            axes[stack] = aligned
+    with progress(verbose, n_resamples, "bootstrap_pca") as report:
+        for start in range(0, n_resamples, per_stack):
+            stack = slice(start, min(start + per_stack, n_resamples))
+            R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
+            if standardize:
+                constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
+                if constant.size:
+                    raise ValueError(
+                        f"bootstrap resample {start + constant[0, 0]} has a constant column "
+                        f"({constant[0, 1]}); it cannot be standardized (use more samples or "
+                        "standardize=False)"
+                    )
+            R -= R.mean(axis=1, keepdims=True)
+            if standardize:
+                R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
+            if align == "match":
+                lam, resample_axes = _every_eigenpair(R, ddof)
+                del R  # freed now, not after the next stack is drawn
+                aligned, permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
+            else:
+                lam, resample_axes = _leading_eigenpairs(R, k, ddof)
+                del R
+                chosen = np.einsum("bkp,kp->bk", resample_axes, axes_ref)
+                permutations[stack], signs[stack] = np.arange(k), np.where(chosen < 0, -1.0, 1.0)
+                aligned = resample_axes * signs[stack][:, :, None]
+            eigenvalues[stack] = lam[:, :k]
+            del resample_axes
+            cosines[stack] = np.einsum("bkp,kp->bk", aligned, axes_ref)
+            axes_quantiles.add(aligned)
+            if axes is not None:
+                axes[stack] = aligned
+            report.update(advance=stack.stop - stack.start)
+        report.done(f"{n_resamples} resamples")
     # round-off of a zero eigenvalue (a resample of fewer distinct rows than k + 1) is 0
     tolerance = max(n, p) * np.finfo(np.float64).eps * eigenvalues[:, :1]
     eigenvalues = np.where(eigenvalues > tolerance, eigenvalues, 0.0)

@@ -57,6 +57,7 @@ import scipy.special
 from numpy.typing import ArrayLike
 
 from ._mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
+from ._progress import progress
 from ._pursuit import PursuitResult, principal_component_pursuit
 from ._robust_fits import EXACT_FIT, GRID_ANGLES, GRID_ITER, N_DIRECTIONS, RobustFit, grid, outlyingness, robpca
 from ._robust_fits import spherical as spherical_fit
@@ -131,6 +132,9 @@ class RobustPCA(EstimatorBase):
         also starts from the h rows nearest the reweighted subspace's center; on the
         data of the tests and the book every seed gave the same fit. ROBPCA's
         directions are rrcov's deterministic ones; the other methods draw nothing.
+    verbose : bool, default False
+        Report the fit's progress on stderr (a tqdm bar where tqdm is installed, a
+        line per step otherwise): ROBPCA's three stages, or each axis of the grid.
 
     Attributes
     ----------
@@ -193,6 +197,7 @@ class RobustPCA(EstimatorBase):
         robust_scale: str = "mad",
         od_rule: str = "umcd",
         random_state: int | np.random.Generator | None = None,
+        verbose: bool = False,
     ) -> None:
         self.n_components = n_components
         self.method = method
@@ -200,6 +205,7 @@ class RobustPCA(EstimatorBase):
         self.robust_scale = robust_scale
         self.od_rule = od_rule
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self, n: int, p: int) -> tuple[int, int]:
         for name, value, allowed in (
@@ -240,12 +246,16 @@ class RobustPCA(EstimatorBase):
         k, h = self._check_params(n, p)
         units = median_shifted(arr)
         Y = units.values
-        if self.method == "robpca":
-            fit = robpca(Y, k, h, check_random_state(self.random_state))
-        elif self.method == "spherical":
-            fit = spherical_fit(Y, k)
-        else:
-            fit = grid(Y, k, self.robust_scale)
+        steps = {"robpca": 3, "spherical": 1, "grid": k}[self.method]
+        with progress(self.verbose, steps, f"RobustPCA({self.method!r})") as report:
+            if self.method == "robpca":
+                fit = robpca(Y, k, h, check_random_state(self.random_state), report)
+            elif self.method == "spherical":
+                fit = spherical_fit(Y, k)
+                report.update(stage="spatial signs")
+            else:
+                fit = grid(Y, k, self.robust_scale, report)
+            report.done(f"{k} robust axes")
         axes = fit.axes * axis_signs(fit.axes)[:, None]
         positive = fit.variances > EXACT_FIT**2 * float(fit.variances.max())  # else 0 to round-off
         if not positive.all():
