@@ -171,9 +171,8 @@ def jupyter_book(argv: list[str]) -> None:
     import functools
 
     import jupyter_book.sphinx
-    from jupyter_book.cli.main import main as jupyter_book_cli
-
     import sphinx.builders
+    from jupyter_book.cli.main import main as jupyter_book_cli
 
     jobs = int(os.environ.get("PCALIB_BUILD_JOBS", min(4, os.cpu_count() or 1)))
     jupyter_book.sphinx.build_sphinx = functools.partial(jupyter_book.sphinx.build_sphinx, jobs=jobs)

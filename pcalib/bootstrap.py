@@ -505,9 +505,12 @@ def bootstrap_pca(
     # round-off of a zero eigenvalue (a resample of fewer distinct rows than k + 1) is 0
     tolerance = max(n, p) * np.finfo(np.float64).eps * eigenvalues[:, :1]
     eigenvalues = np.where(eigenvalues > tolerance, eigenvalues, 0.0)
+    # the interval in the frame's units, then rescaled: the quantiles of values that
+    # overflowed to inf would be NaN (inf - inf), where the interval is inf
+    estimate_units = scipy.linalg.svdvals(Xc)[:k] ** 2 / (n - ddof)
+    lam_interval = rescale(_ends(np.quantile(eigenvalues, tails, axis=0), estimate_units, interval),
+                           2 * exponent, "the eigenvalue intervals")
     eigenvalues = rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
-    estimate_lam = reference.explained_variance_.astype(np.float64)
-    lam_interval = _ends(np.quantile(eigenvalues, tails, axis=0), estimate_lam, interval)
     axes_interval = _ends(axes_quantiles.result(), axes_ref, interval)
     return BootstrapResult(
         explained_variance=reference.explained_variance_,
@@ -597,10 +600,13 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
     model = PCA(solver="svd").fit(X)
     n, p = model.n_samples_, model.n_features_in_
     lam = model.explained_variance_.astype(np.float64)
-    if n <= p or not lam[-1] > rank_tolerance(lam, n):
+    # the rank and the axes' weights from the scale-free ratios: the variances of data
+    # near 1e+-270 leave float64 (inf or 0), the ratios do not
+    ratios = model.explained_variance_ratio_.astype(np.float64)
+    if n <= p or not ratios[-1] > rank_tolerance(ratios, n):
         raise ValueError(
             f"Anderson's intervals need n_samples > n_features and data of full rank, got "
-            f"{n} x {p} of rank {int(np.sum(lam > rank_tolerance(lam, n)))}"
+            f"{n} x {p} of rank {int(np.sum(ratios > rank_tolerance(ratios, n)))}"
         )
     k = p if k is None else check_n_components(k, p)
     V = model.components_.astype(np.float64)
@@ -609,7 +615,7 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
     spread = z * np.sqrt(2.0 / N)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam_interval = np.stack([lam[:k] / (1 + spread), lam[:k] / (1 - spread) if spread < 1 else np.full(k, np.inf)])
-        relative = lam / lam[0]  # the weights are scale-free
+        relative = ratios / ratios[0]  # the weights are scale-free
         gaps = relative[:k, None] - relative[None, :]
         weights = np.where(np.eye(k, p, dtype=bool), 0.0, relative[:k, None] * relative[None, :] / gaps**2)
     tied = ~np.all(np.isfinite(weights), axis=1)  # an exactly tied sample eigenvalue

@@ -238,9 +238,14 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         :math:`t_j` divided by the standard deviation of the score, so with
         ``standardize=True`` it is their correlation, and :math:`L L^\top`
         is the covariance (correlation) matrix when k = p.
+
+        :math:`\sqrt{\lambda_j}` is read as :math:`\sigma_j / \sqrt{n - \text{ddof}}` from
+        ``singular_values_``, which stays in range where the variance does not (data
+        near :math:`10^{\pm 270}`: the loadings are then finite and exact).
         """
         self._require_fitted()
-        return self.components_.T * np.sqrt(self.explained_variance_)
+        root = self.singular_values_ / np.sqrt(float(self.n_samples_ - self.ddof))
+        return self.components_.T * root.astype(self.components_.dtype, copy=False)
 
     # -- fitting ------------------------------------------------------------------
 

@@ -120,9 +120,14 @@ class RobustPCA(EstimatorBase):
         The location and scale of :math:`\mathrm{OD}^{2/3}` in the OD cutoff
         (:func:`pcalib.robust.od_cutoff`): the univariate MCD with subset size h, made
         consistent at the normal (Hubert et al.'s rule), or the median and MAD
-        (rrcov's ``PcaHubert``). Both flag about 2.5% of clean normal rows when
-        p - k >= 3; with p - k = 2 the MCD rule flags 2.7% (median/MAD 2.6%), with
-        p - k = 1, where :math:`\mathrm{OD}^{2/3}` is skewed, 4.0% (3.0%). Under
+        (rrcov's ``PcaHubert``). On clean normal rows whose p - k residual
+        variances are equal (:math:`\mathrm{OD}^2` a scaled :math:`\chi^2_{p-k}`), both
+        flag about 2.5% when p - k >= 3; with p - k = 2 the MCD rule flags 2.7%
+        (median/MAD 2.6%), with p - k = 1, where :math:`\mathrm{OD}^{2/3}` is skewed,
+        4.0% (3.0%). With unequal residual variances :math:`\lambda_j` (j > k) what
+        counts is the effective number of residual dimensions
+        :math:`(\sum_{j>k} \lambda_j)^2 / \sum_{j>k} \lambda_j^2`: variances 1 and
+        0.25 (1.47 dimensions) give 4.4% (4.0%). Under
         contamination the MCD rule's cutoff stays near its clean value (its
         consistency factor is the fixed :math:`c_1(0.975)`), the median/MAD rule's
         grows: with 10% of the values far out, 2.06 against 2.39 standard deviations
@@ -174,6 +179,11 @@ class RobustPCA(EstimatorBase):
     RuntimeWarning
         ROBPCA found an exact fit: at least h rows on a k-dimensional affine subspace
         (up to round-off). That subspace is returned and the rows off it are flagged.
+        The check is made on the h rows of least outlyingness (step 2), so it can miss
+        an exact fit: if rows close to but off the subspace are among those h rows, no
+        warning is given even though h or more rows lie exactly on it (the fit itself
+        may still recover the subspace and flag the rows off it: count the rows whose
+        ``orthogonal_distances_`` are zero up to round-off).
 
     Examples
     --------
