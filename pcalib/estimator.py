@@ -237,11 +237,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         definition). The entry is the covariance between feature i and score
         :math:`t_j` divided by the standard deviation of the score, so with
         ``standardize=True`` it is their correlation, and :math:`L L^\top`
-        is the covariance (correlation) matrix when k = p.
-
-        :math:`\sqrt{\lambda_j}` is read as :math:`\sigma_j / \sqrt{n - \text{ddof}}` from
-        ``singular_values_``, which stays in range where the variance does not (data
-        near :math:`10^{\pm 270}`: the loadings are then finite and exact).
+        is the covariance (correlation) matrix when k = p. Read as
+        :math:`\sigma_j / \sqrt{n - \text{ddof}}`: finite where :math:`\lambda_j` is not.
         """
         self._require_fitted()
         root = self.singular_values_ / np.sqrt(float(self.n_samples_ - self.ddof))

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from ._decomposition import check_variance
 from ._signs import axis_signs
 from ._svd import exact_svd
 from ._units import center_array, rescale, unit_exponent
@@ -222,6 +223,12 @@ def functional_pca(
     Returns
     -------
     WeightedPCAResult
+
+    Raises
+    ------
+    ValueError
+        If every column of `X` is constant (zero total variance), with or without a
+        penalty, or an argument is out of range.
     """
     arr = as_data_matrix(X, "X", keep_integers=True)
     t = checked_finite(np.array(as_numeric_array(grid, "grid"), dtype=np.float64), "grid")
@@ -239,6 +246,7 @@ def functional_pca(
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= min(n, p):
         raise ValueError(f"k must be an integer between 1 and min(n_samples, n_features) = {min(n, p)}, got {k!r}")
     exact = center_array(arr, 1)  # exact centering, in units of 2**e: no square overflows
+    check_variance(exact.constant)
     mean, e, centered = exact.center.value, exact.exponent, exact.values
     weighted = centered * w
     _, axes = scipy.linalg.eigh(weighted.T @ weighted / (n - 1), np.diag(w) + roughness * _roughness_matrix(t, w),
