@@ -1,7 +1,7 @@
 r"""Progress reports of long fits: what ``verbose=True`` shows.
 
-One small API for every iterative fit of pcalib (EM, iterative PCA, and later robust
-PCA and the bootstrap)::
+One small API for every long fit of pcalib (EM, iterative PCA, robust PCA and the
+bootstrap)::
 
     with progress(verbose, total=max_iter, description="PPCA EM") as report:
         for t in range(max_iter):
@@ -30,7 +30,7 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
-__all__ = ["Progress", "progress"]
+__all__ = ["SILENT", "Progress", "progress"]
 
 
 def _shown(value: object) -> str:
@@ -83,14 +83,15 @@ class Progress:
     def _line(self, text: str) -> None:
         print(f"{self.description}: {text}", file=self.stream or sys.stderr, flush=True)
 
-    def update(self, **values: object) -> None:
-        """One more step done; `values` (name=value) are what to show with it."""
+    def update(self, *, advance: int = 1, **values: object) -> None:
+        """`advance` more steps done (one by default); `values` (name=value) are what
+        to show with them."""
         if not self.verbose:
             return
-        self.steps += 1
+        self.steps += advance
         shown = ", ".join(f"{name}={_shown(value)}" for name, value in values.items())
         if self._bar is not None:
-            self._bar.update(1)
+            self._bar.update(advance)
             if shown:
                 self._bar.set_postfix_str(shown, refresh=False)
             return
@@ -134,3 +135,7 @@ def progress(verbose: object, total: int, description: str, **options: Any) -> P
     if not isinstance(verbose, bool) and not (isinstance(verbose, int) and verbose in (0, 1)):
         raise TypeError(f"verbose must be True or False, got {verbose!r}")
     return Progress(bool(verbose), total, description, **options)
+
+
+#: The report of a fit that shows nothing: the default of the helpers that take one.
+SILENT = Progress(False, 0, "")

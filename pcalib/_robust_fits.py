@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._mcd import mcd, spatial_median_in_units
+from ._progress import SILENT, Progress
 from ._robust_scales import mad, mad_of_rows, od_cutoff, qn, univariate_mcd
 from ._units import median_shifted
 from ._validation import warn_outside_pcalib
@@ -121,7 +122,8 @@ def _pca_of_rows(Z: np.ndarray, rows: np.ndarray, k: int) -> tuple[np.ndarray, n
     return m, Wt[:k].T, s**2 / max(Z[rows].shape[0] - 1, 1)
 
 
-def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator) -> RobustFit:
+def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator,
+           report: Progress = SILENT) -> RobustFit:
     r"""ROBPCA: the h rows of least outlyingness, the rows close to their k-dimensional
     PCA subspace, and the reweighted MCD of the scores in that subspace. The rows
     close to the subspace are those within rrcov's cutoff (:func:`od_cutoff` with the
@@ -132,7 +134,8 @@ def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator) -> RobustFit
     When at least h rows lie on the k-dimensional subspace of the h-subset (their
     orthogonal distances at most ``EXACT_FIT`` times the largest distance), those
     rows are an exact fit: they give the subspace, and a warning says so
-    (robustbase's ``covMcd`` warns alike).
+    (robustbase's ``covMcd`` warns alike). Each of the three stages done is one step
+    of `report`.
     """
     mean = Y.mean(axis=0)
     _, s, Vt = np.linalg.svd(Y - mean, full_matrices=False)
@@ -143,6 +146,7 @@ def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator) -> RobustFit
     # Stage 1: Stahel-Donoho outlyingness over directions through pairs of rows
     H0 = np.sort(np.argsort(outlyingness(Z, h), kind="stable")[:h])
     m0, P0, _ = _pca_of_rows(Z, H0, k)
+    report.update(stage="outlyingness")
     # Stage 2: rows close to the k-dimensional subspace of H0 (OD below its cutoff)
     R = Z - m0
     od = np.linalg.norm(R - (R @ P0) @ P0.T, axis=1)
@@ -165,10 +169,12 @@ def robpca(Y: np.ndarray, k: int, h: int, rng: np.random.Generator) -> RobustFit
         H1 = np.flatnonzero(od <= od_cutoff(od, h, "umcd", consistent=False))
     m1, P1, ev = _pca_of_rows(Z, H1, k)
     T = (Z - m1) @ P1
+    report.update(stage="orthogonal distances")
     # Stage 3: reweighted MCD of the scores; the h rows nearest under H1's own
     # covariance start one more C-step run (rrcov's projectMCD)
     start = np.argsort(np.sum(T**2 / ev[:k], axis=1), kind="stable")[:h]
     fit = mcd(T, h, rng, start=start)
+    report.update(stage="reweighted MCD")
     lam, A = np.linalg.eigh(fit.covariance)
     lam, A = lam[::-1], A[:, ::-1]
     center = mean + Vt[:r].T @ (m1 + P1 @ fit.location)
@@ -248,13 +254,14 @@ def _householder_complement(a: np.ndarray, index: int) -> np.ndarray:
     return np.delete(H, index, axis=1)
 
 
-def grid(Y: np.ndarray, k: int, robust_scale: str) -> RobustFit:
+def grid(Y: np.ndarray, k: int, robust_scale: str, report: Progress = SILENT) -> RobustFit:
     r"""Projection pursuit over a grid (pcaPP's ``PCAgrid``): the center is the spatial
     median; each axis maximizes the robust scale (MAD or :math:`Q_n`) of the
     projections in the orthogonal complement of the axes found (:func:`_grid_axis`);
     :math:`\hat\lambda_j` is that scale squared, and the axes are sorted by it. With
     more columns than rows the search runs in the span of the centered rows (its
-    directions outside have scale 0), as pcaPP does."""
+    directions outside have scale 0), as pcaPP does. Each axis found is one step of
+    `report`."""
     center = spatial_median_in_units(Y)
     D = Y - center
     back = None
@@ -272,6 +279,7 @@ def grid(Y: np.ndarray, k: int, robust_scale: str) -> RobustFit:
         axes.append(basis @ a)
         variances.append(value**2)
         basis = basis @ _householder_complement(a, start)
+        report.update(scale=value)
     found = np.array(axes) if back is None else np.array(axes) @ back
     order = np.argsort(-np.array(variances), kind="stable")
     return RobustFit(center, found[order], np.array(variances)[order])

@@ -260,7 +260,7 @@ def od_cutoff(od: np.ndarray, h: int, rule: str = "umcd", *, consistent: bool = 
     :math:`\mathrm{OD}^2` is a scaled chi-square; :math:`(\hat m, \hat s)` is its
     location and scale: with ``rule="umcd"`` the univariate MCD with subset size h
     (:func:`univariate_mcd`; `consistent`: made consistent at the normal, else
-    rrcov's ``unimcd``, whose scale is about 0.923 sigma and flags about 3.6% of
+    rrcov's ``unimcd``, whose scale is about 0.923 sigma and flags about 3.5% of
     clean rows at the nominal 2.5%), as Hubert, Rousseeuw and Vanden Branden (2005)
     propose; with ``rule="medmad"`` the median and the MAD, as rrcov's ``PcaHubert``
     flags (``.crit.od(method="medmad")``; R's ``mad`` rounds the constant to 1.4826).

@@ -61,7 +61,8 @@ _LOCATION = {"mean_": _FEATURE, "scale_": _FEATURE}
 #: read alike and the API appendix can list them.
 TABLES: dict[str, dict[str, tuple[str, ...]]] = {
     "PCA": {"components_": _AXES_BY_FEATURES, "loadings_": _FEATURES_BY_AXES, **_SPECTRUM,
-            "singular_values_": _AXIS, **_LOCATION},
+            "singular_values_": _AXIS, **_LOCATION,
+            "explained_variance_bound_": _AXIS, "components_bound_": _AXIS},
     "PPCA": {"W_": _FEATURES_BY_AXES, "mean_": _FEATURE},
     "RobustPCA": {"components_": _AXES_BY_FEATURES, **_SPECTRUM, "center_": _FEATURE,
                   "mean_": _FEATURE,
@@ -132,7 +133,8 @@ class LabelledTables:
         Raises
         ------
         ValueError
-            If `name` is not one of :attr:`tables_`.
+            If `name` is not one of :attr:`tables_`, or the attribute is None for
+            this fit (PCA's ``*_bound_`` without ``tol``).
         pcalib.NotFittedError
             If the estimator is not fitted.
         """
@@ -143,7 +145,13 @@ class LabelledTables:
                 f"name must be one of the tables of {type(self).__name__}: "
                 f"{', '.join(tables)}; got {name!r}"
             )
-        values = np.array(getattr(self, name))
+        attribute = getattr(self, name)
+        if attribute is None:  # PCA's bounds exist only for a fit with tol
+            raise ValueError(
+                f"{type(self).__name__}.{name} is None for this fit (it is set by a fit "
+                "with tol=...), so there is no table"
+            )
+        values = np.array(attribute)
         kinds = tables[name]
         pd = import_pandas()
         index = self._labels(kinds[0], values.shape[0])

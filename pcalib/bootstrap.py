@@ -26,6 +26,7 @@ from scipy.linalg import blas
 from scipy.special import erfinv
 
 from ._eigen import NUMPY_MAX_M, top_eigh
+from ._progress import progress
 from ._spectra import check_level, rank_tolerance
 from ._units import center_array, rescale
 from ._validation import check_flag, check_n_components, check_random_state, output_dtype, validated
@@ -345,6 +346,7 @@ def bootstrap_pca(
     ddof: int = 1,
     random_state: int | np.random.Generator | None = None,
     keep_samples: bool = False,
+    verbose: bool = False,
 ) -> BootstrapResult:
     r"""Nonparametric bootstrap of a PCA: intervals for eigenvalues and axes.
 
@@ -399,6 +401,9 @@ def bootstrap_pca(
     keep_samples : bool, default False
         Also return every resample's aligned axes, ``components_samples``
         (B x k x p numbers). The intervals and ``angles`` do not need them.
+    verbose : bool, default False
+        Report the resamples done on stderr (a tqdm bar where tqdm is installed,
+        a line at most every second otherwise).
 
     Returns
     -------
@@ -464,42 +469,48 @@ def bootstrap_pca(
     permutations = np.empty((n_resamples, k), dtype=np.intp)
     signs = np.empty((n_resamples, k))
     per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
-    for start in range(0, n_resamples, per_stack):
-        stack = slice(start, min(start + per_stack, n_resamples))
-        R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
-        if standardize:
-            constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
-            if constant.size:
-                raise ValueError(
-                    f"bootstrap resample {start + constant[0, 0]} has a constant column "
-                    f"({constant[0, 1]}); it cannot be standardized (use more samples or "
-                    "standardize=False)"
-                )
-        R -= R.mean(axis=1, keepdims=True)
-        if standardize:
-            R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
-        if align == "match":
-            lam, resample_axes = _every_eigenpair(R, ddof)
-            del R  # freed now, not after the next stack is drawn
-            aligned, permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
-        else:
-            lam, resample_axes = _leading_eigenpairs(R, k, ddof)
-            del R
-            chosen = np.einsum("bkp,kp->bk", resample_axes, axes_ref)
-            permutations[stack], signs[stack] = np.arange(k), np.where(chosen < 0, -1.0, 1.0)
-            aligned = resample_axes * signs[stack][:, :, None]
-        eigenvalues[stack] = lam[:, :k]
-        del resample_axes
-        cosines[stack] = np.einsum("bkp,kp->bk", aligned, axes_ref)
-        axes_quantiles.add(aligned)
-        if axes is not None:
-            axes[stack] = aligned
+    with progress(verbose, n_resamples, "bootstrap_pca") as report:
+        for start in range(0, n_resamples, per_stack):
+            stack = slice(start, min(start + per_stack, n_resamples))
+            R = Xc[rng.integers(0, n, size=(stack.stop - stack.start, n))]  # (c, n, p)
+            if standardize:
+                constant = np.argwhere(R.max(axis=1) == R.min(axis=1))
+                if constant.size:
+                    raise ValueError(
+                        f"bootstrap resample {start + constant[0, 0]} has a constant column "
+                        f"({constant[0, 1]}); it cannot be standardized (use more samples or "
+                        "standardize=False)"
+                    )
+            R -= R.mean(axis=1, keepdims=True)
+            if standardize:
+                R /= np.sqrt(np.einsum("bij,bij->bj", R, R) / (n - ddof))[:, None, :]
+            if align == "match":
+                lam, resample_axes = _every_eigenpair(R, ddof)
+                del R  # freed now, not after the next stack is drawn
+                aligned, permutations[stack], signs[stack] = _align_batch(resample_axes, axes_ref)
+            else:
+                lam, resample_axes = _leading_eigenpairs(R, k, ddof)
+                del R
+                chosen = np.einsum("bkp,kp->bk", resample_axes, axes_ref)
+                permutations[stack], signs[stack] = np.arange(k), np.where(chosen < 0, -1.0, 1.0)
+                aligned = resample_axes * signs[stack][:, :, None]
+            eigenvalues[stack] = lam[:, :k]
+            del resample_axes
+            cosines[stack] = np.einsum("bkp,kp->bk", aligned, axes_ref)
+            axes_quantiles.add(aligned)
+            if axes is not None:
+                axes[stack] = aligned
+            report.update(advance=stack.stop - stack.start)
+        report.done(f"{n_resamples} resamples")
     # round-off of a zero eigenvalue (a resample of fewer distinct rows than k + 1) is 0
     tolerance = max(n, p) * np.finfo(np.float64).eps * eigenvalues[:, :1]
     eigenvalues = np.where(eigenvalues > tolerance, eigenvalues, 0.0)
+    # the interval in the frame's units, then rescaled: the quantiles of values that
+    # overflowed to inf would be NaN (inf - inf), where the interval is inf
+    estimate_units = scipy.linalg.svdvals(Xc)[:k] ** 2 / (n - ddof)
+    lam_interval = rescale(_ends(np.quantile(eigenvalues, tails, axis=0), estimate_units, interval),
+                           2 * exponent, "the eigenvalue intervals")
     eigenvalues = rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
-    estimate_lam = reference.explained_variance_.astype(np.float64)
-    lam_interval = _ends(np.quantile(eigenvalues, tails, axis=0), estimate_lam, interval)
     axes_interval = _ends(axes_quantiles.result(), axes_ref, interval)
     return BootstrapResult(
         explained_variance=reference.explained_variance_,
@@ -589,10 +600,13 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
     model = PCA(solver="svd").fit(X)
     n, p = model.n_samples_, model.n_features_in_
     lam = model.explained_variance_.astype(np.float64)
-    if n <= p or not lam[-1] > rank_tolerance(lam, n):
+    # the rank and the axes' weights from the scale-free ratios: the variances of data
+    # near 1e+-270 leave float64 (inf or 0), the ratios do not
+    ratios = model.explained_variance_ratio_.astype(np.float64)
+    if n <= p or not ratios[-1] > rank_tolerance(ratios, n):
         raise ValueError(
             f"Anderson's intervals need n_samples > n_features and data of full rank, got "
-            f"{n} x {p} of rank {int(np.sum(lam > rank_tolerance(lam, n)))}"
+            f"{n} x {p} of rank {int(np.sum(ratios > rank_tolerance(ratios, n)))}"
         )
     k = p if k is None else check_n_components(k, p)
     V = model.components_.astype(np.float64)
@@ -601,7 +615,7 @@ def anderson_intervals(X: ArrayLike, k: int | None = None, *, level: float = 0.9
     spread = z * np.sqrt(2.0 / N)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam_interval = np.stack([lam[:k] / (1 + spread), lam[:k] / (1 - spread) if spread < 1 else np.full(k, np.inf)])
-        relative = lam / lam[0]  # the weights are scale-free
+        relative = ratios / ratios[0]  # the weights are scale-free
         gaps = relative[:k, None] - relative[None, :]
         weights = np.where(np.eye(k, p, dtype=bool), 0.0, relative[:k, None] * relative[None, :] / gaps**2)
     tied = ~np.all(np.isfinite(weights), axis=1)  # an exactly tied sample eigenvalue

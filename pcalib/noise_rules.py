@@ -373,7 +373,9 @@ def bartlett_test(
         multiplier = N - (2 * r + 5) / 6 - 2 * k / 3
         df[0] = r * (r - 1) / 2
     else:
-        kept = [np.sum(mean[j] ** 2 / (lam[:j] - mean[j]) ** 2) for j in k]
+        # (mean / gap)**2, not mean**2 / gap**2: the squares of eigenvalues near
+        # 1e+-300 leave float64 (0 / 0 gave a NaN statistic), their ratios do not
+        kept = [np.sum((mean[j] / (lam[:j] - mean[j])) ** 2) for j in k]
         multiplier = N - k - (2 * q**2 + q + 2) / (6 * q) + np.array(kept)
     statistic = multiplier * np.maximum(log_ratio, 0.0)
     p_value = chdtrc(df, statistic)

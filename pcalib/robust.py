@@ -57,6 +57,7 @@ import scipy.special
 from numpy.typing import ArrayLike
 
 from ._mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
+from ._progress import progress
 from ._pursuit import PursuitResult, principal_component_pursuit
 from ._robust_fits import EXACT_FIT, GRID_ANGLES, GRID_ITER, N_DIRECTIONS, RobustFit, grid, outlyingness, robpca
 from ._robust_fits import spherical as spherical_fit
@@ -119,9 +120,14 @@ class RobustPCA(EstimatorBase):
         The location and scale of :math:`\mathrm{OD}^{2/3}` in the OD cutoff
         (:func:`pcalib.robust.od_cutoff`): the univariate MCD with subset size h, made
         consistent at the normal (Hubert et al.'s rule), or the median and MAD
-        (rrcov's ``PcaHubert``). Both flag about 2.5% of clean normal rows when
-        p - k >= 3; with p - k = 2 the MCD rule flags 2.7% (median/MAD 2.6%), with
-        p - k = 1, where :math:`\mathrm{OD}^{2/3}` is skewed, 4.0% (3.0%). Under
+        (rrcov's ``PcaHubert``). On clean normal rows whose p - k residual
+        variances are equal (:math:`\mathrm{OD}^2` a scaled :math:`\chi^2_{p-k}`), both
+        flag about 2.5% when p - k >= 3; with p - k = 2 the MCD rule flags 2.7%
+        (median/MAD 2.6%), with p - k = 1, where :math:`\mathrm{OD}^{2/3}` is skewed,
+        4.0% (3.0%). With unequal residual variances :math:`\lambda_j` (j > k) what
+        counts is the effective number of residual dimensions
+        :math:`(\sum_{j>k} \lambda_j)^2 / \sum_{j>k} \lambda_j^2`: variances 1 and
+        0.25 (1.47 dimensions) give 4.4% (4.0%). Under
         contamination the MCD rule's cutoff stays near its clean value (its
         consistency factor is the fixed :math:`c_1(0.975)`), the median/MAD rule's
         grows: with 10% of the values far out, 2.06 against 2.39 standard deviations
@@ -131,6 +137,9 @@ class RobustPCA(EstimatorBase):
         also starts from the h rows nearest the reweighted subspace's center; on the
         data of the tests and the book every seed gave the same fit. ROBPCA's
         directions are rrcov's deterministic ones; the other methods draw nothing.
+    verbose : bool, default False
+        Report the fit's progress on stderr (a tqdm bar where tqdm is installed, a
+        line per step otherwise): ROBPCA's three stages, or each axis of the grid.
 
     Attributes
     ----------
@@ -170,6 +179,11 @@ class RobustPCA(EstimatorBase):
     RuntimeWarning
         ROBPCA found an exact fit: at least h rows on a k-dimensional affine subspace
         (up to round-off). That subspace is returned and the rows off it are flagged.
+        The check is made on the h rows of least outlyingness (step 2), so it can miss
+        an exact fit: if rows close to but off the subspace are among those h rows, no
+        warning is given even though h or more rows lie exactly on it (the fit itself
+        may still recover the subspace and flag the rows off it: count the rows whose
+        ``orthogonal_distances_`` are zero up to round-off).
 
     Examples
     --------
@@ -193,6 +207,7 @@ class RobustPCA(EstimatorBase):
         robust_scale: str = "mad",
         od_rule: str = "umcd",
         random_state: int | np.random.Generator | None = None,
+        verbose: bool = False,
     ) -> None:
         self.n_components = n_components
         self.method = method
@@ -200,6 +215,7 @@ class RobustPCA(EstimatorBase):
         self.robust_scale = robust_scale
         self.od_rule = od_rule
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self, n: int, p: int) -> tuple[int, int]:
         for name, value, allowed in (
@@ -240,12 +256,16 @@ class RobustPCA(EstimatorBase):
         k, h = self._check_params(n, p)
         units = median_shifted(arr)
         Y = units.values
-        if self.method == "robpca":
-            fit = robpca(Y, k, h, check_random_state(self.random_state))
-        elif self.method == "spherical":
-            fit = spherical_fit(Y, k)
-        else:
-            fit = grid(Y, k, self.robust_scale)
+        steps = {"robpca": 3, "spherical": 1, "grid": k}[self.method]
+        with progress(self.verbose, steps, f"RobustPCA({self.method!r})") as report:
+            if self.method == "robpca":
+                fit = robpca(Y, k, h, check_random_state(self.random_state), report)
+            elif self.method == "spherical":
+                fit = spherical_fit(Y, k)
+                report.update(stage="spatial signs")
+            else:
+                fit = grid(Y, k, self.robust_scale, report)
+            report.done(f"{k} robust axes")
         axes = fit.axes * axis_signs(fit.axes)[:, None]
         positive = fit.variances > EXACT_FIT**2 * float(fit.variances.max())  # else 0 to round-off
         if not positive.all():

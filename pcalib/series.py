@@ -29,9 +29,10 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
+from ._decomposition import check_variance
 from ._signs import axis_signs
 from ._svd import exact_svd
-from ._units import rescale, unit_exponent
+from ._units import center_array, rescale, unit_exponent
 from ._validation import NotFittedError, as_data_matrix, as_numeric_array, checked_finite
 from .pca import pca_svd
 
@@ -123,13 +124,18 @@ def weighted_pca(X: ArrayLike, weights: ArrayLike, k: int | None = None) -> Weig
     >>> bool(np.allclose(fit.components @ np.diag(weights) @ fit.components.T, np.eye(2)))
     True
     """
-    arr = as_data_matrix(X, "X")
+    arr = as_data_matrix(X, "X", keep_integers=True)
     w = _positive_weights(weights, arr.shape[1])
     root = np.sqrt(w)
-    fit = pca_svd(arr * root, k)
+    # centered first (exactly: int64 in integers, offsets of 1e15 in two passes, in units
+    # of 2**e), then weighted: weighting raw data near 1e15 would round every entry
+    centered = center_array(arr, 1)
+    fit = pca_svd(centered.values * root, k)
+    e = centered.exponent
     axes, scores = _signed(fit.components / root, fit.scores)
-    return WeightedPCAResult(axes, fit.explained_variance, fit.explained_variance_ratio, scores,
-                             fit.mean / root, w)
+    return WeightedPCAResult(axes, rescale(fit.explained_variance, 2 * e, "explained_variance"),
+                             fit.explained_variance_ratio, rescale(scores, e, "scores"),
+                             centered.center.value, w)
 
 
 def quadrature_weights(grid: ArrayLike) -> np.ndarray:
@@ -217,8 +223,14 @@ def functional_pca(
     Returns
     -------
     WeightedPCAResult
+
+    Raises
+    ------
+    ValueError
+        If every column of `X` is constant (zero total variance), with or without a
+        penalty, or an argument is out of range.
     """
-    arr = as_data_matrix(X, "X")
+    arr = as_data_matrix(X, "X", keep_integers=True)
     t = checked_finite(np.array(as_numeric_array(grid, "grid"), dtype=np.float64), "grid")
     if t.shape != (arr.shape[1],):
         raise ValueError(f"grid must have one point per column of X, shape ({arr.shape[1]},), got shape {t.shape}")
@@ -233,9 +245,9 @@ def functional_pca(
     k = min(n, p) if k is None else k
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= min(n, p):
         raise ValueError(f"k must be an integer between 1 and min(n_samples, n_features) = {min(n, p)}, got {k!r}")
-    mean = arr.mean(axis=0)
-    e = unit_exponent(arr - mean)  # the centered data in units of 2**e: no square overflows
-    centered = np.ldexp(arr - mean, -e)
+    exact = center_array(arr, 1)  # exact centering, in units of 2**e: no square overflows
+    check_variance(exact.constant)
+    mean, e, centered = exact.center.value, exact.exponent, exact.values
     weighted = centered * w
     _, axes = scipy.linalg.eigh(weighted.T @ weighted / (n - 1), np.diag(w) + roughness * _roughness_matrix(t, w),
                                 subset_by_index=[p - k, p - 1])

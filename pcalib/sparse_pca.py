@@ -54,7 +54,13 @@ from numpy.typing import ArrayLike
 from ._signs import axis_signs
 from ._sklearn_compat import EstimatorBase
 from ._units import center_array, centered_rows, rescale
-from ._validation import as_data_matrix, check_ddof, check_flag, check_random_state
+from ._validation import (
+    as_data_matrix,
+    check_ddof,
+    check_flag,
+    check_random_state,
+    warn_outside_pcalib,
+)
 
 __all__ = ["SparsePCA", "best_sparse_axis", "truncated_power"]
 
@@ -112,7 +118,24 @@ def truncated_power(
         norm, and the number of iterations (an int, or an int array of shape (...)).
         When :math:`S\mathbf w_t = 0` (no variance left), the current
         :math:`\mathbf w_t` is returned.
+
+    Warns
+    -----
+    UserWarning
+        When a problem is still moving after `max_iter` iterations: its
+        :math:`\mathbf w` is then the last iterate, which can be far from the fixed
+        point even when its value is close to the fixed point's.
     """
+    w, n_iter, unsettled = _truncated_power_runs(S, c, start, tol, max_iter)
+    _warn_unsettled("the truncated power method", unsettled, max_iter, tol)
+    return w, (int(n_iter) if n_iter.ndim == 0 else n_iter)
+
+
+def _truncated_power_runs(
+    S: np.ndarray, c: int, start: np.ndarray, tol: float, max_iter: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`truncated_power` without its warning: (w, n_iter, unsettled), n_iter and
+    the boolean `unsettled` (still moving at `max_iter`) of shape (...)."""
     S = np.asarray(S, dtype=np.float64)
     start = np.asarray(start, dtype=np.float64)
     shape = np.broadcast_shapes(S.shape[:-2], start.shape[:-1]) + start.shape[-1:]
@@ -137,8 +160,20 @@ def truncated_power(
         running = running[~stopped]
         if running.size == 0:
             break
-    iterations = n_iter.reshape(shape[:-1])
-    return w.reshape(shape), (int(iterations) if iterations.ndim == 0 else iterations)
+    unsettled = np.zeros(len(w), dtype=bool)
+    unsettled[running] = True
+    return w.reshape(shape), n_iter.reshape(shape[:-1]), unsettled.reshape(shape[:-1])
+
+
+def _warn_unsettled(what: str, unsettled: np.ndarray, max_iter: int, tol: float) -> None:
+    """Warn (UserWarning, at the user's line) when any of the `unsettled` problems
+    stopped at `max_iter` before its axis moved by less than `tol`."""
+    if np.any(unsettled):
+        warn_outside_pcalib(
+            f"{what} did not converge in max_iter={max_iter} iterations (tol={tol}) in "
+            f"{int(np.sum(unsettled))} of {unsettled.size} problem(s): an axis still "
+            "moving is not a fixed point and can be far from one even when its variance "
+            "is close; increase max_iter", UserWarning)
 
 
 def best_sparse_axis(
@@ -161,7 +196,26 @@ def best_sparse_axis(
     -------
     (w, n_iter) : ndarray of shape (..., p), the best fixed points, and the
         iterations of the start that reached each (an int, or an int array).
+
+    Warns
+    -----
+    UserWarning
+        When any start of a problem is still moving after `max_iter` iterations (as
+        :func:`truncated_power`): the axis kept is then the best of points that are not
+        all fixed points.
     """
+    w, n_iter, unsettled = _best_sparse_axis_runs(S, c, n_init, rng, tol, max_iter, leading)
+    _warn_unsettled("the truncated power method", unsettled, max_iter, tol)
+    return w, (int(n_iter) if n_iter.ndim == 0 else n_iter)
+
+
+def _best_sparse_axis_runs(
+    S: np.ndarray, c: int, n_init: int, rng: np.random.Generator | None, tol: float,
+    max_iter: int, leading: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`best_sparse_axis` without its warning: (w, n_iter, unsettled), the last
+    two of shape (...); `unsettled` marks the problems with a start still moving at
+    `max_iter`."""
     S = np.asarray(S, dtype=np.float64)
     p = S.shape[-1]
     c = _positive_int(c, "c", p)
@@ -172,14 +226,15 @@ def best_sparse_axis(
     if n_init > 1:
         rng = np.random.default_rng() if rng is None else rng
         starts += list(rng.standard_normal((n_init - 1, p)))
-    runs = [truncated_power(S, c, start, tol=tol, max_iter=max_iter) for start in starts]
-    axes = np.stack([np.broadcast_to(w, S.shape[:-1]) for w, _ in runs])
-    iters = np.stack([np.broadcast_to(it, S.shape[:-2]) for _, it in runs])
+    runs = [_truncated_power_runs(S, c, start, tol, max_iter) for start in starts]
+    axes = np.stack([np.broadcast_to(w, S.shape[:-1]) for w, _, _ in runs])
+    iters = np.stack([np.broadcast_to(it, S.shape[:-2]) for _, it, _ in runs])
+    unsettled = np.any([np.broadcast_to(u, S.shape[:-2]) for _, _, u in runs], axis=0)
     values = np.einsum("s...l,...lm,s...m->s...", axes, S, axes)
     best = np.argmax(values, axis=0)  # the first of equal values: the earlier start
     w = np.take_along_axis(axes, best[None, ..., None], axis=0)[0]
     n_iter = np.take_along_axis(iters, best[None], axis=0)[0]
-    return w, (int(n_iter) if n_iter.ndim == 0 else n_iter)
+    return w, n_iter, unsettled
 
 
 class SparsePCA(EstimatorBase):
@@ -241,7 +296,9 @@ class SparsePCA(EstimatorBase):
     mean_, scale_ : ndarray of shape (p,)
         Column means; standard deviations (ones unless standardizing).
     n_iter_ : ndarray of int, shape (k,)
-        Iterations of the power method for each axis (its best start).
+        Iterations of the power method for each axis (its best start). When a start
+        of some axis is still moving after `max_iter` iterations, ``fit`` warns
+        (UserWarning) and keeps the last iterate.
     n_components_, n_samples_, n_features_in_ : int
     feature_names_in_ : ndarray of str objects
         When fitted on a DataFrame with string column names.
@@ -310,16 +367,18 @@ class SparsePCA(EstimatorBase):
         Y = centered.values
         S = Y.T @ Y / (n - self.ddof)
         axes, iters = np.zeros((k, p)), np.zeros(k, dtype=int)
+        unsettled = np.zeros(k, dtype=bool)
         current = S.copy()
         for j in range(k):
-            axes[j], iters[j] = best_sparse_axis(
-                current, c, n_init=int(self.n_init), rng=rng, tol=float(self.tol),
-                max_iter=int(self.max_iter))
+            axes[j], iters[j], unsettled[j] = _best_sparse_axis_runs(
+                current, c, int(self.n_init), rng, float(self.tol), int(self.max_iter), None)
             pull = current @ axes[j]
             value = float(axes[j] @ pull)
             if value > 0:  # Schur complement: what the scores so far leave unexplained
                 current = current - np.outer(pull, pull) / value
-        axes *= axis_signs(axes)[:, None]
+        _warn_unsettled("SparsePCA's truncated power method (one problem per axis)",
+                        unsettled, int(self.max_iter), float(self.tol))
+        axes = axes * axis_signs(axes)[:, None] + 0.0  # + 0.0: no -0. entries
         R = np.linalg.qr(Y @ axes.T, mode="r")
         adjusted = np.diag(R) ** 2 / (n - self.ddof)
         self.components_ = axes

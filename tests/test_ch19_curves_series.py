@@ -199,6 +199,30 @@ def test_reconstruction_is_eckart_young_then_the_projection(N, data):
     assert_allclose(reconstructed, sums / counts, atol=tolerance)
 
 
+@theorem("thm-curves-diagonal-averaging")
+@pytest.mark.parametrize("seed", range(5))
+def test_any_group_is_the_frobenius_projection_onto_its_elementary_matrices(seed):
+    # the first step for a group that is not the leading k: X_J is the least-squares
+    # combination of the u_j v_j^T (solved here on the vectorized matrices), and SSA's
+    # reconstruction is its diagonal average
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(40).cumsum()
+    window = int(rng.integers(5, 30))
+    X = pcalib.trajectory_matrix(x, window)
+    U, s, Vt = np.linalg.svd(X, full_matrices=False)
+    group = sorted(rng.choice(np.arange(1, s.size), size=3, replace=False).tolist())
+    basis = np.column_stack([np.outer(U[:, j], Vt[j]).ravel() for j in group])
+    coefficients = np.linalg.lstsq(basis, X.ravel(), rcond=None)[0]
+    assert_allclose(coefficients, s[group], rtol=1e-10)             # <X, u_j v_j^T> = sigma_j
+    projection = (basis @ coefficients).reshape(X.shape)
+    assert abs(np.sum((X - projection) * basis[:, 0].reshape(X.shape))) < 1e-10 * s[0]
+    counts = anti_diagonal_counts(*X.shape)
+    averaged = np.array([np.trace(np.fliplr(projection), offset=X.shape[1] - 1 - t)
+                         for t in range(x.size)]) / counts
+    reconstructed = pcalib.SSA(window).fit(x).reconstruct([group])[0]
+    assert_allclose(reconstructed, averaged, atol=1e-10 * s[0])
+
+
 @theorem("prop-curves-separability")
 @pytest.mark.parametrize("period", [4, 6, 12])
 @pytest.mark.parametrize("multiple", [(2, 3), (3, 5)])

@@ -83,3 +83,36 @@ def test_em_and_iterative_pca_report_every_iteration(monkeypatch, capsys):
     pcalib.impute_pca(X, 2)
     pcalib.PPCA(2, random_state=0).fit(X)
     assert capsys.readouterr() == ("", "")
+
+
+def test_robust_pca_and_the_bootstrap_report_their_steps(monkeypatch, capsys):
+    """RobustPCA(verbose=True) reports ROBPCA's three stages, each axis of the grid and
+    spherical PCA's one step; bootstrap_pca(verbose=True) the resamples done, in stacks
+    (issue 33). Their fits equal the silent ones."""
+    monkeypatch.setitem(__import__("sys").modules, "tqdm", None)
+    monkeypatch.setitem(__import__("sys").modules, "tqdm.auto", None)
+    monkeypatch.setitem(Progress.__init__.__kwdefaults__, "interval", 0.0)
+    X = np.random.default_rng(1).standard_normal((80, 5)) * [5.0, 3.0, 2.0, 1.0, 0.5]
+    for method, steps in (("robpca", 3), ("grid", 2), ("spherical", 1)):
+        loud = pcalib.RobustPCA(2, method=method, random_state=0, verbose=True).fit(X)
+        lines = capsys.readouterr().err.splitlines()
+        name = f"RobustPCA({method!r})"
+        assert len(lines) == steps + 1
+        assert lines[0].startswith(f"{name}: step 1/{steps}")
+        assert lines[-1] == f"{name}: 2 robust axes"
+        quiet = pcalib.RobustPCA(2, method=method, random_state=0).fit(X)
+        assert capsys.readouterr() == ("", "")
+        np.testing.assert_array_equal(loud.components_, quiet.components_)
+    loud = pcalib.bootstrap_pca(X, 2, n_resamples=50, random_state=0, verbose=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("bootstrap_pca: step ") and lines[0].endswith("/50")
+    assert lines[-2] == "bootstrap_pca: step 50/50"
+    assert lines[-1] == "bootstrap_pca: 50 resamples"
+    quiet = pcalib.bootstrap_pca(X, 2, n_resamples=50, random_state=0)
+    np.testing.assert_array_equal(loud.explained_variance_samples,
+                                  quiet.explained_variance_samples)
+    for bad in (2, "yes"):
+        with pytest.raises(TypeError, match="verbose must be True or False"):
+            pcalib.RobustPCA(2, verbose=bad).fit(X)
+        with pytest.raises(TypeError, match="verbose must be True or False"):
+            pcalib.bootstrap_pca(X, 2, n_resamples=5, verbose=bad)

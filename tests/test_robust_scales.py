@@ -236,6 +236,23 @@ def test_od_cutoff_flags_its_nominal_share_of_clean_rows(q, mcd_share, medmad_sh
         assert shares["umcd"].std() > shares["medmad"].std()
 
 
+def test_od_cutoff_share_follows_the_effective_number_of_residual_dimensions():
+    """RobustPCA's od_rule docstring: the clean shares of 2.7% (MCD rule) and 2.6%
+    (median/MAD) for p - k = 2 assume equal residual variances. With residual variances
+    1 and 0.25, OD^2 = z_1^2 + 0.25 z_2^2 has (1.25)^2 / 1.0625 = 1.47 effective
+    dimensions and the rules flag about 4.4% and 4.0% (6 seeds of 400 samples of 500:
+    4.28-4.46% and 3.96-4.08%), close to the 4.0% and 3.0% of one dimension."""
+    rng = np.random.default_rng(12)
+    n, h = 500, h_subset_size(500, 2, 0.75)
+    squares = rng.standard_normal((2, n, 400)) ** 2
+    od = np.sqrt(squares[0] + 0.25 * squares[1])
+    values = od ** (2 / 3)
+    umcd = np.mean(od > _cutoffs(values, *univariate_mcd(values, h, consistent=True)))
+    medmad = np.mean(od > _cutoffs(values, np.median(values, axis=0), mad(values)))
+    assert umcd == pytest.approx(0.044, abs=0.0025)
+    assert medmad == pytest.approx(0.040, abs=0.0025)
+
+
 @pytest.mark.parametrize(("fraction", "low", "high"), [(0.0, 1.9, 2.0), (0.1, 2.0, 2.12), (0.2, 2.07, 2.2)])
 def test_consistent_univariate_mcd_does_not_inflate_under_contamination(fraction, low, high):
     """Regression (review of chapter 14, round 2): the consistent reweighted scale was

@@ -321,6 +321,18 @@ def test_bad_arguments_are_refused(call, error, words):
         call(growth.data, growth.grid)
 
 
+@pytest.mark.parametrize("alpha", [0.0, 5.0])
+def test_constant_curves_are_refused_with_and_without_a_penalty(alpha):
+    # the penalized branch used to return explained_variance_ratio [nan, nan] with a
+    # RuntimeWarning, while the unpenalized one raised (review 2 of chapter 19, #10)
+    grid = np.linspace(0.0, 1.0, 8)
+    constant = np.tile(np.arange(8.0), (5, 1))           # every curve the same
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="zero total variance"):
+            functional_pca(constant, grid, 2, roughness=alpha)
+
+
 def test_area_weighted_eofs_put_the_larger_area_first_for_every_seed():
     # the chapter's synthetic field, 12 noise draws: the tropical pattern holds more
     # area-weighted variance and comes first; unweighted PCA puts the polar one first

@@ -7,6 +7,7 @@ another objective) as a test-only reference on a planted sparse spike.
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -53,11 +54,14 @@ def test_each_truncated_power_step_does_not_decrease_the_variance():
     rng = np.random.default_rng(1)
     A = rng.standard_normal((30, 12))
     S = A.T @ A / 29
-    for start in rng.standard_normal((5, 12)):
-        values = [
-            (w := truncated_power(S, 4, start, max_iter=t)[0]) @ S @ w for t in range(1, 30)
-        ]
-        assert np.all(np.diff(values) >= -1e-12)
+    with warnings.catch_warnings():  # stopped on purpose at max_iter = t
+        warnings.filterwarnings("ignore", "the truncated power method did not converge")
+        for start in rng.standard_normal((5, 12)):
+            values = [
+                (w := truncated_power(S, 4, start, max_iter=t)[0]) @ S @ w
+                for t in range(1, 30)
+            ]
+            assert np.all(np.diff(values) >= -1e-12)
 
 
 @theorem("prop-adjusted-variance")
@@ -203,3 +207,50 @@ def test_cardinality_outside_one_to_p_is_refused_by_name(solve, c, error):
         solve(S, c)
     w = solve(S, np.int64(2))[0]          # NumPy integers are integers
     assert np.count_nonzero(w) <= 2 and np.isclose(np.linalg.norm(w), 1.0)
+
+
+def slow_pair():
+    """S with two nearly equal variances and a tiny covariance: the truncated power
+    method with c = 2 creeps toward the pair's axis (0.707, 0.707, 0) (review r4)."""
+    S = np.diag([1.0, 1 - 1e-7, 0.5])
+    S[0, 1] = S[1, 0] = 1e-4
+    return S
+
+
+def test_stopping_at_max_iter_warns_because_the_axis_can_be_far_from_the_fixed_point():
+    # regression: the old code returned (0.0037, 0.99999, 0) after 50 iterations
+    # without a word, 45 degrees from the fixed point, with a variance 5 digits close
+    S = slow_pair()
+    fixed = np.linalg.eigh(S[:2, :2])[1][:, -1]       # the fixed point on support {0, 1}
+    with pytest.warns(UserWarning, match=r"did not converge in max_iter=50 .* 1 of 1"):
+        w, n_iter = truncated_power(S, 2, np.array([0.0, 1.0, 1.0]), max_iter=50)
+    assert n_iter == 50 and abs(w[:2] @ fixed) < 0.72   # about 45 degrees away
+    assert abs(w @ S @ w - fixed @ S[:2, :2] @ fixed) < 1e-4
+    with pytest.warns(UserWarning, match=r"in 2 of 3 problem\(s\)"):  # stacks count
+        truncated_power(np.stack([S, S, np.eye(3)]), 2, np.array([0.0, 1.0, 1.0]),
+                        max_iter=50)
+    with pytest.warns(UserWarning, match="did not converge in max_iter=50"):
+        best_sparse_axis(S, 2, max_iter=50)            # the start e_1 creeps too
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # converged: no warning
+        best_sparse_axis(S, 1, max_iter=50)             # c = 1: fixed points at once
+
+
+def test_sparse_pca_warns_at_max_iter_and_names_itself():
+    # regression: SparsePCA(1, n_nonzero=2, max_iter=3) returned silently, n_iter_ [3]
+    Y = np.random.default_rng(0).standard_normal((500, 3)) @ np.linalg.cholesky(slow_pair()).T
+    with pytest.warns(UserWarning, match="SparsePCA's truncated power method"):
+        model = pcalib.SparsePCA(1, n_nonzero=2, max_iter=3).fit(Y)
+    assert model.n_iter_.tolist() == [3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pcalib.SparsePCA(1, n_nonzero=2).fit(Y)        # the default max_iter suffices
+
+
+def test_sparse_axes_hold_no_negative_zeros():
+    # regression: flipping an axis to make its largest entry positive turned its zeros
+    # into -0. (printed as "-0.")
+    Y = np.random.default_rng(2).standard_normal((50, 3)) @ np.linalg.cholesky(slow_pair()).T
+    model = pcalib.SparsePCA(2, n_nonzero=2).fit(Y)
+    zeros = model.components_ == 0
+    assert zeros.any() and not np.signbit(model.components_[zeros]).any()

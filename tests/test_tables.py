@@ -21,7 +21,8 @@ TARGET = rng.normal(size=30)
 
 
 def fitted(name, frame=True):
-    estimator = getattr(pcalib, name)(2)
+    # PCA with tol: its certified bounds are tables too (None without tol)
+    estimator = pcalib.PCA(2, tol=1e-8) if name == "PCA" else getattr(pcalib, name)(2)
     data = {"CA": TABLE, "MCA": CATEGORIES}.get(name, DATA)
     if not frame and name != "MCA":
         data = data.to_numpy()
@@ -96,6 +97,8 @@ def test_unknown_table_and_unfitted_model_are_refused():
         fitted("PCA").to_frame("bogus")
     with pytest.raises(pcalib.NotFittedError):
         pcalib.PCA(2).to_frame("components_")
+    with pytest.raises(ValueError, match="components_bound_ is None for this fit"):
+        pcalib.PCA(2).fit(DATA).to_frame("components_bound_")
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
