@@ -205,8 +205,11 @@ def one_page_per_task(docnames: list[str], nproc: int, maxbatch: int = 10) -> li
     execute, then share one batch and run one after another (about 200 s of the
     2-core build) while the other process has finished its chapters. A page per task,
     the longest first, lets the processes share the work (longest processing time
-    first scheduling)."""
-    return [[name] for name in sorted(docnames, key=code_characters, reverse=True)]
+    first scheduling). Sphinx's ``ParallelTasks`` starts the first `nproc` tasks as
+    they are added, then the waiting ones last-added first (``dict.popitem``): so the
+    list holds the `nproc` longest pages, then the others from the shortest up."""
+    longest_first = sorted(docnames, key=code_characters, reverse=True)
+    return [[name] for name in longest_first[:nproc] + longest_first[nproc:][::-1]]
 
 
 def test_workers(extra: list[str]) -> list[str]:

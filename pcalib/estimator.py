@@ -237,9 +237,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         definition). The entry is the covariance between feature i and score
         :math:`t_j` divided by the standard deviation of the score, so with
         ``standardize=True`` it is their correlation, and :math:`L L^\top`
-        is the covariance (correlation) matrix when k = p. Read as
-        :math:`\sigma_j / \sqrt{n - \text{ddof}}`: finite where :math:`\lambda_j` is not.
-        """
+        is the covariance (correlation) matrix when k = p (read as
+        :math:`\sigma_j / \sqrt{n - \text{ddof}}`: finite where :math:`\lambda_j` is not)."""
         self._require_fitted()
         root = self.singular_values_ / np.sqrt(float(self.n_samples_ - self.ddof))
         return self.components_.T * root.astype(self.components_.dtype, copy=False)

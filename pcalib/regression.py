@@ -204,9 +204,9 @@ class PCR(EstimatorBase):
         return self
 
     def _predictions_for_every_k(self, X: ArrayLike) -> np.ndarray:
-        r"""Predictions with 0, 1, ..., k components, shape (n, k + 1, n_targets):
-        :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` for l = 0..k, from one
-        projection of `X`."""
+        r"""Predictions with k = 0, 1, ..., ``n_components_`` components, shape
+        (n, ``n_components_`` + 1, n_targets): :math:`\bar y + \sum_{j \le k} t_j(x)\,
+        \mathbf u_j^\top y_c / \sigma_j` for each k, from one projection of `X`."""
         self._require_fitted()
         scores = np.asarray(self.pca_.transform(_as_float64(self._check_input(X))), dtype=np.float64)
         terms = scores[:, :, None] * self._score_coef[None, :, :]
@@ -214,26 +214,26 @@ class PCR(EstimatorBase):
 
     def predict(self, X: ArrayLike, n_components: int | None = None) -> np.ndarray:
         r"""Predicted responses :math:`\hat\beta_0 + x^\top\hat\beta`, computed as
-        :math:`\bar y + \sum_{j \le l} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (the scores of `X` are centered
+        :math:`\bar y + \sum_{j \le k} t_j(x)\, \mathbf u_j^\top y_c / \sigma_j` (the scores of `X` are centered
         exactly, at any offset).
 
         Parameters
         ----------
         X : array_like of shape (m, n_features)
         n_components : int or None, default None
-            l, the number of components to use, from 0 (the mean of `y`) to
-            ``n_components_``; None: all of them. Each l gives the prediction of
-            ``PCR(l)`` fitted to the same data.
+            k, the number of components to use, from 0 (the mean of `y`) to
+            ``n_components_``; None: all of them. Each k gives the prediction of
+            ``PCR(k)`` fitted to the same data.
 
         Returns
         -------
         ndarray of shape (m,) or (m, n_targets), float64
         """
         self._require_fitted()
-        l = self.n_components_ if n_components is None else n_components
-        if isinstance(l, bool) or not isinstance(l, numbers.Integral) or not 0 <= l <= self.n_components_:
-            raise ValueError(f"n_components must be an integer from 0 to n_components_ = {self.n_components_}, got {l!r}")
-        predicted = self._predictions_for_every_k(X)[:, int(l)]
+        k = self.n_components_ if n_components is None else n_components
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k <= self.n_components_:
+            raise ValueError(f"n_components must be an integer from 0 to n_components_ = {self.n_components_}, got {k!r}")
+        predicted = self._predictions_for_every_k(X)[:, int(k)]
         return predicted[:, 0] if self.coef_.ndim == 1 else predicted
 
     def score(self, X: ArrayLike, y: ArrayLike) -> float:

@@ -130,6 +130,16 @@ def design(n, p, sigmas, rng):
     return (Q * sigmas) @ V.T + rng.standard_normal(p) * 3, V
 
 
+def small_design(rng):
+    """A design of 6 to 14 samples and 2 to 7 (fewer) features with known axes and
+    singular values, for the exact tests: (X, V, sigmas)."""
+    n, p = int(rng.integers(6, 15)), int(rng.integers(2, 8))
+    p = min(p, n - 1)
+    sigmas = np.sort(rng.uniform(0.2, 5.0, p))[::-1]
+    X, V = design(n, p, sigmas, rng)
+    return X, V, sigmas
+
+
 def linear_map(X, k):
     """The n -> p map y -> beta_hat of PCR, read off by fitting the columns of I_n
     (PCR is linear in y; no SVD formula is used here)."""
@@ -168,10 +178,8 @@ def test_exact_expectations_from_the_linear_map(seed):
     # centering): E beta_hat = A X beta, Cov = sigma^2 A A^T, E||X_c(beta_hat - beta)||^2
     # = ||X_c (A X beta - beta)||^2 + sigma^2 ||X_c A||_F^2; all against the theorem.
     rng = np.random.default_rng(seed)
-    n, p = int(rng.integers(6, 15)), int(rng.integers(2, 8))
-    p = min(p, n - 1)
-    sigmas = np.sort(rng.uniform(0.2, 5.0, p))[::-1]
-    X, V = design(n, p, sigmas, rng)
+    X, V, sigmas = small_design(rng)
+    n, p = X.shape
     Xc = X - X.mean(axis=0)
     beta, sigma = rng.standard_normal(p), float(rng.uniform(0.1, 2))
     for k in range(1, p + 1):
@@ -181,6 +189,33 @@ def test_exact_expectations_from_the_linear_map(seed):
         fit_mse = np.sum((Xc @ (A @ X @ beta - beta)) ** 2) + sigma**2 * np.sum((Xc @ A) ** 2)
         theory = np.sum(sigmas[k:] ** 2 * (V[:, k:].T @ beta) ** 2) + k * sigma**2
         assert_allclose(fit_mse, theory, rtol=1e-9, atol=1e-12)
+
+
+@theorem("thm-pcr-bias-variance")
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=30, deadline=None)
+def test_prediction_at_a_new_point_bias_and_variance(seed):
+    # y_hat(x) = w^T y for the weights w read off PCR fitted to the columns of I_n (the
+    # intercept included): E y_hat = w^T (beta_0 + X beta), Var y_hat = sigma^2 ||w||^2;
+    # against the theorem's -(x - xbar)^T (I - V_k V_k^T) beta and
+    # sigma^2 (1/n + sum_{j <= k} t_j^2 / sigma_j^2), and SD^2 / (n - 1) for the sum.
+    rng = np.random.default_rng(seed)
+    X, V, sigmas = small_design(rng)
+    n, p = X.shape
+    X_new = X[:3] + 2.0 * rng.standard_normal((3, p))
+    beta, beta_0 = rng.standard_normal(p), float(rng.normal(0, 5))
+    for k in range(1, p + 1):
+        model = pcalib.PCR(k).fit(X, np.eye(n))
+        weights = model.predict(X_new)  # 3 x n: y_hat(x) = weights @ y
+        residual = (X_new - X.mean(axis=0)) @ (np.eye(p) - V[:, :k] @ V[:, :k].T)
+        bias = weights @ (beta_0 + X @ beta) - (beta_0 + X_new @ beta)
+        assert_allclose(bias, -residual @ beta, atol=1e-9 * (1 + abs(beta_0)))
+        t = (X_new - X.mean(axis=0)) @ V[:, :k]
+        variance = 1 / n + np.sum(t**2 / sigmas[:k] ** 2, axis=1)  # over sigma^2
+        assert_allclose(np.sum(weights**2, axis=1), variance, rtol=1e-9)
+        pca = model.pca_  # SD^2 = sum_j t_j^2 / (sigma_j^2 / (n - 1))
+        sd2 = np.sum(pca.transform(X_new) ** 2 / pca.explained_variance_, axis=1)
+        assert_allclose(variance, 1 / n + sd2 / (n - 1), rtol=1e-9)
 
 
 @theorem("cor-pcr-drop")
