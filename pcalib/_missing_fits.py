@@ -106,10 +106,10 @@ def _refill_map(y: np.ndarray, observed: np.ndarray, k: int, noise: str | None, 
 
 
 def _settled(steps: tuple[float, float], tol: float, total: float, slowest: float = 0.0) -> bool:
-    r"""The stopping rule: the last change of the imputed values, plus the change still
-    to come if the changes shrink geometrically (Aitken: :math:`d\,r/(1-r)`, :math:`r`
-    the ratio of the last two changes, or `slowest` if larger), is at most ``tol``
-    times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F`."""
+    r"""The stopping rule: the larger of the last change of the imputed values and the
+    change still to come if the changes shrink geometrically (Aitken: :math:`d\,r/(1-r)`,
+    :math:`r` the ratio of the last two changes, or `slowest` if larger) is at most
+    ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F`."""
     before, last = steps
     ratio = max(last / before if before > 0 else 0.0, slowest)
     to_come = last * ratio / (1.0 - ratio) if ratio < 1.0 else np.inf
@@ -146,7 +146,8 @@ def iterative_pca(
     :math:`v_2`, the plain double step), kept when the change it leaves is below 10
     times the smallest plain change so far (``_JUMP_TOLERANCE``), else :math:`v_2` is
     taken. A fixed point of F is a fixed point of the scheme, so the answer is the
-    same, in 5 to 20 times fewer evaluations (35-350 on iris at 10-40% missing).
+    same, in 5 to 20 times fewer evaluations (29-347 on iris at 10-40% missing,
+    medians 35, 72, 135 and 186 over 40 patterns per rate).
     Stops when the change of the imputed values, plus the change still to come if it
     shrinks geometrically (Aitken, at the slowest rate of two plain steps seen), is at most ``tol``
     times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in standardized units if

@@ -185,16 +185,16 @@ class _ObservedStep:
     r"""PX-EM over the observed entries of data with NaN, for :func:`pcalib._ppca_em.run_em`.
 
     Each iteration is the E step of :func:`_posterior`, the M step of
-    :func:`_m_step`, and the parameter-expansion step: with
-    :math:`\nu = \frac1n\sum_i \hat z_i` and
-    :math:`\Psi = \frac1n\sum_i (\hat z_i \hat z_i^\top + \Sigma_i) - \nu\nu^\top`,
+    :func:`_m_step`, and the parameter-expansion step: with the posterior covariances
+    :math:`\Psi_i = \sigma^2 M_{o_i}^{-1}`, :math:`\mathbf m = \frac1n\sum_i \hat z_i` and
+    :math:`\Upsilon = \frac1n\sum_i (\hat z_i \hat z_i^\top + \Psi_i) - \mathbf m\mathbf m^\top`,
 
     .. math::
 
-        \mu \leftarrow \mu + W\nu, \qquad W \leftarrow W L, \quad L L^\top = \Psi .
+        \mu \leftarrow \mu + W\mathbf m, \qquad W \leftarrow W L, \quad L L^\top = \Upsilon .
 
-    :math:`\nu` and :math:`\Psi` are the M step of the expanded model
-    :math:`z \sim \mathcal N(\nu, \Psi)`, whose observed-data likelihood is the same
+    :math:`\mathbf m` and :math:`\Upsilon` are the M step of the expanded model
+    :math:`z \sim \mathcal N(\mathbf m, \Upsilon)` (the book's notation), whose observed-data likelihood is the same
     function (its extra parameters are not identified); the map above collapses it
     back to :math:`z \sim \mathcal N(0, I)` without changing the likelihood, so
     the log-likelihood never decreases. After each M step the noise variance is
@@ -224,9 +224,9 @@ class _ObservedStep:
         check_noise_variance(sigma2, self.average_variance)
         self.noise.append(sigma2 / self.average_variance)
         _check_bounded(self.noise, self.observed, self.k)
-        nu = Z.mean(axis=0)
-        Psi = (Z.T @ Z + Sigma.sum(axis=0)) / Z.shape[0] - np.outer(nu, nu)
-        return Params(W @ np.linalg.cholesky(Psi), mu + W @ nu, sigma2)
+        latent_mean = Z.mean(axis=0)  # m and Upsilon of the book
+        latent_cov = (Z.T @ Z + Sigma.sum(axis=0)) / Z.shape[0] - np.outer(latent_mean, latent_mean)
+        return Params(W @ np.linalg.cholesky(latent_cov), mu + W @ latent_mean, sigma2)
 
 
 def _observed_em(
