@@ -1,7 +1,8 @@
 """One sweep over Parts III-IV (issue 31): every public estimator and function of the
 chapters on choosing k, robust and kernel PCA, reading components, categories, counts
 and compositions, prediction, curves and series, at every scale of float64, at an
-offset of 1e15, as int64 near 2**62, and from pandas' nullable and categorical dtypes.
+offset of 1e15, as int64 near 2**62, as a Dask array whose last chunk is one row, and
+from pandas' nullable and categorical dtypes.
 
 Each case is a metamorphic check with an exact expected relation. The data are
 integers, so that ``X * 2**e`` (exact: a power of two) and ``X + 2**50`` (exact: below
@@ -74,6 +75,8 @@ class Case:
     #: the largest |exponent| at which the call can be made at all: the rbf kernel's
     #: gamma scales as 2**(-2e) and the spectrum rules take eigenvalues, 2**(2e) X^2
     max_exponent: int = 900
+    #: whether the call passes X itself to pcalib (the spectrum rules take eigenvalues)
+    reads_data: bool = True
 
     @property
     def values(self) -> np.ndarray:
@@ -184,7 +187,7 @@ CASES = [
           "row_contributions": 0, "correlations": 0}),
     Case("marchenko_pastur_edge, bartlett_test", _spectrum_rules,
          {"edge": 2, "noise": 2, "k edge": 0, "statistic": 0, "p": 0}, location_free=False,
-         max_exponent=480),
+         max_exponent=480, reads_data=False),
     Case("parallel_analysis, velicer_map, cv_press", _selection,
          {"pa eigenvalues": 2, "pa thresholds": 2, "pa k": 0, "map": 0, "press": 2}),
     Case("bootstrap_pca, anderson_intervals", _intervals,
@@ -329,3 +332,15 @@ def test_ca_of_a_bool_table_equals_that_of_its_counts():
     table = COUNTS > 20
     np.testing.assert_allclose(pcalib.CA(2).fit(table).eigenvalues_,
                                pcalib.CA(2).fit(table.astype(float)).eigenvalues_, rtol=1e-12)
+
+
+DASK_CASES = [c for c in CASES if c.data == "X0" and c.reads_data]
+
+
+@pytest.mark.parametrize("case", DASK_CASES, ids=[c.name for c in DASK_CASES])
+def test_a_dask_array_whose_last_chunk_has_one_row_gives_the_same_result(case, benign):
+    """Every Part III-IV function reads a Dask array as the array it holds: the result
+    of one whose last chunk is a single row equals the NumPy one."""
+    da = pytest.importorskip("dask.array")
+    lazy = da.from_array(X0, chunks=((N - 1, 1), (P,)))
+    assert_same(case.call(lazy), benign[case.name], 1.0, case.powers, f"{case.name} on Dask")
