@@ -507,7 +507,7 @@ def bootstrap_pca(
     eigenvalues = np.where(eigenvalues > tolerance, eigenvalues, 0.0)
     # the interval in the frame's units, then rescaled: the quantiles of values that
     # overflowed to inf would be NaN (inf - inf), where the interval is inf
-    estimate_units = scipy.linalg.svdvals(Xc)[:k] ** 2 / (n - ddof)
+    estimate_units = np.ldexp(reference.singular_values_.astype(np.float64), -exponent) ** 2 / (n - ddof)
     lam_interval = rescale(_ends(np.quantile(eigenvalues, tails, axis=0), estimate_units, interval),
                            2 * exponent, "the eigenvalue intervals")
     eigenvalues = rescale(eigenvalues, 2 * exponent, "the resampled eigenvalues")
