@@ -49,7 +49,6 @@ class DaskMatrix:
     read (the error names the first row), so the check costs no extra pass."""
 
     implicit = True
-    supports_svd = True  #: by TSQR
     in_memory = False  #: each product is a pass over the chunks: block Krylov, few passes
 
     def __init__(self, X: Any, name: str) -> None:

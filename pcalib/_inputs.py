@@ -61,7 +61,6 @@ class DenseMatrix:
 
     implicit = False  #: the in-memory routes of pcalib._routes read `arr` directly
     in_memory = True
-    supports_svd = True
 
     def __init__(self, arr: np.ndarray, name: str = "X", *, finite_checked: bool = True) -> None:
         self.arr = arr

@@ -325,7 +325,6 @@ class SparseMatrix:
     order (deterministic for a given number of cores)."""
 
     implicit = True
-    supports_svd = True  #: by QR factorizations of dense blocks (:meth:`centered_r`)
     in_memory = True  #: a product costs no pass over a store: Lanczos, one vector at a time
     #: rows per dense block in map_rows (score_samples): a small multiple of p entries
     _ROWS = 1024

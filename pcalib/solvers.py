@@ -408,7 +408,7 @@ def fit_by_route(
         route = found.route
     # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
     guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
-    if solver == "auto" and route in guarded and found.lost_digits(n) and data.supports_svd:
+    if solver == "auto" and route in guarded and found.lost_digits(n):
         if min(n, p) <= _SCATTER_MAX_FEATURES or route != "randomized":
             return run("svd"), "svd"
         warn_outside_pcalib(
