@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._repel import repel_labels
-from ._validation import as_data_matrix
+from ._utils.repel import repel_labels
+from ._utils.validation import as_data_matrix
 
 __all__ = [
     "biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "repel_labels", "scree",

@@ -38,9 +38,9 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._eigen import krylov_top
-from ._signs import axis_signs
-from ._validation import as_data_matrix, as_square_matrix, output_dtype
+from ._linalg.eigen import krylov_top
+from ._linalg.signs import axis_signs
+from ._utils.validation import as_data_matrix, as_square_matrix, output_dtype
 from .selection import broken_stick
 
 __all__ = ["PCoAResult", "double_center", "pcoa"]
@@ -636,7 +636,7 @@ def _correction_constant(D: np.ndarray, correction: str) -> float:
 
 
 def _krylov_top(B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The k leading eigenpairs of B by :func:`pcalib._eigen.krylov_top` at ``_KRYLOV_RTOL``."""
+    """The k leading eigenpairs of B by :func:`pcalib._linalg.eigen.krylov_top` at ``_KRYLOV_RTOL``."""
     return krylov_top(B, k, rtol=_KRYLOV_RTOL, max_dim=B.shape[0] // 6)
 
 
