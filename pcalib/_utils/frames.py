@@ -246,3 +246,29 @@ def to_frame(values: np.ndarray, X: Any, columns: np.ndarray) -> Any:
     pd = import_pandas()
     index = X.index if isinstance(X, (pd.DataFrame, pd.Series)) else None
     return pd.DataFrame(values, index=index, columns=columns, copy=False)
+
+
+def pandas_frame(value: object) -> Any:
+    """`value` if it is a pandas DataFrame, else None. Never imports pandas: if pandas
+    is not imported yet, `value` cannot be a DataFrame."""
+    pd = sys.modules.get("pandas")
+    return value if pd is not None and isinstance(value, pd.DataFrame) else None
+
+
+def is_default_index(index: Any, size: int) -> bool:
+    pd = sys.modules["pandas"]
+    return isinstance(index, pd.RangeIndex) and index.equals(pd.RangeIndex(size))
+
+
+def aligned(frame: Any, labels: Any, axis: str, name: str) -> Any:
+    """The values of `frame`, with its `axis` ("index" or "columns") put in the order of
+    `labels`. Positional when `labels` is None or the axis carries the default 0..n-1."""
+    index = getattr(frame, axis)
+    if labels is None or is_default_index(index, len(index)) or index.equals(labels):
+        return frame.to_numpy()
+    if index.has_duplicates or len(index) != len(labels) or not index.isin(labels).all():
+        raise ValueError(
+            f"the {axis} of {name} must be the labels of the map's objects "
+            f"(first: {list(labels[:3])}), got {list(index[:3])}"
+        )
+    return (frame.loc[labels] if axis == "index" else frame.loc[:, labels]).to_numpy()
