@@ -343,3 +343,15 @@ def test_no_private_module_at_the_top_level():
     assert private == set(LAYERS), f"private top-level modules not in LAYERS: {sorted(private - set(LAYERS))}"
     packages = {module for module in private if _source(module).name == "__init__.py"}
     assert packages == private, f"private modules at pcalib's top level: {sorted(private - packages)}"
+
+
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_700_lines():
+    """A module over 700 lines holds more than one subject (issue 34: principal_coordinates
+    had 958, plot 719): split it along its seams into private modules."""
+    sizes = {module: len(_source(module).read_text(encoding="utf-8").splitlines()) for module in MODULES}
+    offenders = sorted((module, lines) for module, lines in sizes.items() if lines > MAX_MODULE_LINES)
+    assert not offenders, f"modules over {MAX_MODULE_LINES} lines: {offenders}"
+    assert sizes["pcalib.principal_coordinates"] > 500  # the reader sees the modules
