@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import chdtrc
 
-from ._spectra import (
+from ._linalg.spectra import (
     as_spectrum,
     centered_in_units,
     check_decreasing,
@@ -35,8 +35,8 @@ from ._spectra import (
     spectrum_of_centered,
     stacked,
 )
-from ._units import rescale
-from ._validation import check_random_state
+from ._linalg.units import rescale
+from ._utils.validation import check_random_state
 
 __all__ = [
     "BartlettTest",

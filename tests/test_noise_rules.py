@@ -16,7 +16,7 @@ import scipy.stats
 
 import pcalib
 from pcalib import bartlett_test, choose_k, marchenko_pastur_edge, parallel_analysis, velicer_map
-from pcalib._spectra import marchenko_pastur_median
+from pcalib._linalg.spectra import marchenko_pastur_median
 
 theorem = pytest.mark.theorem
 
