@@ -127,10 +127,10 @@ class RobustPCA(EstimatorBase):
         4.0% (3.0%). With unequal residual variances :math:`\lambda_j` (j > k) what
         counts is the effective number of residual dimensions
         :math:`(\sum_{j>k} \lambda_j)^2 / \sum_{j>k} \lambda_j^2`: variances 1 and
-        0.25 (1.47 dimensions) give 4.4% (4.0%). Under
+        0.25 (1.47 dimensions) give 4.4% (4.1%). Under
         contamination the MCD rule's cutoff stays near its clean value (its
         consistency factor is the fixed :math:`c_1(0.975)`), the median/MAD rule's
-        grows: with 10% of the values far out, 2.06 against 2.39 standard deviations
+        grows: with 10% of the values far out, 2.07 against 2.39 standard deviations
         of the clean values (ideal 1.96).
     random_state : None, int or numpy.random.Generator
         Draws the random starting subsets of FAST-MCD in ROBPCA's final step, which

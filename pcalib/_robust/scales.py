@@ -190,7 +190,7 @@ def univariate_mcd(Y: np.ndarray, h: int, *, consistent: bool = False) -> tuple[
     factor of a normal sample truncated where the rule truncates it, which removes
     that bias. The factor is fixed: robustbase's convention :math:`c_1(m/n)` would
     count the values the rule excludes (outliers, if any) as the normal tails it cut
-    and inflate the scale under contamination (by 25% at 10% outliers far out).
+    and inflate the scale under contamination (by about 22% at 10% outliers far out).
 
     If the best window has zero variance (at least h equal values: an exact fit), the
     location is that window's value and the scale is 0, so every other value lies
