@@ -157,7 +157,10 @@ def parallel_analysis_in_units(
 
     def null_spectra(count: int) -> np.ndarray:
         if null == "permutation":  # a permuted centered column is still centered
-            stack = rng.permuted(np.broadcast_to(Xc, (count, n, p)), axis=1)
+            # permuted in place in a C-ordered copy: the same draws as permuting a
+            # broadcast view, whose strided result made the Gram products slow
+            stack = np.repeat(Xc[None], count, axis=0)
+            rng.permuted(stack, axis=1, out=stack)
         else:
             stack = rng.standard_normal((count, n, p)) * sd
             stack -= stack.mean(axis=1, keepdims=True)
