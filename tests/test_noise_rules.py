@@ -266,6 +266,28 @@ def test_velicer_map_on_iris_matches_r_and_keeps_one():
     assert choose_k(X=pcalib.datasets.load_iris().data, method="map") == 1
 
 
+def test_velicer_map_fourth_power_from_residual_correlations():
+    """The revised MAP of Velicer, Eaton and Fava (2000) averages the fourth powers of
+    the partial correlations. Independent route: the partial correlations given the
+    first m components are the correlations of the residuals of the standardized data
+    after a least-squares regression on their m component scores (NumPy's lstsq)."""
+    X = spiked(80, 7, [6.0, 3.0], np.random.default_rng(10))
+    Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    V = np.linalg.eigh(Z.T @ Z / 79)[1][:, ::-1]
+    expected = []
+    for m in range(7):
+        scores = Z @ V[:, :m]
+        residuals = Z - scores @ np.linalg.lstsq(scores, Z, rcond=None)[0] if m else Z
+        partial = np.corrcoef(residuals, rowvar=False)[~np.eye(7, dtype=bool)]
+        expected.append(np.mean(partial**4))
+    np.testing.assert_allclose(velicer_map(X, power=4), expected, rtol=1e-9)
+    np.testing.assert_allclose(velicer_map(X, power=2)[:3], velicer_map(X)[:3], rtol=0)
+    with pytest.raises(ValueError, match="power must be 2 or 4"):
+        velicer_map(X, power=3)
+    with pytest.raises(TypeError, match="power must be the integer 2 or 4"):
+        velicer_map(X, power=4.0)
+
+
 def test_velicer_map_keeps_nothing_in_independent_data_and_refuses_constant_columns():
     found = [choose_k(X=np.random.default_rng(s).standard_normal((200, 10)), method="map") for s in range(20)]
     assert np.mean(np.array(found) == 0) >= 0.9
