@@ -415,10 +415,10 @@ def velicer_map(X: ArrayLike, *, power: int = 2) -> np.ndarray:
 
     with a = `power`: for a = 2 the average squared partial correlation (Velicer 1976;
     ``psych::VSS``'s ``map`` for m >= 1), for a = 4 the average fourth power of the
-    revision of Velicer, Eaton and Fava (2000). Velicer's rule keeps the m of smallest MAP, which can be 0: the
-    components are kept while removing them lowers the partial correlations. A
-    variable whose partial variance vanishes (to round-off) makes :math:`\mathrm{MAP}_m`
-    undefined: ``inf``, never chosen.
+    revision of Velicer, Eaton and Fava (2000). Velicer's rule keeps the m of smallest
+    MAP, which can be 0: the components are kept while removing them lowers the partial
+    correlations. A variable whose partial variance vanishes (to round-off) makes
+    :math:`\mathrm{MAP}_m` undefined: ``inf``, never chosen.
 
     Parameters
     ----------
