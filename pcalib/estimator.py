@@ -133,9 +133,9 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         (accelerated by SQUAREM, ``pcalib._ppca.missing_fits.iterative_pca``; a
         ``UserWarning`` says when they are not enough). Ignored otherwise.
     missing_tol : float, default 1e-8
-        With ``missing``: the iteration stops when the change of the filled entries,
-        plus the change still to come if it shrinks geometrically, is at most ``tol``
-        times the norm of the centered completed matrix. Ignored otherwise.
+        With ``missing``: the iteration stops when the larger of the change of the
+        filled entries and the change still to come if it shrinks geometrically is at
+        most ``tol`` times the norm of the centered completed matrix. Ignored otherwise.
     tol : float in (0, 1) or None, default None
         None: exact. A float: the Krylov routes ("auto" takes them for an integer
         ``n_components`` < min(n, p)) stop when every residual :math:`\|M\mathbf v_j -

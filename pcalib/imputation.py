@@ -56,8 +56,8 @@ def impute_pca(
       :math:`n/(n-1-k)` times this one (``noise="df"`` reproduces it), and
       standardizes the columns by default (``standardize=True`` here). Either way
       the completed matrix understates the noise variance (its filled entries carry
-      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 35 to
-      350 evaluations on iris at 10-40% missing, where the plain iteration needs up
+      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 29 to
+      347 evaluations on iris at 10-40% missing, where the plain iteration needs up
       to 3,700 (``pcalib._ppca.missing_fits.iterative_pca``).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
       method called "EM" in missMDA. No iteration increases the squared error
@@ -91,8 +91,8 @@ def impute_pca(
         "em": the ``tol`` of :class:`pcalib.PPCA` (default 1e-10): stop when the
         log-likelihood still to be gained is below ``tol`` times its size and the
         relative change of the parameters still to come below its square root; the
-        iterative methods: when the change of the imputed values (plus the
-        change still to come) is below ``tol`` times the Frobenius norm of the
+        iterative methods: when the larger of the change of the imputed values and
+        the change still to come is at most ``tol`` times the Frobenius norm of the
         centered completed matrix (default 1e-8).
     random_state : None, int or numpy.random.Generator
         Seed of the random initial W of EM (unused by the iterative methods,

@@ -148,9 +148,9 @@ def iterative_pca(
     taken. A fixed point of F is a fixed point of the scheme, so the answer is the
     same, in 5 to 20 times fewer evaluations (29-347 on iris at 10-40% missing,
     medians 35, 72, 135 and 186 over 40 patterns per rate).
-    Stops when the change of the imputed values, plus the change still to come if it
-    shrinks geometrically (Aitken, at the slowest rate of two plain steps seen), is at most ``tol``
-    times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in standardized units if
+    Stops when the larger of the change of the imputed values and the change still to
+    come if it shrinks geometrically (Aitken, at the slowest rate of two plain steps
+    seen) is at most ``tol`` times :math:`\|\hat X - \mathbf 1 \bar x^\top\|_F` (both in standardized units if
     `standardize`).
     """
     y, shift, exponent = incomplete_units(arr, observed)
