@@ -321,7 +321,7 @@ def test_more_exact_than_incremental_pca():
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e6])
-def test_gram_pass_split_between_threads(offset, monkeypatch):
+def test_gram_pass_split_between_threads(offset, monkeypatch, all_blas_threads):
     """shifted_gram splits a large pass over rows between the BLAS threads (each with
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
     split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
@@ -376,7 +376,7 @@ def test_gram_pass_split_at_most_between_the_cores(monkeypatch):
         assert calls == expected
 
 
-def test_blas_limit_only_on_the_main_thread():
+def test_blas_limit_only_on_the_main_thread(all_blas_threads):
     """limited_blas limits BLAS to one thread on the main thread and restores the count;
     on another thread (where OpenBLAS would not take the restore) it does nothing, and
     shifted_gram there runs on that one thread with the same sums."""

@@ -415,7 +415,7 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     np.testing.assert_array_equal(data.gram_times(Q, Center.of(mean), scale), threaded)  # same sums, same order
 
 
-def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
+def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch, all_blas_threads):
     """The Lanczos route limits BLAS to one thread (ARPACK's vector steps of order p
     would otherwise keep BLAS threads spinning on the cores the sparse products need)
     and runs the products on a pool of threads; both undone afterwards."""
