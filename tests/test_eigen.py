@@ -63,6 +63,21 @@ def test_lanczos_refuses_a_residual_it_cannot_reach():
     assert lanczos_top_operator(lambda Q: M @ Q, M.shape[0], 5, rtol=1e-20) is None
 
 
+def test_lanczos_gives_up_once_its_products_are_spent():
+    M, _ = decaying(seed=2)
+    products = []
+
+    def times(Q):
+        products.append(Q.shape[1])
+        return M @ Q
+
+    assert lanczos_top_operator(times, M.shape[0], 5, max_products=20) is None
+    assert sum(products) == 20       # the 21st product is refused, not computed
+    products.clear()
+    assert lanczos_top_operator(times, M.shape[0], 5, max_products=M.shape[0]) is not None
+    assert sum(products) < M.shape[0] / 2
+
+
 def test_krylov_gives_up_early_on_a_flat_spectrum():
     values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
     M = spd_with_spectrum(values, seed=1)
