@@ -18,7 +18,13 @@ import scipy.linalg
 from scipy.linalg import blas
 
 from ._eigen import (
-    KRYLOV_MAX_FRACTION, NUMPY_MAX_M, cholesky_qr, krylov_block, krylov_top_operator, lanczos_top_operator, top_eigh,
+    KRYLOV_MAX_FRACTION,
+    NUMPY_MAX_M,
+    cholesky_qr,
+    krylov_block,
+    krylov_top_operator,
+    lanczos_top_operator,
+    top_eigh,
 )
 
 __all__ = [
