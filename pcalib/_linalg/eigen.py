@@ -273,7 +273,12 @@ def orthonormal_directions(Y: np.ndarray, floor: float) -> np.ndarray:
 
 
 def lanczos_top_operator(
-    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float = KRYLOV_RTOL
+    times: Callable[[np.ndarray], np.ndarray],
+    m: int,
+    k: int,
+    rtol: float = KRYLOV_RTOL,
+    *,
+    max_products: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     r"""k largest eigenpairs of a symmetric positive semi-definite m x m matrix M given
     only by ``times(Q) = M @ Q`` (Q of shape (m, b)), by the implicitly restarted
@@ -320,13 +325,43 @@ def lanczos_top_operator(
     search: a missed eigenvalue is then below, or within ``_PROBE_TOL`` of, the
     probe's Ritz value.
 
+    `max_products`, if given, caps the work: the search gives up (``None``) once that
+    many vectors have been multiplied, counting the main run, its retry, the probes
+    and the deflated runs (a cluster of wanted eigenvalues can otherwise keep ARPACK
+    restarting 1000 times: 28,000 products, minutes, at m = 1000).
+
     Returns
     -------
     (values, vectors) or None
         The k largest Ritz values in decreasing order and their orthonormal Ritz
         vectors (m, k); ``None`` if ARPACK does not converge within 1000 restarts
-        or the residual test fails. Needs ``1 <= k < m``.
+        or `max_products` products, or the residual test fails. Needs ``1 <= k < m``.
     """
+    if max_products is None:
+        return _lanczos_top(times, m, k, rtol)
+    spent = 0
+
+    def counted(Q: np.ndarray) -> np.ndarray:
+        nonlocal spent
+        spent += Q.shape[1]
+        if spent > max_products:
+            raise _BudgetSpent
+        return times(Q)
+
+    try:
+        return _lanczos_top(counted, m, k, rtol)
+    except _BudgetSpent:
+        return None
+
+
+class _BudgetSpent(Exception):
+    """Raised inside :func:`lanczos_top_operator` once `max_products` are spent."""
+
+
+def _lanczos_top(
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The search of :func:`lanczos_top_operator`, without a budget."""
     found = _arpack(times, m, k, rtol, np.random.default_rng(0).uniform(-1.0, 1.0, m))
     probes = np.random.default_rng(1)
     while found is not None and m - k >= 2:
