@@ -1,6 +1,6 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (``pcalib._missing_fits.iterative_pca``). Only
+or by (regularized) iterative PCA (``pcalib._ppca.missing_fits.iterative_pca``). Only
 public methods of :class:`pcalib.PPCA` are used.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._frames import to_frame
-from ._missing_fits import NOISE_RULES, iterative_pca
-from ._progress import progress
-from ._validation import check_flag, check_positive_int, check_rank, check_tol, incomplete_matrix
+from ._ppca.missing_fits import NOISE_RULES, iterative_pca
+from ._utils.frames import to_frame
+from ._utils.progress import progress
+from ._utils.validation import check_flag, check_positive_int, check_rank, check_tol, incomplete_matrix
 from .ppca import PPCA
 
 __all__ = ["impute_pca"]
@@ -58,7 +58,7 @@ def impute_pca(
       the completed matrix understates the noise variance (its filled entries carry
       none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 35 to
       350 evaluations on iris at 10-40% missing, where the plain iteration needs up
-      to 3,700 (``pcalib._missing_fits.iterative_pca``).
+      to 3,700 (``pcalib._ppca.missing_fits.iterative_pca``).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
       method called "EM" in missMDA. No iteration increases the squared error
       over the observed entries, and driving it down over-fits: prefer

@@ -65,8 +65,8 @@ def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch):
     fewer Dask workers than cores BLAS keeps its threads. Same axes either way."""
     import dask
 
-    import pcalib._inputs as inputs
-    import pcalib._threads as threads
+    import pcalib._inputs.matrix as inputs
+    import pcalib._utils.threads as threads
 
     if threads._blas() is None or threads.blas_threads() < 2:
         pytest.skip("BLAS threads cannot be limited here (no threadpoolctl, or one thread)")

@@ -1,4 +1,4 @@
-"""Tests of pcalib._eigen (shared partial eigensolver) and of the eig route's blocked scatter (pcalib._scatter).
+"""Tests of pcalib._linalg.eigen (shared partial eigensolver) and of the eig route's blocked scatter (pcalib._routes.scatter).
 
 Every check compares with numpy.linalg.eigh / numpy.linalg.svd written out here.
 """
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import pcalib
-import pcalib._eigen as eigen_module
-import pcalib._scatter as scatter_module
-from pcalib._eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
-from pcalib._moments import row_blocks
-from pcalib._units import Frame
+import pcalib._linalg.eigen as eigen_module
+import pcalib._routes.scatter as scatter_module
+from pcalib._linalg.eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
+from pcalib._linalg.moments import row_blocks
+from pcalib._linalg.units import Frame
 
 
 def spd_with_spectrum(values, seed=0):

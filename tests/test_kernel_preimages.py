@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import pcalib
-import pcalib._kernel_algebra as algebra
-import pcalib._kernel_preimages as preimages
+import pcalib._kernel.algebra as algebra
+import pcalib._kernel.preimages as preimages
 from pcalib import KernelPCA
 
 sk_decomposition = pytest.importorskip("sklearn.decomposition")
