@@ -64,7 +64,7 @@ __all__ = ["Certificate", "certify"]
 # _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped at the first t whose bound
 # certifies every pair and is at most half the smallest Ritz value (each t a test that fails with probability rho**-J, so all of them
 # together with at most _POWERS rho**-J = 1e-4). The bound of power t overestimates
-# lambda_1(P M P) by at most the factor (rho sqrt(2/pi) sqrt(p))**(1/t) (1.9 at
+# lambda_1(P M P) by up to about the factor (rho sqrt(2/pi) sqrt(p))**(1/t) (1.9 at
 # p = 5000, t = 10), typically (rho sqrt(2/pi) |g|)**(1/t) (1.2 at t = 10); each power is
 # one product of M with J columns.
 _PROBES = 5
