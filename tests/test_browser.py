@@ -263,7 +263,13 @@ def open_page(driver, url: str) -> str:
 
 @pytest.fixture(scope="session")
 def desktop(browser, report):
-    """Every page at 1400 px: measurements, console, requests, a solution opened."""
+    """Every page at 1400 px: measurements, console, requests, a solution opened; then
+    the same page narrowed to 390 px as a phone shows it (``report.phone``).
+
+    Narrowing the loaded page instead of loading it again halves the run (MathJax
+    typesets each page once); the layout is recomputed for the phone's viewport, with
+    ``mobile`` emulation, exactly as on a fresh load, and any opened solution must fit
+    the phone too."""
     server = browser.pcabook_server
     support.set_viewport(browser, *DESKTOP, mobile=False)
     drain_logs(browser, server.origin)
@@ -279,6 +285,7 @@ def desktop(browser, report):
             visit.data = run_probe(browser, "desktop", sorted(expected_boxes(page)))
         except Exception as error:  # reported by every test of the page
             visit.error = f"{type(error).__name__}: {error}"
+        report.phone[page] = measured_as_phone(browser)
         visit.console, visit.outside = drain_logs(browser, server.origin)
         visit.failed = [f"{path} ({status})" for path, status in server.requests[first_request:]
                         if status >= 400]
@@ -289,21 +296,20 @@ def desktop(browser, report):
     return report.desktop
 
 
-@pytest.fixture(scope="session")
-def phone(browser, report, desktop):
-    """Every page at 390 px wide, as a phone shows it (after the desktop pass)."""
-    server = browser.pcabook_server
-    support.set_viewport(browser, *PHONE, mobile=True)
+def measured_as_phone(driver) -> dict:
+    """The loaded page at 390 px wide with mobile emulation, then back at 1400 px."""
+    support.set_viewport(driver, *PHONE, mobile=True)
     try:
-        for page in PAGES:
-            try:
-                open_page(browser, server.url(f"{page}.html"))
-                report.phone[page] = run_probe(browser, "phone")
-            except Exception as error:
-                report.phone[page] = {"error": f"{type(error).__name__}: {error}"}
+        return run_probe(driver, "phone")
+    except Exception as error:
+        return {"error": f"{type(error).__name__}: {error}"}
     finally:
-        support.set_viewport(browser, *DESKTOP, mobile=False)
-        drain_logs(browser, server.origin)
+        support.set_viewport(driver, *DESKTOP, mobile=False)
+
+
+@pytest.fixture(scope="session")
+def phone(desktop, report):
+    """Every page at 390 px wide, measured during the desktop visit."""
     return report.phone
 
 
