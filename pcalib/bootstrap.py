@@ -25,11 +25,11 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 from scipy.special import erfinv
 
-from ._eigen import NUMPY_MAX_M, top_eigh
-from ._progress import progress
-from ._spectra import check_level, rank_tolerance
-from ._units import center_array, rescale
-from ._validation import check_flag, check_n_components, check_random_state, output_dtype, validated
+from ._linalg.eigen import NUMPY_MAX_M, top_eigh
+from ._linalg.spectra import check_level, rank_tolerance
+from ._linalg.units import center_array, rescale
+from ._utils.progress import progress
+from ._utils.validation import check_flag, check_n_components, check_random_state, output_dtype, validated
 from .estimator import PCA
 
 __all__ = ["AndersonIntervals", "BootstrapResult", "align_axes", "anderson_intervals", "bootstrap_pca"]
@@ -133,7 +133,7 @@ def _leading_eigenpairs(R: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, n
     by pcalib's exact routes for k components, one resample at a time: the smaller of
     :math:`R_b^\top R_b` and :math:`R_b R_b^\top` formed by SciPy's ``dsyrk`` (lower
     triangle), then its k leading eigenpairs by LAPACK's partial ``?syevr``
-    (:func:`pcalib._eigen.top_eigh` above order ``NUMPY_MAX_M``: block Krylov
+    (:func:`pcalib._linalg.eigen.top_eigh` above order ``NUMPY_MAX_M``: block Krylov
     when it pays), all in SciPy's BLAS. Axes of the Gram route are
     :math:`R_b^\top \mathbf u_j / \sigma_j`; a resample with fewer than k nonzero
     eigenvalues takes its axes from the SVD. Measured against every eigenpair by
@@ -413,7 +413,7 @@ def bootstrap_pca(
     Notes
     -----
     The resamples are drawn from the centered data read in their frame
-    (``pcalib._units.center_array``: an exact power-of-two scale, or the
+    (``pcalib._linalg.units.center_array``: an exact power-of-two scale, or the
     standardized columns when `standardize`), so no square overflows or
     underflows at any scale of X; the eigenvalues are converted to the data's
     units at the end. Eigenvalues within round-off of 0 (below

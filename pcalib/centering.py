@@ -7,8 +7,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._units import center_array, rescale
-from ._validation import as_data_matrix, output_dtype
+from ._linalg.units import center_array, rescale
+from ._utils.validation import as_data_matrix, output_dtype
 
 __all__ = ["centering_matrix", "center"]
 

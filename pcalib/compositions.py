@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import as_data_matrix, check_ddof, checked_finite
+from ._utils.validation import as_data_matrix, check_ddof, checked_finite
 
 __all__ = ["closure", "clr", "ilr", "ilr_inv", "multiplicative_replacement", "sbp_basis", "variation_matrix"]
 

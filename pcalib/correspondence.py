@@ -29,10 +29,10 @@ leaves the sign to LAPACK).
 Multiple correspondence analysis (MCA) of p categorical columns is the CA of the n x J
 indicator matrix :math:`Z` (one column per category, J categories in all).
 
-The engine is in private modules: :mod:`pcalib._ca_tables` reads a table in exact
-power-of-two units, :mod:`pcalib._ca_solver` finds the leading singular triplets of
+The engine is in private modules: :mod:`pcalib._categories.ca_tables` reads a table in exact
+power-of-two units, :mod:`pcalib._categories.ca_solver` finds the leading singular triplets of
 E (LAPACK for small tables, Krylov methods on dense or sparse large ones),
-:mod:`pcalib._mca_coding` codes categorical columns and :mod:`pcalib._mca_fit` gives
+:mod:`pcalib._categories.mca_coding` codes categorical columns and :mod:`pcalib._categories.mca_fit` gives
 MCA's spectrum and corrected inertias.
 """
 
@@ -45,14 +45,14 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike
 
-from ._ca_solver import residual_svd
-from ._ca_tables import aligned_rows, counts_table, refuse_empty
-from ._frames import check_feature_names, feature_names_of
-from ._mca_coding import category_names, code_column, coded_columns, columns_of, indicator
-from ._mca_fit import corrected_ratios, correlation_ratios, mca_spectrum
-from ._signs import axis_signs
-from ._sklearn_compat import EstimatorBase
-from ._tables import row_index_of
+from ._categories.ca_solver import residual_svd
+from ._categories.ca_tables import aligned_rows, counts_table, refuse_empty
+from ._categories.mca_coding import category_names, code_column, coded_columns, columns_of, indicator
+from ._categories.mca_fit import corrected_ratios, correlation_ratios, mca_spectrum
+from ._estimator.base import EstimatorBase
+from ._linalg.signs import axis_signs
+from ._utils.frames import check_feature_names, feature_names_of
+from ._utils.tables import row_index_of
 
 __all__ = ["CA", "MCA", "SupplementaryCategories"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._units import Centered, center_array, rescale
-from ._validation import output_dtype, validated
+from ._linalg.units import Centered, center_array, rescale
+from ._utils.validation import output_dtype, validated
 
 __all__ = ["covariance", "total_variance", "standardize"]
 

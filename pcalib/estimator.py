@@ -13,17 +13,17 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._center import Center
-from ._decomposition import Decomposition
-from ._input_errors import naming_non_finite
-from ._inputs import as_matrix
-from ._missing_fits import complete_for_pca, fill_for_pca
-from ._ppca_missing import as_given, has_missing
-from ._ppca_scoring import PPCAScoring, above_round_off
-from ._sklearn_compat import EstimatorBase
-from ._streaming import StreamingFit
-from ._units import rescale
-from ._validation import (
+from ._estimator.base import EstimatorBase
+from ._estimator.streaming import StreamingFit
+from ._inputs.errors import naming_non_finite
+from ._inputs.matrix import as_matrix
+from ._linalg.center import Center
+from ._linalg.units import rescale
+from ._ppca.em_missing import as_given, has_missing
+from ._ppca.missing_fits import complete_for_pca, fill_for_pca
+from ._ppca.scoring import PPCAScoring, above_round_off
+from ._routes.decomposition import Decomposition
+from ._utils.validation import (
     NotFittedError,
     check_ddof,
     check_flag,
@@ -50,10 +50,10 @@ class _Fitted(Protocol):
 
 class MissingValueHooks:
     """The missing-value hooks of :class:`PCA`: filling new data from the fitted model
-    (``fit`` completes its data by :func:`pcalib._missing_fits.complete_for_pca`)."""
+    (``fit`` completes its data by :func:`pcalib._ppca.missing_fits.complete_for_pca`)."""
 
     def _filled(self: _Fitted, X: ArrayLike) -> Any:
-        """`X` (checked against the fit) with its NaN filled by :func:`pcalib._missing_fits.fill_for_pca`;
+        """`X` (checked against the fit) with its NaN filled by :func:`pcalib._ppca.missing_fits.fill_for_pca`;
         `X` itself if it has none."""
         if not has_missing(X):
             return X
@@ -130,12 +130,12 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         with holes when the noise level matters.
     missing_max_iter : int, default 1000
         With ``missing``: the most evaluations of the regularized iteration's map
-        (accelerated by SQUAREM, ``pcalib._missing_fits.iterative_pca``; a
+        (accelerated by SQUAREM, ``pcalib._ppca.missing_fits.iterative_pca``; a
         ``UserWarning`` says when they are not enough). Ignored otherwise.
     missing_tol : float, default 1e-8
-        With ``missing``: the iteration stops when the change of the filled entries,
-        plus the change still to come if it shrinks geometrically, is at most ``tol``
-        times the norm of the centered completed matrix. Ignored otherwise.
+        With ``missing``: the iteration stops when the larger of the change of the
+        filled entries and the change still to come if it shrinks geometrically is at
+        most ``tol`` times the norm of the centered completed matrix. Ignored otherwise.
     tol : float in (0, 1) or None, default None
         None: exact. A float: the Krylov routes ("auto" takes them for an integer
         ``n_components`` < min(n, p)) stop when every residual :math:`\|M\mathbf v_j -
@@ -214,7 +214,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
 
     _FITTED_BY = "components_"  # read after partial_fit: solves, or says why it cannot
     _preserves_dtype = ("float64", "float32")
-    _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs)
+    _accepts_sparse = True  # scipy.sparse input, never densified (pcalib._inputs.matrix)
 
     @property  # per instance: NaN are missing values only with `missing`
     def _accepts_nan(self) -> bool:  # type: ignore[override]
@@ -308,7 +308,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
     # -- using a fitted model -----------------------------------------------------
 
     def _checked_input(self, X: ArrayLike, name: str = "X", columns: int | None = None, *, fill: bool = False) -> Any:
-        """`X` of any kind (:func:`pcalib._inputs.as_matrix`) with the fitted number of
+        """`X` of any kind (:func:`pcalib._inputs.matrix.as_matrix`) with the fitted number of
         features; with `fill`, its NaN then filled (:meth:`fill`): the names are checked
         on `X` as given, before the holes are filled."""
         self._require_fitted()
@@ -335,7 +335,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
 
     def _fitted_center(self) -> Center:
         r"""The mean that :meth:`transform` subtracts: the fit's exact pair
-        (:class:`pcalib._center.Center`), so that ``transform`` of the fitted data
+        (:class:`pcalib._linalg.center.Center`), so that ``transform`` of the fitted data
         gives the scores of ``fit_transform`` at any offset (a float64 ``mean_`` of
         data at :math:`10^{15}` is rounded by up to 0.06, one of int64 data near
         :math:`2^{62}` by up to 512); ``mean_`` itself if it was changed since."""
@@ -382,7 +382,7 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
 
 
 def _fit_by_route(model: PCA, data: Any, ddof: int, need_scores: bool) -> tuple[Decomposition, str]:
-    """`model`'s parameters checked against `data` (``pcalib._inputs.as_matrix``) and
+    """`model`'s parameters checked against `data` (``pcalib._inputs.matrix.as_matrix``) and
     the fit of `data` by the route they choose (:func:`pcalib.solvers.fit_by_route`)."""
     n, p = data.shape
     check_flag(model.standardize, "standardize")
@@ -400,7 +400,7 @@ def _fit_by_route(model: PCA, data: Any, ddof: int, need_scores: bool) -> tuple[
 
 def _fit_naming_columns(model: PCA, X: ArrayLike, need_scores: bool) -> np.ndarray | None:
     """``model._fit`` of `X` once its feature names are recorded, so that the error of a
-    NaN or infinity names the DataFrame's column (:func:`pcalib._input_errors.naming_non_finite`)."""
+    NaN or infinity names the DataFrame's column (:func:`pcalib._inputs.errors.naming_non_finite`)."""
     arr = model._remember_input(X)
     with naming_non_finite(model.__dict__.get("feature_names_in_")):
         return model._fit(arr, need_scores=need_scores)
@@ -456,7 +456,7 @@ def _fitted_attributes(
 
 def _warn_if_unresolved(found: Decomposition, n: int, p: int) -> None:
     r"""Warn when some components of `found` depend on columns its route could not see
-    (:meth:`pcalib._decomposition.Decomposition.unresolved`): a column whose spread is
+    (:meth:`pcalib._routes.decomposition.Decomposition.unresolved`): a column whose spread is
     :math:`10^{-200}` of another's has squares of :math:`10^{-400}` in the one frame of
     units of the fit, so the eigenvalues of the components it carries come out 0 and
     their axes arbitrary."""

@@ -1,6 +1,6 @@
 r"""Filling the holes of a data matrix with a k-component PCA model
 (:func:`impute_pca`, chapter "Missing values"): by the EM fit of :class:`pcalib.PPCA`,
-or by (regularized) iterative PCA (``pcalib._missing_fits.iterative_pca``). Only
+or by (regularized) iterative PCA (``pcalib._ppca.missing_fits.iterative_pca``). Only
 public methods of :class:`pcalib.PPCA` are used.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._frames import to_frame
-from ._missing_fits import NOISE_RULES, iterative_pca
-from ._progress import progress
-from ._validation import check_flag, check_positive_int, check_rank, check_tol, incomplete_matrix
+from ._ppca.missing_fits import NOISE_RULES, iterative_pca
+from ._utils.frames import to_frame
+from ._utils.progress import progress
+from ._utils.validation import check_flag, check_positive_int, check_rank, check_tol, incomplete_matrix
 from .ppca import PPCA
 
 __all__ = ["impute_pca"]
@@ -56,9 +56,9 @@ def impute_pca(
       :math:`n/(n-1-k)` times this one (``noise="df"`` reproduces it), and
       standardizes the columns by default (``standardize=True`` here). Either way
       the completed matrix understates the noise variance (its filled entries carry
-      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 35 to
-      350 evaluations on iris at 10-40% missing, where the plain iteration needs up
-      to 3,700 (``pcalib._missing_fits.iterative_pca``).
+      none). The iteration is accelerated (SQUAREM, Varadhan and Roland 2008): 29 to
+      347 evaluations on iris at 10-40% missing, where the plain iteration needs up
+      to 3,700 (``pcalib._ppca.missing_fits.iterative_pca``).
     * ``"iterative"``: the same without shrinkage (:math:`\sigma^2 = 0`), the
       method called "EM" in missMDA. No iteration increases the squared error
       over the observed entries, and driving it down over-fits: prefer
@@ -91,8 +91,8 @@ def impute_pca(
         "em": the ``tol`` of :class:`pcalib.PPCA` (default 1e-10): stop when the
         log-likelihood still to be gained is below ``tol`` times its size and the
         relative change of the parameters still to come below its square root; the
-        iterative methods: when the change of the imputed values (plus the
-        change still to come) is below ``tol`` times the Frobenius norm of the
+        iterative methods: when the larger of the change of the imputed values and
+        the change still to come is at most ``tol`` times the Frobenius norm of the
         centered completed matrix (default 1e-8).
     random_state : None, int or numpy.random.Generator
         Seed of the random initial W of EM (unused by the iterative methods,

@@ -27,9 +27,9 @@ landmark rows L; that is linear PCA of the m-dimensional features
 
 The estimator keeps the parameters and the steps of fit, transform and
 inverse_transform. The kernels, evaluated in exact power-of-two units, are those of
-:mod:`pcalib._kernels`; the linear algebra of the fit (centering, eigenpairs, the
-Nyström pass) is in :mod:`pcalib._kernel_algebra`, the pre-images in
-:mod:`pcalib._kernel_preimages`, each with its formula.
+:mod:`pcalib._kernel.kernels`; the linear algebra of the fit (centering, eigenpairs, the
+Nyström pass) is in :mod:`pcalib._kernel.algebra`, the pre-images in
+:mod:`pcalib._kernel.preimages`, each with its formula.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernel_algebra import exact_eigenpairs, landmark_root, nystrom_eigenpairs
-from ._kernel_preimages import PreimageMap, Preimages, preimage_method
-from ._kernels import (
+from ._estimator.base import EstimatorBase
+from ._kernel.algebra import exact_eigenpairs, landmark_root, nystrom_eigenpairs
+from ._kernel.kernels import (
     MEDIAN_ROWS,
     UnitKernel,
     check_kernel_parameters,
@@ -54,10 +54,10 @@ from ._kernels import (
     unit_kernel,
     unit_median_gamma,
 )
-from ._signs import axis_signs
-from ._sklearn_compat import EstimatorBase
-from ._units import center_array, rescale
-from ._validation import as_data_matrix, check_random_state, warn_outside_pcalib
+from ._kernel.preimages import PreimageMap, Preimages, preimage_method
+from ._linalg.signs import axis_signs
+from ._linalg.units import center_array, rescale
+from ._utils.validation import as_data_matrix, check_random_state, warn_outside_pcalib
 
 __all__ = ["KernelPCA", "MEDIAN_ROWS", "median_heuristic_gamma"]
 
@@ -69,7 +69,7 @@ def median_heuristic_gamma(X: ArrayLike) -> float:
     :math:`\|x_i - x_l\|` (i < l), the kernel :math:`\exp(-\|x-y\|^2 / (2\sigma^2))`
     has :math:`\gamma = 1 / (2\sigma^2)`. Above ``MEDIAN_ROWS`` rows, the median is
     taken over ``MEDIAN_ROWS`` evenly spaced rows (deterministic). The distances are
-    computed in the exact units of ``pcalib._units.center_array`` (64-bit
+    computed in the exact units of ``pcalib._linalg.units.center_array`` (64-bit
     integers offset in integer arithmetic first), so no square overflows or
     underflows; a :math:`\gamma` beyond the float64 range is reported as inf or 0
     with a warning.
@@ -139,7 +139,7 @@ class KernelPCA(EstimatorBase):
       float64 rows in the data's units; ``kernel(X, X)`` must be symmetric, as a
       precomputed matrix).
 
-    Exact units: the data are read as :math:`(x - c)\, 2^{-e}` (``pcalib._units``:
+    Exact units: the data are read as :math:`(x - c)\, 2^{-e}` (``pcalib._linalg.units``:
     "rbf" and "linear", which depend only on differences, from the column means, a
     64-bit integer offset subtracted in integers; "poly" by a power of two) and the
     kernel is formed in units where it neither overflows nor underflows; results
@@ -162,7 +162,7 @@ class KernelPCA(EstimatorBase):
     :class:`pcalib.PCA`, whose ``explained_variance_`` it equals for the linear kernel.
 
     Signs: each column of training scores has its entry of largest absolute value
-    positive (``pcalib._signs``).
+    positive (``pcalib._linalg.signs``).
 
     Parameters
     ----------
@@ -213,7 +213,7 @@ class KernelPCA(EstimatorBase):
     solver_ : str
         Which eigensolver ran: "krylov" (block Krylov on the implicitly centered
         product), "lanczos" (ARPACK on the formed :math:`HKH`), "dense" (LAPACK, or
-        ``pcalib._eigen.top_eigh``), "nystrom".
+        ``pcalib._linalg.eigen.top_eigh``), "nystrom".
     n_components_ : int
     n_samples_ : int
     n_features_in_ : int
@@ -397,11 +397,11 @@ class KernelPCA(EstimatorBase):
           if some point does not converge or meets a non-positive denominator).
         * ``preimage="kwok-tsang"`` (``"rbf"``): Kwok and Tsang (2004), from the
           distances to the 10 nearest reference rows
-          (``pcalib._kernel_preimages.kwok_tsang_preimage``).
+          (``pcalib._kernel.preimages.kwok_tsang_preimage``).
         * ``preimage="learned"`` (every kernel but "precomputed"): kernel ridge
           regression from the reference rows' scores to the rows, with their mean and
           the ridge `alpha` (Bakır et al. 2004;
-          ``pcalib._kernel_preimages.LearnedPreimage``), fitted at the first call.
+          ``pcalib._kernel.preimages.LearnedPreimage``), fitted at the first call.
 
         Points are processed in blocks of about ``BLOCK_ENTRIES`` / n_ref, so memory
         stays bounded whatever their number.

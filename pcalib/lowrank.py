@@ -22,17 +22,17 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._signs import axis_signs
-from ._svd import auto_n_iter, exact_svd, randomized_svd_f64
-from ._units import rescale, unit_exponent
-from ._validation import as_data_matrix, check_n_components, check_random_state, output_dtype
+from ._linalg.signs import axis_signs
+from ._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
+from ._linalg.units import rescale, unit_exponent
+from ._utils.validation import as_data_matrix, check_n_components, check_random_state, output_dtype
 
 __all__ = ["truncated_svd", "low_rank_approx", "randomized_svd"]
 
 # randomized_svd works on A itself while its largest entry is within 2**+-256 of 1: then
 # the products A A^T Y (entries up to n p times the square of A's) and the Gram matrices
 # of its orthogonalization stay far inside the float64 range. Beyond, it works on
-# 2**-e A (e = pcalib._units.unit_exponent, exact) and scales the singular values back:
+# 2**-e A (e = pcalib._linalg.units.unit_exponent, exact) and scales the singular values back:
 # at 1e160 the products overflowed (LAPACK failed), at 1e-160 they underflowed
 # (singular values 29% off).
 _SAFE_EXPONENT = 256

@@ -16,11 +16,11 @@ log-likelihood of the observed entries is
 with :math:`p_i = |o_i|`, :math:`y_i = x_{i,o_i} - \mu_{o_i}`,
 :math:`M_i = W_{o_i}^\top W_{o_i} + \sigma^2 I_k` and the posterior mean
 :math:`\hat z_i = M_i^{-1} W_{o_i}^\top y_i`. EM with a parameter-expanded M step
-(PX-EM, Liu, Rubin and Wu 1998, see :class:`pcalib._ppca_missing._ObservedStep`, run
-by :func:`pcalib._ppca_em.run_em`) never decreases it.
+(PX-EM, Liu, Rubin and Wu 1998, see :class:`pcalib._ppca.em_missing._ObservedStep`, run
+by :func:`pcalib._ppca.em.run_em`) never decreases it.
 
 Iterative PCA (the "EM" method of the R package missMDA) and regularized
-iterative PCA (Josse and Husson 2012), see :func:`pcalib._missing_fits.iterative_pca`:
+iterative PCA (Josse and Husson 2012), see :func:`pcalib._ppca.missing_fits.iterative_pca`:
 fill the holes with column means, then repeat "PCA of the completed matrix, refill the
 holes with its rank-k reconstruction", the regularized version shrinking
 component j by :math:`1 - \sigma^2/\tilde\lambda_j`, with :math:`\sigma^2` the mean
@@ -29,8 +29,8 @@ of the p - k discarded eigenvalues (missMDA's ``imputePCA`` uses
 :func:`pcalib.impute_pca`).
 
 This module is the chapter's public face: its functions take arrays and parameters
-(never an estimator) and call the fits of :mod:`pcalib._ppca_missing` (PPCA) and
-:mod:`pcalib._missing_fits` (iterative PCA), which :class:`pcalib.PPCA`,
+(never an estimator) and call the fits of :mod:`pcalib._ppca.em_missing` (PPCA) and
+:mod:`pcalib._ppca.missing_fits` (iterative PCA), which :class:`pcalib.PPCA`,
 :class:`pcalib.PCA` and :func:`pcalib.impute_pca` call too.
 """
 
@@ -39,10 +39,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._ppca_em import PPCAFit, in_data_units
-from ._ppca_missing import check_ppca_rank, conditional_fill, fit_observed, has_missing, observed_posterior
-from ._units import unit_exponent
-from ._validation import check_positive_int, check_random_state, check_tol, incomplete_matrix
+from ._linalg.units import unit_exponent
+from ._ppca.em import PPCAFit, in_data_units
+from ._ppca.em_missing import check_ppca_rank, conditional_fill, fit_observed, has_missing, observed_posterior
+from ._utils.validation import check_positive_int, check_random_state, check_tol, incomplete_matrix
 
 __all__ = ["fill_missing", "fit_ppca", "observed_log_likelihood"]
 

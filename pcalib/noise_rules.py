@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import chdtrc
 
-from ._spectra import (
+from ._linalg.spectra import (
     as_spectrum,
     centered_in_units,
     check_decreasing,
@@ -35,8 +35,8 @@ from ._spectra import (
     spectrum_of_centered,
     stacked,
 )
-from ._units import rescale
-from ._validation import check_random_state
+from ._linalg.units import rescale
+from ._utils.validation import check_random_state
 
 __all__ = [
     "BartlettTest",
@@ -157,7 +157,10 @@ def parallel_analysis_in_units(
 
     def null_spectra(count: int) -> np.ndarray:
         if null == "permutation":  # a permuted centered column is still centered
-            stack = rng.permuted(np.broadcast_to(Xc, (count, n, p)), axis=1)
+            # permuted in place in a C-ordered copy: the same draws as permuting a
+            # broadcast view, whose strided result made the Gram products slow
+            stack = np.repeat(Xc[None], count, axis=0)
+            rng.permuted(stack, axis=1, out=stack)
         else:
             stack = rng.standard_normal((count, n, p)) * sd
             stack -= stack.mean(axis=1, keepdims=True)
@@ -398,7 +401,7 @@ def bartlett_test(
 # -- Velicer's MAP -----------------------------------------------------------------------
 
 
-def velicer_map(X: ArrayLike) -> np.ndarray:
+def velicer_map(X: ArrayLike, *, power: int = 2) -> np.ndarray:
     r"""Velicer's minimum average partial correlation, for m = 0, ..., r - 1 components.
 
     With R the correlation matrix of X, :math:`\lambda_j, \mathbf v_j` its
@@ -408,18 +411,21 @@ def velicer_map(X: ArrayLike) -> np.ndarray:
     .. math::
 
         \mathrm{MAP}_m = \frac{1}{p(p - 1)} \sum_{i \ne l}
-        \frac{(C_m)_{il}^2}{(C_m)_{ii} (C_m)_{ll}},
+        \Big(\frac{(C_m)_{il}^2}{(C_m)_{ii} (C_m)_{ll}}\Big)^{a/2},
 
-    the average squared partial correlation (Velicer 1976; ``psych::VSS``'s ``map``
-    for m >= 1). Velicer's rule keeps the m of smallest MAP, which can be 0: the
-    components are kept while removing them lowers the partial correlations. A
-    variable whose partial variance vanishes (to round-off) makes :math:`\mathrm{MAP}_m`
-    undefined: ``inf``, never chosen.
+    with a = `power`: for a = 2 the average squared partial correlation (Velicer 1976;
+    ``psych::VSS``'s ``map`` for m >= 1), for a = 4 the average fourth power of the
+    revision of Velicer, Eaton and Fava (2000). Velicer's rule keeps the m of smallest
+    MAP, which can be 0: the components are kept while removing them lowers the partial
+    correlations. A variable whose partial variance vanishes (to round-off) makes
+    :math:`\mathrm{MAP}_m` undefined: ``inf``, never chosen.
 
     Parameters
     ----------
     X : array_like of shape (n, p)
         Data, p >= 2, no constant column. Not modified.
+    power : {2, 4}, default 2
+        The power a of the partial correlations averaged (above).
 
     Returns
     -------
@@ -429,8 +435,13 @@ def velicer_map(X: ArrayLike) -> np.ndarray:
     Raises
     ------
     TypeError, ValueError
-        For invalid data, fewer than 2 features or a constant column.
+        For invalid data, fewer than 2 features, a constant column or a `power` that is
+        not the integer 2 or 4.
     """
+    if isinstance(power, bool) or not isinstance(power, (int, np.integer)):
+        raise TypeError(f"power must be the integer 2 or 4, got {power!r}")
+    if power not in (2, 4):
+        raise ValueError(f"power must be 2 or 4, got {power!r}")
     Z, _ = centered_in_units(X, True)
     n, p = Z.shape
     if p < 2:
@@ -451,5 +462,5 @@ def velicer_map(X: ArrayLike) -> np.ndarray:
             continue
         correlations = partial / np.sqrt(np.outer(d, d))
         np.fill_diagonal(correlations, 0.0)
-        values[m] = np.sum(correlations**2) / (p * (p - 1))
+        values[m] = np.sum(correlations**power) / (p * (p - 1))
     return values

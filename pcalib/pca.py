@@ -12,22 +12,22 @@ All three routes center first, :math:`X_c = X - \mathbf{1}\bar{x}^\top`, then:
   :math:`v_j = X_c^\top u_j / \sigma_j`.
 
 They return the same numbers and signs (sign convention of
-``pcalib._signs.axis_signs`` on the components, scores flipped with them).
+``pcalib._linalg.signs.axis_signs`` on the components, scores flipped with them).
 The covariance and Gram routes square the condition number: eigenvalues are
 accurate to about :math:`\varepsilon \lambda_1` in absolute terms, the SVD to
 about :math:`\varepsilon \sigma_1` on the singular values.
 
-Each public route calls its skeleton in :mod:`pcalib._routes`
-(:func:`pcalib._routes.eig_route`, :func:`pcalib._routes.svd_route`,
-:func:`pcalib._routes.gram_route`): one named call a step (center, form the matrix,
+Each public route calls its skeleton in :mod:`pcalib._routes.dense`
+(:func:`pcalib._routes.dense.eig_route`, :func:`pcalib._routes.dense.svd_route`,
+:func:`pcalib._routes.dense.gram_route`): one named call a step (center, form the matrix,
 eigensolve or SVD, sign convention). :class:`pcalib.PCA` reaches them, and its "krylov"
 and "randomized" routes, through the dispatcher there
-(:func:`pcalib._routes.decompose_matrix`). The engine below the steps is private, each
-module's docstring saying what it adds to the chapters' formulas: :mod:`pcalib._scatter`
-(the scatter matrix in one pass, no centered copy), :mod:`pcalib._eigen` (eigensolvers),
-:mod:`pcalib._svd` (SVDs), :mod:`pcalib._dense_krylov` (axes without forming the
-matrix), :mod:`pcalib._decomposition` (the steps every route ends with) and
-:mod:`pcalib._implicit_routes` (sparse and Dask data, ``PCA.partial_fit``).
+(:func:`pcalib._routes.dense.decompose_matrix`). The engine below the steps is private, each
+module's docstring saying what it adds to the chapters' formulas: :mod:`pcalib._routes.scatter`
+(the scatter matrix in one pass, no centered copy), :mod:`pcalib._linalg.eigen` (eigensolvers),
+:mod:`pcalib._linalg.svd` (SVDs), :mod:`pcalib._routes.dense_krylov` (axes without forming the
+matrix), :mod:`pcalib._routes.decomposition` (the steps every route ends with) and
+:mod:`pcalib._routes.implicit` (sparse and Dask data, ``PCA.partial_fit``).
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._decomposition import Decomposition
-from ._routes import centered_copy, eig_route, gram_route, svd_route
-from ._units import center_array, rescale
-from ._validation import check_n_components, output_dtype, validated
+from ._linalg.units import center_array, rescale
+from ._routes.decomposition import Decomposition
+from ._routes.dense import centered_copy, eig_route, gram_route, svd_route
+from ._utils.validation import check_n_components, output_dtype, validated
 
 __all__ = ["PCAResult", "pca_eig", "pca_svd", "pca_gram", "reconstruction_error"]
 

@@ -15,68 +15,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._repel import repel_labels
-from ._validation import as_data_matrix
+from ._utils.figures import finite_values, is_pcoa_result, matplotlib_axes, result_field
+from ._utils.repel import repel_labels
+from ._utils.validation import as_data_matrix
 
 __all__ = [
     "biplot", "ca_map", "correlation_circle", "cumulative_variance", "outlier_map", "projection", "repel_labels", "scree",
 ]
-
-
-#: the names other estimators give a spectrum: CA and MCA call the eigenvalues of their
-#: axes ``eigenvalues_`` (principal inertias) and their shares ``explained_inertia_ratio_``
-_SAME_AS = {"explained_variance": ("eigenvalues",), "explained_variance_ratio": ("explained_inertia_ratio",)}
-
-
-def _field(obj: Any, name: str) -> Any:
-    """`obj.name` or `obj.name_` (fitted estimator) if present, then the same for the
-    names in ``_SAME_AS[name]``, else ``None``."""
-    for candidate in (name, *_SAME_AS.get(name, ())):
-        for attr in (candidate, candidate + "_"):
-            if hasattr(obj, attr):
-                return getattr(obj, attr)
-    return None
-
-
-def _values(obj: Any, field: str, name: str) -> np.ndarray:
-    """A non-empty finite 1-D array, taken from `obj.field` if `obj` is a result."""
-    found = _field(obj, field)
-    values = found if found is not None else obj
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D array of numbers or a result with `{field}`, got a string")
-    if np.iscomplexobj(values):
-        raise TypeError(f"{name} must hold real numbers, got complex numbers")
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} must be a 1-D array of numbers or a result with `{field}`, "
-            f"got {type(values).__name__}"
-        ) from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity; all entries must be finite")
-    return arr
-
-
-def _is_pcoa(obj: Any) -> bool:
-    """Whether `obj` is a :class:`pcalib.PCoAResult` (recognized by what it holds)."""
-    return all(hasattr(obj, name) for name in ("coordinates", "eigenvalues", "project_variables"))
-
-
-def _axes(ax: Any) -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError(
-            "pcalib.plot needs matplotlib, which is not installed: pip install matplotlib "
-            "(or pip install 'pca-derived-and-verified[plot]')"
-        ) from None
-
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
 
 
 def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwargs: Any) -> Any:
@@ -103,7 +48,7 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
     -------
     matplotlib Axes
     """
-    pcoa = _is_pcoa(explained_variance)
+    pcoa = is_pcoa_result(explained_variance)
     if pcoa:
         beta = np.asarray(explained_variance.eigenvalues, dtype=float)
         total = explained_variance.total_inertia
@@ -112,8 +57,8 @@ def scree(explained_variance: Any, ax: Any = None, *, ratio: bool = False, **kwa
         else:
             explained_variance = beta
     field = "explained_variance_ratio" if ratio else "explained_variance"
-    values = _values(explained_variance, field, "explained_variance")
-    ax = _axes(ax)
+    values = finite_values(explained_variance, field, "explained_variance")
+    ax = matplotlib_axes(ax)
     j = np.arange(1, values.size + 1)
     ax.plot(j, values, **{"marker": "o", **kwargs})
     if pcoa:
@@ -143,12 +88,12 @@ def cumulative_variance(ratio: Any, ax: Any = None, threshold: float | None = No
     -------
     matplotlib Axes
     """
-    values = _values(ratio, "explained_variance_ratio", "ratio")
+    values = finite_values(ratio, "explained_variance_ratio", "ratio")
     if threshold is not None and not (
         isinstance(threshold, numbers.Real) and not isinstance(threshold, (bool, np.bool_)) and 0 < threshold <= 1
     ):
         raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     cumulative = np.cumsum(values)
     k = np.arange(1, values.size + 1)
     ax.plot(k, cumulative, marker="o")
@@ -245,12 +190,12 @@ def biplot(
         raise ValueError(f"alpha must be a number in [0, 1] or None, got {alpha!r}")
     if isinstance(arrow_scale, bool) or not isinstance(arrow_scale, numbers.Real) or not arrow_scale > 0:
         raise ValueError(f"arrow_scale must be a positive number, got {arrow_scale!r}")
-    lam = None if alpha is None else _field(scores, "explained_variance")
+    lam = None if alpha is None else result_field(scores, "explained_variance")
     whitened = bool(getattr(scores, "whiten", False))
-    pcoa = _is_pcoa(scores)
-    shares = _field(scores, "proportion_explained" if pcoa else "explained_variance_ratio")
+    pcoa = is_pcoa_result(scores)
+    shares = result_field(scores, "proportion_explained" if pcoa else "explained_variance_ratio")
     if shares is None and components is not None:
-        shares = _field(components, "explained_variance_ratio")
+        shares = result_field(components, "explained_variance_ratio")
     if feature_names is None:
         feature_names = _names_of(scores, components, data)
     if sample_labels is True and not pcoa and hasattr(data, "index"):
@@ -264,12 +209,12 @@ def biplot(
         sample_labels = scores.labels if sample_labels is True else sample_labels
         scores, components, data = scores.coordinates, arrows.T, None
     if components is None:
-        components = _field(scores, "components")
+        components = result_field(scores, "components")
         if components is None:
             raise TypeError("components is required unless scores is a result with `components`")
-    elif _field(components, "components") is not None:  # a result or a fitted estimator
-        components = _field(components, "components")
-    found = _field(scores, "scores")
+    elif result_field(components, "components") is not None:  # a result or a fitted estimator
+        components = result_field(components, "components")
+    found = result_field(scores, "scores")
     if found is None and hasattr(scores, "transform") and hasattr(scores, "components_"):
         if data is None:
             raise TypeError(
@@ -312,7 +257,7 @@ def biplot(
             T = T[:, :2] * np.sqrt(lam)
         T = T[:, :2] * lam ** ((alpha - 1) / 2)
         loadings, c = loadings * lam ** ((1 - alpha) / 2), float(arrow_scale)
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     ax.scatter(T[:, 0], T[:, 1], c=colours, s=12, alpha=0.7)
     written = [
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
@@ -412,7 +357,7 @@ def correlation_circle(
     names = [f"x{j + 1}" for j in range(p)] if names is None else list(names)
     if len(names) != p:
         raise ValueError(f"feature_names must have {p} names (one per feature), got {len(names)}")
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     theta = np.linspace(0, 2 * np.pi, 361)
     ax.plot(np.cos(theta), np.sin(theta), color="0.5", lw=0.8)
     written = []
@@ -481,13 +426,13 @@ def projection(
     if components is None:
         raise TypeError("components is required: principal axes as rows, or a PCA result")
     scale = np.ones(2)
-    result = _field(components, "components")
+    result = result_field(components, "components")
     if result is not None:
-        mean = _field(components, "mean") if mean is None else mean
+        mean = result_field(components, "mean") if mean is None else mean
         if explained_variance is None:
-            explained_variance = _field(components, "explained_variance")
-        if _field(components, "scale") is not None:
-            scale = np.asarray(_field(components, "scale"), dtype=float)
+            explained_variance = result_field(components, "explained_variance")
+        if result_field(components, "scale") is not None:
+            scale = np.asarray(result_field(components, "scale"), dtype=float)
         components = result
     V = as_data_matrix(components, "components")
     if V.shape[1] != 2 or V.shape[0] > 2:
@@ -503,7 +448,7 @@ def projection(
             raise ValueError(
                 f"explained_variance must hold {V.shape[0]} non-negative finite values, got {lam!r}"
             )
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     ax.scatter(data[:, 0], data[:, 1], s=12, alpha=0.7, label="data")
     if project:
         v1 = V[0] / np.linalg.norm(V[0])
@@ -554,7 +499,7 @@ def outlier_map(
     labels = list(range(sd.size)) if row_labels is None else list(row_labels)
     if len(labels) != sd.size:
         raise ValueError(f"row_labels must have one entry per row of X ({sd.size}), got {len(labels)}")
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     c_sd, c_od = model.cutoff_sd_, model.cutoff_od_
     far_sd, far_od = sd > c_sd, od > c_od
     kinds = [
@@ -689,7 +634,7 @@ def ca_map(
         column_labels = names if names is not None else [f"c{j}" for j in range(G.shape[0])]
     if row_labels is None and not mca:
         row_labels = [f"r{i}" for i in range(F.shape[0])]
-    ax = _axes(ax)
+    ax = matplotlib_axes(ax)
     F, G = F[:, list(d)], G[:, list(d)]
     ax.axhline(0, color="0.75", lw=0.8, zorder=0)
     ax.axvline(0, color="0.75", lw=0.8, zorder=0)

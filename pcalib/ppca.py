@@ -20,14 +20,14 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._ppca_em import CompleteStep, PPCAFit, complete_log_likelihood, in_data_units, run_em
-from ._ppca_missing import as_given, check_ppca_rank, conditional_fill, fit_observed, has_missing, observed_posterior
-from ._ppca_model import check_noise_variance, spectral_log_likelihood
-from ._progress import progress
-from ._routes import svd_of_centered
-from ._sklearn_compat import EstimatorBase
-from ._units import center_array
-from ._validation import (
+from ._estimator.base import EstimatorBase
+from ._linalg.units import center_array
+from ._ppca.em import CompleteStep, PPCAFit, complete_log_likelihood, in_data_units, run_em
+from ._ppca.em_missing import as_given, check_ppca_rank, conditional_fill, fit_observed, has_missing, observed_posterior
+from ._ppca.model import check_noise_variance, spectral_log_likelihood
+from ._routes.dense import svd_of_centered
+from ._utils.progress import progress
+from ._utils.validation import (
     as_data_matrix,
     check_positive_int,
     check_random_state,
@@ -47,7 +47,7 @@ def _gaussian_log_likelihood(X: np.ndarray, mean: np.ndarray, W: np.ndarray, sig
 
     The thin SVD :math:`W = A\, \operatorname{diag}(d)\, B^\top` gives C in
     spectral form, eigenvalues :math:`d_j^2 + \sigma^2` along the columns of A and
-    :math:`\sigma^2` elsewhere (:func:`pcalib._ppca_model.spectral_log_likelihood`): the p x p
+    :math:`\sigma^2` elsewhere (:func:`pcalib._ppca.model.spectral_log_likelihood`): the p x p
     matrix C is never formed, and the residual term is computed directly.
 
     Parameters
@@ -129,7 +129,7 @@ class PPCA(EstimatorBase):
     same canonical form as the closed form.
 
     EM stops when two tests pass, with or without missing values (one rule,
-    ``pcalib._ppca_em._converged``): the log-likelihood still to be gained,
+    ``pcalib._ppca.em._converged``): the log-likelihood still to be gained,
     extrapolated from the last two gains (Aitken), is at most ``tol * |L|`` (or the
     gains are within the round-off of L); and the relative change of the parameters
     still to come (:math:`\sigma^2`, the :math:`d_j^2` of W = A diag(d) B^T, the
@@ -163,7 +163,7 @@ class PPCA(EstimatorBase):
         Report EM's progress, one step per iteration with its log-likelihood and
         noise variance (in the units EM runs in): a tqdm bar where tqdm is
         installed, otherwise a line on stderr at most once a second
-        (``pcalib._progress``). The closed form has nothing to report.
+        (``pcalib._utils.progress``). The closed form has nothing to report.
 
     Attributes
     ----------
@@ -200,7 +200,7 @@ class PPCA(EstimatorBase):
     ``expected_failed_checks`` as ``tests/test_sklearn_compat.py`` does.
     """
 
-    _accepts_nan = True  # NaN entries are missing values (pcalib._ppca_missing.fit_observed)
+    _accepts_nan = True  # NaN entries are missing values (pcalib._ppca.em_missing.fit_observed)
     _FITTED_BY = "W_"
 
     def __init__(
@@ -257,9 +257,9 @@ class PPCA(EstimatorBase):
         NaN entries are missing values: then EM over the observed entries
         (:func:`pcalib.missing.fit_ppca`) whatever `method` says, on the deviations from
         the observed column means divided by the power of two that brings the largest
-        into [1/2, 1) (``pcalib._units.incomplete_units``). Otherwise
+        into [1/2, 1) (``pcalib._linalg.units.incomplete_units``). Otherwise
         both methods work on the centered data read in their frame (exact powers of
-        two, ``pcalib._units.Frame``). Either way no square overflows or
+        two, ``pcalib._linalg.units.Frame``). Either way no square overflows or
         underflows; W, sigma^2 and the log-likelihood are converted back to the data's
         units (a warning says if sigma^2 leaves the float64 range there).
         """

@@ -30,32 +30,37 @@ from __future__ import annotations
 
 import numbers
 import sys
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._eigen import krylov_top
-from ._signs import axis_signs
-from ._validation import as_data_matrix, as_square_matrix, output_dtype
+from ._inputs.distances import check_distances, distance_input, weights_vector
+from ._linalg.distances import (
+    center_rows_and_columns,
+    correction_constant,
+    double_centered,
+    lingoes_spectrum,
+    round_off,
+    scaled,
+    squared_distances,
+    warn_not_representable,
+)
+from ._linalg.eigen import krylov_top
+from ._linalg.signs import axis_signs
+from ._utils.frames import aligned, pandas_frame
+from ._utils.validation import as_data_matrix, as_square_matrix, output_dtype
 from .selection import broken_stick
 
 __all__ = ["PCoAResult", "double_center", "pcoa"]
 
-# Relative tolerance for the symmetry and zero-diagonal checks of a distance matrix.
-_DISTANCE_RTOL = 1e-10
 # Up to this n the eigenproblem is solved densely; above it, when only k axes are
 # wanted, by a block Krylov method (much faster for k << n).
 _DENSE_MAX_N = 500
 # Relative residual at which a Krylov Ritz pair is accepted:
 # ||B v - theta v|| <= _KRYLOV_RTOL * max|theta|.
 _KRYLOV_RTOL = 1e-10
-# Rows per block when validating and squaring D (keeps blocks in cache).
-_ROW_BLOCK = 64
-_EPS = np.finfo(np.float64).eps
 CORRECTIONS = ("lingoes", "cailliez")
 # Accepted spellings of "no correction" (ape::pcoa's default is "none").
 _NO_CORRECTION = (None, "none")
@@ -282,9 +287,9 @@ class PCoAResult:
         """
         unit = self._unit_map()
         n = unit.coordinates.shape[0]
-        frame = _pandas_frame(D_new_to_old)
+        frame = pandas_frame(D_new_to_old)
         if frame is not None:
-            D_new_to_old = _aligned(frame, self.labels, "columns", "D_new_to_old")
+            D_new_to_old = aligned(frame, self.labels, "columns", "D_new_to_old")
         new = as_data_matrix(D_new_to_old, "D_new_to_old")
         if new.shape[1] != n:
             raise ValueError(
@@ -294,12 +299,12 @@ class PCoAResult:
         if new.min() < 0:
             i, j = np.unravel_index(np.argmin(new), new.shape)
             raise ValueError(f"D_new_to_old must be non-negative: D_new_to_old[{i}, {j}] = {float(new[i, j])!r}")
-        squared = _squared_distances(np.ldexp(new.astype(np.float64), -unit.exponent), self.correction, unit.constant)
+        squared = squared_distances(np.ldexp(new.astype(np.float64), -unit.exponent), self.correction, unit.constant)
         weighted = unit.coordinates if unit.weights is None else unit.coordinates * unit.weights[:, None]
         positive, values = _positive_axes(unit)
         out = np.zeros((new.shape[0], unit.coordinates.shape[1]))
         out[:, positive] = (unit.gram_diagonal - squared) @ weighted[:, positive] / (2 * values)
-        out = _scaled(out, unit.exponent, self.coordinates.dtype, "the new coordinates")
+        out = scaled(out, unit.exponent, self.coordinates.dtype, "the new coordinates")
         return out if frame is None else _frame(out, frame.index)
 
     def project_variables(self, X: ArrayLike) -> Any:
@@ -348,9 +353,9 @@ class PCoAResult:
         """
         unit = self._unit_map()
         n = unit.coordinates.shape[0]
-        frame = _pandas_frame(X)
+        frame = pandas_frame(X)
         if frame is not None:
-            X = _aligned(frame, self.labels, "index", "X")
+            X = aligned(frame, self.labels, "index", "X")
         data = as_data_matrix(X, "X").astype(np.float64, copy=False)
         if data.shape[0] != n:
             raise ValueError(f"X must have one row per object of the map, n = {n}, got shape {data.shape}")
@@ -359,7 +364,7 @@ class PCoAResult:
         positive, values = _positive_axes(unit)
         arrows = np.zeros((data.shape[1], unit.coordinates.shape[1]))
         arrows[:, positive] = centered.T @ (unit.coordinates[:, positive] * w[:, None]) / values
-        arrows = _scaled(arrows, -unit.exponent, np.dtype(np.float64), "the variables' projections")
+        arrows = scaled(arrows, -unit.exponent, np.dtype(np.float64), "the variables' projections")
         return arrows if frame is None else _frame(arrows, frame.columns)
 
     def to_frame(self) -> Any:
@@ -408,97 +413,12 @@ def double_center(M: ArrayLike) -> np.ndarray:
     array([[ 0.5, -0.5],
            [-0.5,  0.5]])
     """
-    C = as_square_matrix(M, "M")
-    row = C.mean(axis=1)
-    col = C.mean(axis=0)
-    C -= row[:, None]
-    C -= col
-    C += row.mean()
-    return C
-
-
-# --- the forms D may take ----------------------------------------------------------------
-
-
-def _distance_input(D: Any) -> tuple[np.ndarray, Any]:
-    """(square float array, labels or None) from a square array, a pandas DataFrame, an
-    object with ``data`` and ``ids`` (a ``skbio.DistanceMatrix``: duck-typed, skbio is
-    never imported) or a condensed vector (``scipy.spatial.distance.pdist``)."""
-    labels = None
-    frame = _pandas_frame(D)
-    if frame is not None:
-        D, labels = _distance_labels(frame)
-    elif hasattr(D, "ids") and hasattr(D, "data"):
-        ids = list(D.ids)
-        pd = sys.modules.get("pandas")
-        labels = pd.Index(ids) if pd is not None else np.array(ids, dtype=object)
-        D = D.data
-    try:
-        ndim = np.ndim(D)
-    except Exception:  # ragged lists: as_square_matrix says what is wrong
-        ndim = None
-    if ndim == 1:
-        return _square_from_condensed(D), labels
-    if ndim == 2 and np.shape(D)[0] != np.shape(D)[1]:  # a data matrix, most likely
-        raise ValueError(
-            f"D must be a square distance matrix, got shape {np.shape(D)}: pcoa takes the "
-            "distances between n objects, not a data matrix of samples in rows. For a data "
-            "matrix X: D = scipy.spatial.distance.squareform(scipy.spatial.distance.pdist(X)) "
-            "(Euclidean; pdist(X, metric='braycurtis') and others for other distances)"
-        )
-    return as_square_matrix(D, "D"), labels
-
-
-def _square_from_condensed(v: ArrayLike) -> np.ndarray:
-    """The square matrix of a condensed distance vector: the upper triangle row by row,
-    m = n(n-1)/2 entries (the layout of ``pdist`` and ``squareform``)."""
-    row = as_data_matrix(np.reshape(np.asarray(v), (1, -1)) if np.size(v) else [[0.0]], "D")
-    m = row.shape[1] if np.size(v) else 0
-    n = int(round((1 + np.sqrt(1 + 8 * m)) / 2))
-    if n * (n - 1) // 2 != m:
-        raise ValueError(
-            f"D given as a 1-D condensed vector (as scipy.spatial.distance.pdist returns) "
-            f"must have n(n-1)/2 entries for some n, got {m}"
-        )
-    square = np.zeros((n, n), dtype=row.dtype)
-    upper = np.triu_indices(n, 1)
-    square[upper] = row[0, :m]
-    square[upper[::-1]] = row[0, :m]
-    return square
+    return center_rows_and_columns(as_square_matrix(M, "M"))
 
 
 def _shown(value: object) -> str:
     """repr of `value`, NumPy scalars shown as the Python numbers they hold."""
     return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-# --- pandas: imported only if the caller passes pandas objects -----------------------
-
-
-def _pandas_frame(value: object) -> Any:
-    """`value` if it is a pandas DataFrame, else None. Never imports pandas: if pandas
-    is not imported yet, `value` cannot be a DataFrame."""
-    pd = sys.modules.get("pandas")
-    return value if pd is not None and isinstance(value, pd.DataFrame) else None
-
-
-def _is_default_index(index: Any, size: int) -> bool:
-    pd = sys.modules["pandas"]
-    return isinstance(index, pd.RangeIndex) and index.equals(pd.RangeIndex(size))
-
-
-def _aligned(frame: Any, labels: Any, axis: str, name: str) -> Any:
-    """The values of `frame`, with its `axis` ("index" or "columns") put in the order of
-    `labels`. Positional when `labels` is None or the axis carries the default 0..n-1."""
-    index = getattr(frame, axis)
-    if labels is None or _is_default_index(index, len(index)) or index.equals(labels):
-        return frame.to_numpy()
-    if index.has_duplicates or len(index) != len(labels) or not index.isin(labels).all():
-        raise ValueError(
-            f"the {axis} of {name} must be the labels of the map's objects "
-            f"(first: {list(labels[:3])}), got {list(index[:3])}"
-        )
-    return (frame.loc[labels] if axis == "index" else frame.loc[:, labels]).to_numpy()
 
 
 def _frame(values: np.ndarray, index: Any) -> Any:
@@ -507,136 +427,11 @@ def _frame(values: np.ndarray, index: Any) -> Any:
     return pd.DataFrame(values, index=index, columns=columns)
 
 
-def _distance_labels(frame: Any) -> tuple[np.ndarray, Any]:
-    """(values, labels) of a distance matrix given as a DataFrame. The labels are the
-    index (the columns if the index is the default 0..n-1); the columns must name the
-    same objects and are put in the order of the rows."""
-    n_rows, n_columns = frame.shape
-    if n_rows != n_columns:
-        return frame.to_numpy(), None  # as_square_matrix reports the shape
-    by_columns = _is_default_index(frame.index, n_rows) and not _is_default_index(frame.columns, n_columns)
-    labels = frame.columns if by_columns else frame.index
-    if labels.has_duplicates:
-        raise ValueError(f"the labels of D must be unique, got duplicates such as "
-                         f"{list(labels[labels.duplicated()][:3])}")
-    return (frame.to_numpy() if by_columns else _aligned(frame, labels, "columns", "D")), labels
-
-
-def _weights_vector(weights: object, labels: Any, n: int) -> np.ndarray:
-    pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(weights, pd.Series) and labels is not None:
-        missing = labels[~labels.isin(weights.index)]
-        if len(missing):
-            raise ValueError(f"weights has no entry for the objects {list(missing[:3])} of D")
-        weights = weights.loc[labels]
-    try:
-        w = np.asarray(weights)
-    except Exception as exc:  # ragged lists and other unconvertible objects
-        raise TypeError(f"weights must be a 1-D array of positive numbers: {exc}") from None
-    if w.dtype == bool or not (np.issubdtype(w.dtype, np.integer) or np.issubdtype(w.dtype, np.floating)):
-        raise TypeError(f"weights must hold real numbers, got dtype {w.dtype}")
-    if w.shape != (n,):
-        raise ValueError(f"weights must have shape ({n},), one per object of D, got shape {w.shape}")
-    w = w.astype(np.float64)
-    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"weights must be finite and positive, got weights[{i}] = {float(w[i])!r}")
-    return w
-
-
 # --- the computation, on D scaled to max|D| in [1/2, 1) --------------------------------
 
 
-def _check_distances(D: np.ndarray) -> None:
-    """Raise ValueError unless D is non-negative, symmetric and has a zero diagonal (the
-    last two up to _DISTANCE_RTOL * max(D)). One sweep over blocks of rows."""
-    n = D.shape[0]
-    tol = _DISTANCE_RTOL * float(D.max())
-    for start in range(0, n, _ROW_BLOCK):
-        rows = slice(start, min(start + _ROW_BLOCK, n))
-        block = D[rows]
-        if block.min() < 0:
-            i, j = np.unravel_index(np.argmin(block), block.shape)
-            raise ValueError(f"D must be non-negative: D[{start + i}, {j}] = {float(block[i, j])!r}")
-        asym = np.abs(block - D[:, rows].T)
-        if asym.max() > tol:
-            i, j = np.unravel_index(np.argmax(asym), asym.shape)
-            raise ValueError(
-                f"D must be symmetric: D[{start + i}, {j}] = {float(block[i, j])!r} but "
-                f"D[{j}, {start + i}] = {float(D[j, start + i])!r} (tolerance {tol:.3g}, "
-                f"relative to max|D|)"
-            )
-    diagonal = np.abs(np.diagonal(D))
-    if diagonal.max() > tol:
-        d = int(np.argmax(diagonal))
-        raise ValueError(f"D must have a zero diagonal: D[{d}, {d}] = {float(D[d, d])!r}")
-
-
-def _squared_distances(D: np.ndarray, correction: str | None, constant: float) -> np.ndarray:
-    r"""The squared dissimilarities after the correction, for distinct objects:
-    :math:`d^2 + 2c_1` (Lingoes), :math:`(d + c_2)^2` (Cailliez), :math:`d^2` (none).
-    The diagonal of a square D is left to the caller."""
-    if correction == "lingoes" and constant:
-        return D * D + 2 * constant
-    if correction == "cailliez" and constant:
-        shifted = D + constant
-        return shifted * shifted
-    return D * D
-
-
-def _double_centered(D2: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    r"""In place on the squared distances :math:`D^{(2)}` (symmetric, zero diagonal):
-
-    .. math:: \Omega^{1/2} \big(-\tfrac12 H_\omega D^{(2)} H_\omega^\top\big) \Omega^{1/2},
-        \qquad H_\omega = I - \mathbf{1}\omega^\top / \textstyle\sum_i \omega_i,
-
-    entrywise :math:`-\frac12\sqrt{\omega_i\omega_j}\,(d_{ij}^2 - r_i - r_j + g)` with the
-    weighted row means :math:`r = D^{(2)}\omega / \sum\omega` and
-    :math:`g = \omega^\top r / \sum\omega`. Without weights, B itself.
-    """
-    n = D2.shape[0]
-    row = D2.mean(axis=1) if weights is None else D2 @ weights / weights.sum()
-    grand = row.mean() if weights is None else weights @ row / weights.sum()
-    shifted = row - grand
-    root = None if weights is None else np.sqrt(weights)
-    for start in range(0, n, _ROW_BLOCK):
-        rows = slice(start, min(start + _ROW_BLOCK, n))
-        block = D2[rows]
-        block -= row[rows, None] + shifted
-        block *= -0.5
-        if root is not None:
-            block *= root[rows, None] * root
-    return D2
-
-
-def _round_off(n: int, values: np.ndarray, smallest: float) -> float:
-    """Eigenvalues below this in magnitude are round-off: n * eps * max |eigenvalue|."""
-    return n * _EPS * max(float(np.abs(values).max()), abs(smallest))
-
-
-def _correction_constant(D: np.ndarray, correction: str) -> float:
-    r"""The Lingoes constant :math:`c_1 = -\beta_n` or the Cailliez constant :math:`c_2`,
-    the largest real eigenvalue of :math:`\begin{pmatrix} 0 & 2B \\ -I & -4B_1\end{pmatrix}`
-    with :math:`B_1 = -\frac12 HDH`; 0 if B has no negative eigenvalue (beyond round-off).
-    Computed from the unweighted B: whether D is Euclidean does not depend on weights."""
-    n = D.shape[0]
-    B = _double_centered(D * D, None)
-    beta = scipy.linalg.eigh(B, eigvals_only=True, check_finite=False)
-    if beta[0] >= -_round_off(n, beta, beta[0]):
-        return 0.0
-    if correction == "lingoes":
-        return float(-beta[0])
-    B1 = 0.5 * double_center(-D)      # -1/2 H D H
-    companion = np.block([[np.zeros((n, n)), 2 * B], [-np.eye(n), -4 * B1]])
-    # The largest real part, as ape::pcoa and vegan take it: it is the largest real
-    # eigenvalue (tests/test_pcoa.py checks this), and a real double root split by
-    # round-off into a complex pair is still found.
-    return float(scipy.linalg.eigvals(companion, check_finite=False, overwrite_a=True).real.max())
-
-
 def _krylov_top(B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """The k leading eigenpairs of B by :func:`pcalib._eigen.krylov_top` at ``_KRYLOV_RTOL``."""
+    """The k leading eigenpairs of B by :func:`pcalib._linalg.eigen.krylov_top` at ``_KRYLOV_RTOL``."""
     return krylov_top(B, k, rtol=_KRYLOV_RTOL, max_dim=B.shape[0] // 6)
 
 
@@ -645,33 +440,6 @@ def _positive_axes(unit: _UnitMap) -> tuple[np.ndarray, np.ndarray]:
     values = unit.eigenvalues[: unit.coordinates.shape[1]]
     positive = values > 0
     return positive, values[positive]
-
-
-def _scaled(values: Any, exponent: int, dtype: np.dtype, name: str, lost: list[str] | None = None) -> Any:
-    """``values * 2**exponent`` in `dtype`; a number that over- or underflows there is
-    reported by name in `lost` (or, when `lost` is None, by a warning to the caller of
-    the caller: a public method)."""
-    values = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore", under="ignore"):
-        out = np.ldexp(values, exponent).astype(dtype)
-    failed = (values != 0) & ((np.abs(out) < np.finfo(dtype).tiny) | ~np.isfinite(out))
-    if np.any(failed):
-        if lost is None:
-            _warn_not_representable([name], dtype, exponent, stacklevel=4)
-        else:
-            lost.append(name)
-    return out
-
-
-def _warn_not_representable(names: list[str], dtype: np.dtype, exponent: int, stacklevel: int = 3) -> None:
-    warnings.warn(
-        f"pcoa: {', '.join(names)} are not representable in {np.dtype(dtype).name} at the "
-        f"scale of D (max D about 2**{exponent}): numbers that overflow are inf, numbers "
-        f"that underflow lose digits or are 0. Coordinates and proportion_explained "
-        f"are computed at a safe scale; divide D by a constant to get all numbers.",
-        RuntimeWarning,
-        stacklevel=stacklevel,
-    )
 
 
 def _check_k(k: object, n: int) -> int:
@@ -819,7 +587,7 @@ def pcoa(
     >>> round(pcoa(star, correction="lingoes").added_constant, 12)  # -(smallest beta)
     0.25
     """
-    arr, labels = _distance_input(D)
+    arr, labels = distance_input(D)
     dtype = output_dtype(arr)
     n = arr.shape[0]
     if k is not None:
@@ -830,17 +598,17 @@ def pcoa(
     if not (correction is None or (isinstance(correction, str) and correction in CORRECTIONS + ("none",))):
         raise ValueError(f"correction must be None, 'none', 'lingoes' or 'cailliez', got {_shown(correction)}")
     correction = None if correction in _NO_CORRECTION else correction
-    w = None if weights is None else _weights_vector(weights, labels, n)
+    w = None if weights is None else weights_vector(weights, labels, n)
     full = k is None if full_spectrum is None else bool(full_spectrum)
 
-    _check_distances(arr)
+    check_distances(arr)
     largest = float(arr.max())
     if largest == 0:  # every object at the same place
         return _all_zero_result(n, k, full, dtype, correction, w, labels)
     exponent = int(np.frexp(largest)[1])          # largest / 2**exponent in [1/2, 1)
     unit_D = np.ldexp(np.ascontiguousarray(arr, dtype=np.float64), -exponent)  # any layout in
     np.fill_diagonal(unit_D, 0.0)                 # zero up to the tolerance accepted
-    constant = 0.0 if correction is None else _correction_constant(unit_D, correction)
+    constant = 0.0 if correction is None else correction_constant(unit_D, correction)
     lost: list[str] = []
     uncorrected = None
     if constant:
@@ -848,7 +616,7 @@ def pcoa(
         lost = [f"uncorrected.{name}" for name in lost]
     result = _analysis(unit_D, exponent, k, full, correction, constant, w, dtype, labels, uncorrected, lost)
     if lost:
-        _warn_not_representable(lost, dtype, exponent)
+        warn_not_representable(lost, dtype, exponent)
     return result
 
 
@@ -859,9 +627,9 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     correction's constant already known (at the unit scale). The names of results that
     are not representable in `dtype` are appended to `lost`."""
     n = unit_D.shape[0]
-    D2 = _squared_distances(unit_D, correction, constant)
+    D2 = squared_distances(unit_D, correction, constant)
     np.fill_diagonal(D2, 0.0)                     # the correction is for distinct objects
-    M = _double_centered(D2, w)
+    M = double_centered(D2, w)
     total = float(np.trace(M))
     gram_diagonal = np.diagonal(M).copy() if w is None else np.diagonal(M) / w
 
@@ -874,7 +642,7 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
         smallest = float(values[-1])
     else:
         values, vectors, smallest = top
-    tiny = _round_off(n, values, smallest)
+    tiny = round_off(n, values, smallest)
     values = np.where(np.abs(values) < tiny, 0.0, values)
     if abs(smallest) < tiny:
         smallest = 0.0
@@ -882,7 +650,7 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     if full:
         euclidean_values, euclidean_total = values, total
         if smallest < 0:                          # not Euclidean, not corrected
-            euclidean_values, euclidean_total = _lingoes_spectrum(M, unit_D, values, vectors, total, w)
+            euclidean_values, euclidean_total = lingoes_spectrum(M, unit_D, values, vectors, total, w)
 
     if k is None:
         k = int(np.count_nonzero(values > 0))
@@ -892,14 +660,14 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     eigenvalues = values if full else values[:k]
     proportion = values[:k] / total
     return PCoAResult(
-        coordinates=_scaled(coordinates, exponent, dtype, "coordinates", lost),
-        eigenvalues=_scaled(eigenvalues, 2 * exponent, dtype, "eigenvalues", lost),
+        coordinates=scaled(coordinates, exponent, dtype, "coordinates", lost),
+        eigenvalues=scaled(eigenvalues, 2 * exponent, dtype, "eigenvalues", lost),
         proportion_explained=proportion.astype(dtype),
-        total_inertia=float(_scaled(total, 2 * exponent, np.dtype(np.float64), "total_inertia", lost)),
-        min_eigenvalue=float(_scaled(smallest, 2 * exponent, np.dtype(np.float64), "min_eigenvalue", lost)),
+        total_inertia=float(scaled(total, 2 * exponent, np.dtype(np.float64), "total_inertia", lost)),
+        min_eigenvalue=float(scaled(smallest, 2 * exponent, np.dtype(np.float64), "min_eigenvalue", lost)),
         full_spectrum=full,
         correction=correction,
-        added_constant=float(_scaled(constant, exponent * (2 if correction == "lingoes" else 1),
+        added_constant=float(scaled(constant, exponent * (2 if correction == "lingoes" else 1),
                                      np.dtype(np.float64), "added_constant", lost)),
         weights=w,
         labels=labels,
@@ -907,33 +675,6 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
         _unit=_UnitMap(exponent, coordinates, eigenvalues, gram_diagonal, w, constant,
                        euclidean_values, euclidean_total),
     )
-
-
-def _lingoes_spectrum(M: np.ndarray, unit_D: np.ndarray, values: np.ndarray, vectors: np.ndarray,
-                      total: float, w: np.ndarray | None) -> tuple[np.ndarray, float]:
-    r"""Eigenvalues (decreasing, round-off set to 0) and trace of the analysis of the
-    Lingoes-corrected table :math:`\sqrt{d_{ij}^2 + 2c_1}`, given the full
-    eigendecomposition (`values` decreasing, `vectors`) and trace of the double-centered
-    M of D. Without weights (the Lingoes proposition of the chapter) they are :math:`\beta_j + c_1`
-    on the complement of :math:`\mathbf 1`, 0 on :math:`\mathbf 1` (the eigenvector
-    closest to it is dropped), with trace :math:`\operatorname{tr} B + (n-1)c_1`: no
-    second eigendecomposition. With weights, those of :math:`M + c_1 P P^\top`,
-    :math:`P = \Omega^{1/2} H_\omega`. :math:`c_1` is that of the unweighted B."""
-    n = M.shape[0]
-    if w is None:
-        c1 = -float(values[-1])
-        on_ones = int(np.argmax(np.abs(vectors.sum(axis=0))))
-        shifted_values = np.r_[np.delete(values, on_ones) + c1, 0.0]
-        shifted_total = total + (n - 1) * c1
-    else:
-        c1 = _correction_constant(unit_D, "lingoes")
-        P = np.sqrt(w)[:, None] * (np.eye(n) - w[None, :] / w.sum())
-        shifted = M + c1 * (P @ P.T)
-        shifted_values = np.linalg.eigvalsh(shifted)[::-1]
-        shifted_total = float(np.trace(shifted))
-    shifted_values = np.sort(shifted_values)[::-1]
-    tiny = _round_off(n, shifted_values, float(shifted_values[-1]))
-    return np.where(np.abs(shifted_values) < tiny, 0.0, shifted_values), shifted_total
 
 
 def _all_zero_result(n: int, k: int | None, full: bool, dtype: np.dtype, correction: str | None,

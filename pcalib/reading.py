@@ -24,7 +24,7 @@ For a model with axes :math:`v_j` (the rows of ``components_``), eigenvalues
 These are the same whatever the divisor (``ddof``) of the variances, which is why
 pcalib with ``ddof=1`` and FactoMineR (divisor n) agree on them.
 
-They are computed as ratios in exact units (:func:`pcalib._units.centered_rows`:
+They are computed as ratios in exact units (:func:`pcalib._linalg.units.centered_rows`:
 rows centered by the fit's exact mean, then scaled by a power of two), never from
 squares of the data, so they are the same at every scale of the data, at any offset,
 and for 64-bit integers beyond :math:`2^{53}`. An axis whose eigenvalue is 0 to
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._fitted_pca import AT_CENTER, EPS, checked_rows, fitted_axes, labelled, model_scale, per_row, rows_in_units
-from ._signs import axis_signs
-from ._units import center_array, centered_rows, rescale, unit_exponent
-from ._validation import as_data_matrix, check_positive_int, check_tol
+from ._estimator.fitted import AT_CENTER, EPS, checked_rows, fitted_axes, labelled, model_scale, per_row, rows_in_units
+from ._linalg.signs import axis_signs
+from ._linalg.units import center_array, centered_rows, rescale, unit_exponent
+from ._utils.validation import as_data_matrix, check_positive_int, check_tol
 
 __all__ = [
     "promax",

@@ -38,10 +38,10 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._ppca_scoring import above_round_off
-from ._sklearn_compat import EstimatorBase
-from ._units import center_array, rescale, unit_exponent
-from ._validation import as_data_matrix, as_numeric_array, check_flag, check_n_components, checked_finite
+from ._estimator.base import EstimatorBase
+from ._linalg.units import center_array, rescale, unit_exponent
+from ._ppca.scoring import above_round_off
+from ._utils.validation import as_data_matrix, as_numeric_array, check_flag, check_n_components, checked_finite
 from .estimator import PCA
 
 __all__ = ["PCR", "PCRCrossValidation", "cross_validate_pcr"]
@@ -55,7 +55,7 @@ def _as_float64(X: Any) -> Any:
 def _target(y: object, n: int, owner: str) -> np.ndarray:
     """The response as a finite array of shape (n,) or (n, q), not the caller's: float64,
     or integers kept as they are (64-bit integers beyond 2**53 are centered exactly by
-    :func:`pcalib._units.center_array`, not rounded to float64 first)."""
+    :func:`pcalib._linalg.units.center_array`, not rounded to float64 first)."""
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None")
     arr = as_numeric_array(cast(ArrayLike, y), "y")
@@ -181,7 +181,7 @@ class PCR(EstimatorBase):
         s = self.pca_.singular_values_.astype(np.float64)
         resolved = resolved_components(s, n, p, self.pca_.solver_)
         # score coefficient j: u_j^T y_c / sigma_j with u_j = t_j / sigma_j, y_c in units of 2**e
-        # (pcalib._units): no square of y or of X is formed, at any scale
+        # (pcalib._linalg.units): no square of y or of X is formed, at any scale
         y_centered = center_array(Y, ddof=1, name="y")
         mantissa, exponent = np.frexp(np.where(resolved, s, 1.0))
         U = scores[:, resolved] / s[resolved]

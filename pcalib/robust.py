@@ -34,17 +34,17 @@ with the cutoffs :math:`\sqrt{\chi^2_{k, 0.975}}` for SD and
 robust location and scale of :math:`\mathrm{OD}_i^{2/3}` (the Wilson-Hilferty
 approximation makes :math:`\mathrm{OD}^{2/3}` roughly normal).
 
-The fits run in the units of :func:`pcalib._units.median_shifted`: the data read in
+The fits run in the units of :func:`pcalib._linalg.units.median_shifted`: the data read in
 their exact frame (integers offset in integer arithmetic), shifted by a median row
 and scaled by a power of two, so that the results do not depend on the scale or the
 offset of the data (to round-off) and no square overflows or underflows.
 
 The building blocks are public here: :func:`mad`, :func:`qn`,
-:func:`univariate_mcd` (from :mod:`pcalib._robust_scales`), :func:`mcd`,
+:func:`univariate_mcd` (from :mod:`pcalib._robust.scales`), :func:`mcd`,
 :func:`spatial_median`, :func:`h_subset_size`, :func:`mcd_consistency` (from
-:mod:`pcalib._mcd`) and :func:`outlyingness` (from :mod:`pcalib._robust_fits`). Principal
+:mod:`pcalib._robust.mcd`) and :func:`outlyingness` (from :mod:`pcalib._robust.fits`). Principal
 component pursuit, which splits a matrix into low-rank and sparse parts, is
-:func:`principal_component_pursuit` (from :mod:`pcalib._pursuit`).
+:func:`principal_component_pursuit` (from :mod:`pcalib._robust.pursuit`).
 """
 
 from __future__ import annotations
@@ -56,16 +56,16 @@ import numpy as np
 import scipy.special
 from numpy.typing import ArrayLike
 
-from ._mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
-from ._progress import progress
-from ._pursuit import PursuitResult, principal_component_pursuit
-from ._robust_fits import EXACT_FIT, GRID_ANGLES, GRID_ITER, N_DIRECTIONS, RobustFit, grid, outlyingness, robpca
-from ._robust_fits import spherical as spherical_fit
-from ._robust_scales import MAD_CONSTANT, OD_RULES, QN_CONSTANT, mad, od_cutoff, qn, univariate_mcd
-from ._signs import axis_signs
-from ._sklearn_compat import EstimatorBase
-from ._units import median_shifted, rescale
-from ._validation import as_data_matrix, check_random_state
+from ._estimator.base import EstimatorBase
+from ._linalg.signs import axis_signs
+from ._linalg.units import median_shifted, rescale
+from ._robust.fits import EXACT_FIT, GRID_ANGLES, GRID_ITER, N_DIRECTIONS, RobustFit, grid, outlyingness, robpca
+from ._robust.fits import spherical as spherical_fit
+from ._robust.mcd import MCD, h_subset_size, mcd, mcd_consistency, spatial_median
+from ._robust.pursuit import PursuitResult, principal_component_pursuit
+from ._robust.scales import MAD_CONSTANT, OD_RULES, QN_CONSTANT, mad, od_cutoff, qn, univariate_mcd
+from ._utils.progress import progress
+from ._utils.validation import as_data_matrix, check_random_state
 
 __all__ = [
     "GRID_ANGLES",
@@ -127,10 +127,10 @@ class RobustPCA(EstimatorBase):
         4.0% (3.0%). With unequal residual variances :math:`\lambda_j` (j > k) what
         counts is the effective number of residual dimensions
         :math:`(\sum_{j>k} \lambda_j)^2 / \sum_{j>k} \lambda_j^2`: variances 1 and
-        0.25 (1.47 dimensions) give 4.4% (4.0%). Under
+        0.25 (1.47 dimensions) give 4.4% (4.1%). Under
         contamination the MCD rule's cutoff stays near its clean value (its
         consistency factor is the fixed :math:`c_1(0.975)`), the median/MAD rule's
-        grows: with 10% of the values far out, 2.06 against 2.39 standard deviations
+        grows: with 10% of the values far out, 2.07 against 2.39 standard deviations
         of the clean values (ideal 1.96).
     random_state : None, int or numpy.random.Generator
         Draws the random starting subsets of FAST-MCD in ROBPCA's final step, which

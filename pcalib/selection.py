@@ -35,8 +35,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import gammaln
 
-from ._center import standardized_block
-from ._spectra import (
+from ._linalg.center import standardized_block
+from ._linalg.spectra import (
     as_spectrum,
     centered_in_units,
     check_decreasing,
@@ -45,8 +45,8 @@ from ._spectra import (
     rank_tolerance,
     spectrum_of_centered,
 )
-from ._units import Frame, center_array, rescale
-from ._validation import NotFittedError, check_flag, check_random_state, validated
+from ._linalg.units import Frame, center_array, rescale
+from ._utils.validation import NotFittedError, check_flag, check_random_state, validated
 from .noise_rules import bartlett_test, marchenko_pastur_edge, parallel_analysis_in_units, velicer_map
 from .pca import pca_eig, pca_gram
 
@@ -271,12 +271,12 @@ def cv_press_in_units(
     X: ArrayLike, max_k: int | None, n_folds: int, standardize: bool, random_state: object
 ) -> tuple[np.ndarray, int]:
     r""":func:`cv_press` in units of :math:`2^e`: (PRESS / 4**e, e). The data are read in
-    their frame (:class:`pcalib._units.Frame`: integer data less their column minima in
+    their frame (:class:`pcalib._linalg.units.Frame`: integer data less their column minima in
     integer arithmetic, then an exact power of two :math:`2^{-e}` that brings the
     largest column range into [1/2, 1)), so that int64 data near :math:`2^{62}` lose
     no digit and no square overflows or underflows; e = 0 when standardizing (PRESS is
     then in standard units). Each fold is centered by its training rows' exact mean
-    (:class:`pcalib._center.Center`)."""
+    (:class:`pcalib._linalg.center.Center`)."""
     arr, _ = validated(X, 1)
     n, p = arr.shape
     frame = Frame.of(arr)

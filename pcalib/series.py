@@ -29,11 +29,11 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._decomposition import check_variance
-from ._signs import axis_signs
-from ._svd import exact_svd
-from ._units import center_array, rescale, unit_exponent
-from ._validation import NotFittedError, as_data_matrix, as_numeric_array, checked_finite
+from ._linalg.signs import axis_signs
+from ._linalg.svd import exact_svd
+from ._linalg.units import center_array, rescale, unit_exponent
+from ._routes.decomposition import check_variance
+from ._utils.validation import NotFittedError, as_data_matrix, as_numeric_array, checked_finite
 from .pca import pca_svd
 
 __all__ = [

@@ -4,7 +4,7 @@ r"""Which route fits which data: the policy of ``PCA(solver="auto")``.
 (sparse and Dask data) which route to run, and :func:`fit_by_route` runs it with the
 accuracy guard of "auto". The functions that choose are pure functions of the shape,
 the number of components and (for sparse data) the stored entries per row and column;
-no data are read there. The routes themselves live in ``pcalib._routes`` (the
+no data are read there. The routes themselves live in ``pcalib._routes.dense`` (the
 skeletons that ``pca_eig``, ``pca_svd`` and ``pca_gram`` run too). Every constant is a
 measurement on the 2-core machine the book is built on (the comments in the source
 say which), so the policy can be re-measured with
@@ -178,11 +178,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._certificate import certify
-from ._decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
-from ._dense_krylov import dense_krylov_block
-from ._routes import decompose_matrix
-from ._validation import check_n_components, check_random_state, warn_outside_pcalib
+from ._linalg.certificate import certify
+from ._routes.decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
+from ._routes.dense import decompose_matrix
+from ._routes.dense_krylov import dense_krylov_block
+from ._utils.validation import check_n_components, check_random_state, warn_outside_pcalib
 from .selection import choose_k
 
 __all__ = [
@@ -289,7 +289,7 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     ``_THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``_KRYLOV_SHARE``): a block Krylov
     run that converges at the end of its budget costs what the exact route would have
     cost, and one that will not converge is stopped as soon as the decay of its
-    residual predicts it (``pcalib._eigen.krylov_top_operator``).
+    residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``).
     0 when p <= ``KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
@@ -323,7 +323,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
 
 
 def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, data: Any) -> str:
-    """The route for sparse or Dask data (`data`, ``pcalib._inputs``): the covariance
+    """The route for sparse or Dask data (`data`, ``pcalib._inputs.matrix``): the covariance
     from the one-pass moments up to ``_SCATTER_MAX_FEATURES`` features, the implicit
     Krylov route beyond (and for solver="randomized" or "krylov" with an integer k);
     "auto" on sparse data takes the route of least estimated cost
@@ -381,7 +381,7 @@ def fit_by_route(
     truncate: Callable[[Decomposition], Decomposition],
     tol: float | None = None,
 ) -> tuple[Decomposition, str]:
-    """The principal axes of `data` (``pcalib._inputs.as_matrix``) by the route that
+    """The principal axes of `data` (``pcalib._inputs.matrix.as_matrix``) by the route that
     `solver` names, or for "auto" by the one :func:`dense_route` or :func:`implicit_route`
     chooses, then cut by `truncate` (a fraction of variance or Minka's rule), then, for
     "auto", checked by the accuracy guard above and recomputed by the "svd" route when
@@ -408,7 +408,7 @@ def fit_by_route(
         route = found.route
     # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
     guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
-    if solver == "auto" and route in guarded and found.lost_digits(n) and data.supports_svd:
+    if solver == "auto" and route in guarded and found.lost_digits(n):
         if min(n, p) <= _SCATTER_MAX_FEATURES or route != "randomized":
             return run("svd"), "svd"
         warn_outside_pcalib(
@@ -421,7 +421,7 @@ def fit_by_route(
 
 
 def certified(data: Any, found: Decomposition) -> Decomposition:
-    r"""`found` with the error bounds of :func:`pcalib._certificate.certify` on its axes,
+    r"""`found` with the error bounds of :func:`pcalib._linalg.certificate.certify` on its axes,
     as eigenvectors of :math:`Y_c^\top Y_c` (Y the decomposed matrix, in the frame units
     of `found`), from products with the data (``data.gram_times``, centered exactly;
     a fixed seed for the random vectors, so that the bounds are deterministic)."""

@@ -39,7 +39,7 @@ deflation this is :math:`\mathbf w_j^\top S_j \mathbf w_j`, the value each axis
 maximizes. For orthogonal axes with uncorrelated scores (plain PCA) these are the
 eigenvalues.
 
-The data are read in exact power-of-two units (:func:`pcalib._units.center_array`,
+The data are read in exact power-of-two units (:func:`pcalib._linalg.units.center_array`,
 integers offset exactly), so the axes and ratios are the same at every scale.
 """
 
@@ -51,10 +51,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._signs import axis_signs
-from ._sklearn_compat import EstimatorBase
-from ._units import center_array, centered_rows, rescale
-from ._validation import (
+from ._estimator.base import EstimatorBase
+from ._linalg.signs import axis_signs
+from ._linalg.units import center_array, centered_rows, rescale
+from ._utils.validation import (
     as_data_matrix,
     check_ddof,
     check_flag,
@@ -390,7 +390,7 @@ class SparsePCA(EstimatorBase):
 
     def transform(self, X: ArrayLike) -> Any:
         r"""Scores :math:`t_j = \mathbf w_j^\top D_s^{-1}(\mathbf x - \bar{\mathbf x})` of the rows
-        of `X`, centered by the fit's exact mean (``pcalib._units.centered_rows``)."""
+        of `X`, centered by the fit's exact mean (``pcalib._linalg.units.centered_rows``)."""
         self._require_fitted()
         arr = as_data_matrix(self._check_input(X), "X", copy=False, keep_integers=True)
         Y, e = centered_rows(arr, self._center, self.scale_)

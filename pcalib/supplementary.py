@@ -23,7 +23,7 @@ scores :math:`t_{ij}` of the n training rows:
 * :func:`category_ellipses` draws the normal-theory confidence ellipse of each
   category's mean on a plane (FactoMineR's ``plotellipses``).
 
-Scores are computed in exact units (:func:`pcalib._units.centered_rows`), and every
+Scores are computed in exact units (:func:`pcalib._linalg.units.centered_rows`), and every
 result is a ratio of them or is converted back exactly.
 """
 
@@ -34,10 +34,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._fitted_pca import fitted_axes, labelled, rows_in_units
-from ._frames import feature_names_of
-from ._units import center_array, rescale
-from ._validation import as_data_matrix
+from ._estimator.fitted import fitted_axes, labelled, rows_in_units
+from ._linalg.units import center_array, rescale
+from ._utils.frames import feature_names_of
+from ._utils.validation import as_data_matrix
 
 __all__ = [
     "AxisDescription",

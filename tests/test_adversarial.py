@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA as SklearnPCA
 
 import pcalib
 from pcalib import PCA, PPCA
-from pcalib._ppca_em import _converged, _remaining
+from pcalib._ppca.em import _converged, _remaining
 
 EPS = np.finfo(float).eps
 SOLVERS = ["auto", "svd", "eig", "gram", "krylov", "randomized"]

@@ -203,10 +203,10 @@ def test_center_rejects_ragged():
 
 
 def test_center_pair_subtracts_exactly_for_every_integer_kind():
-    """pcalib._center.Center: (x - c) - ybar is exact for integer data wherever the
+    """pcalib._linalg.center.Center: (x - c) - ybar is exact for integer data wherever the
     difference is below 2**62 (in uint64 near 2**64, int64 with negative shifts), and
     rounded only in a column that spans more than 2**62 (compared with Python integers)."""
-    from pcalib._center import Center
+    from pcalib._linalg.center import Center
 
     cases = [
         np.array([[2**64 - 1], [2**64 - 5], [2**64 - 1024]], dtype=np.uint64),

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from pcalib import PCA
-from pcalib._certificate import FAILURE_PROBABILITY, certify
+from pcalib._linalg.certificate import FAILURE_PROBABILITY, certify
 
 
 def _decaying(n: int, p: int, seed: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sklearn.decomposition import PCA as SklearnPCA
 
 import pcalib
-from pcalib._signs import TIE_TOLERANCE, axis_signs
+from pcalib._linalg.signs import TIE_TOLERANCE, axis_signs
 
 theorem = pytest.mark.theorem
 

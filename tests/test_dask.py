@@ -59,14 +59,14 @@ def test_dask_equals_numpy(solver, standardize):
     np.testing.assert_allclose(back.compute(), ref.inverse_transform(ref.transform(X)), rtol=1e-14)
 
 
-def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch):
+def test_threads_scheduler_runs_chunks_with_one_blas_thread(monkeypatch, all_blas_threads):
     """Under Dask's threads scheduler the chunk tasks run while BLAS is limited to one
     thread (seen from inside a task), and the counts are back after the fit; with
     fewer Dask workers than cores BLAS keeps its threads. Same axes either way."""
     import dask
 
-    import pcalib._inputs as inputs
-    import pcalib._threads as threads
+    import pcalib._inputs.matrix as inputs
+    import pcalib._utils.threads as threads
 
     if threads._blas() is None or threads.blas_threads() < 2:
         pytest.skip("BLAS threads cannot be limited here (no threadpoolctl, or one thread)")

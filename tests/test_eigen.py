@@ -1,4 +1,4 @@
-"""Tests of pcalib._eigen (shared partial eigensolver) and of the eig route's blocked scatter (pcalib._scatter).
+"""Tests of pcalib._linalg.eigen (shared partial eigensolver) and of the eig route's blocked scatter (pcalib._routes.scatter).
 
 Every check compares with numpy.linalg.eigh / numpy.linalg.svd written out here.
 """
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import pcalib
-import pcalib._eigen as eigen_module
-import pcalib._scatter as scatter_module
-from pcalib._eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
-from pcalib._moments import row_blocks
-from pcalib._units import Frame
+import pcalib._linalg.eigen as eigen_module
+import pcalib._routes.scatter as scatter_module
+from pcalib._linalg.eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
+from pcalib._linalg.moments import row_blocks
+from pcalib._linalg.units import Frame
 
 
 def spd_with_spectrum(values, seed=0):
@@ -39,14 +39,20 @@ def test_krylov_matches_numpy_eigh_and_reads_only_the_lower_triangle(order):
     assert smallest >= values[-1] - 1e-12  # an upper bound on the smallest eigenvalue
 
 
-def test_lanczos_matches_numpy_eigh_through_products_only():
-    M, _ = decaying(seed=2)
-    products = []
+def counted_products(M: np.ndarray):
+    """``times(Q) = M @ Q``, and the list of the widths of the blocks it multiplied."""
+    products: list[int] = []
 
     def times(Q):
         products.append(Q.shape[1])
         return M @ Q
 
+    return times, products
+
+
+def test_lanczos_matches_numpy_eigh_through_products_only():
+    M, _ = decaying(seed=2)
+    times, products = counted_products(M)
     w, V = lanczos_top_operator(times, M.shape[0], 5)
     w_ref, V_ref = np.linalg.eigh(M)
     w_ref, V_ref = w_ref[::-1][:5], V_ref[:, ::-1][:, :5]
@@ -61,6 +67,16 @@ def test_lanczos_matches_numpy_eigh_through_products_only():
 def test_lanczos_refuses_a_residual_it_cannot_reach():
     M, _ = decaying(seed=3)
     assert lanczos_top_operator(lambda Q: M @ Q, M.shape[0], 5, rtol=1e-20) is None
+
+
+def test_lanczos_gives_up_once_its_products_are_spent():
+    M, _ = decaying(seed=2)
+    times, products = counted_products(M)
+    assert lanczos_top_operator(times, M.shape[0], 5, max_products=20) is None
+    assert sum(products) == 20       # the 21st product is refused, not computed
+    products.clear()
+    assert lanczos_top_operator(times, M.shape[0], 5, max_products=M.shape[0]) is not None
+    assert sum(products) < M.shape[0] / 2
 
 
 def test_krylov_gives_up_early_on_a_flat_spectrum():

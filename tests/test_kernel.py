@@ -343,7 +343,7 @@ def test_operator_route_finds_every_copy_of_a_repeated_eigenvalue(k, kernel, mon
     angles = 2 * np.pi * np.arange(n) / n
     X = np.c_[np.cos(angles), np.sin(angles), np.zeros(n)] + np.array([3.0, -2.0, 1.0])
     X[:, 2] = 0.3 * np.cos(3 * angles)  # a third coordinate, still symmetric under the shift
-    import pcalib._kernel_algebra as algebra
+    import pcalib._kernel.algebra as algebra
 
     def formed(K):
         raise AssertionError("H K H was formed: the operator route did not converge")

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import pcalib
-import pcalib._kernel_algebra as algebra
-import pcalib._kernel_preimages as preimages
+import pcalib._kernel.algebra as algebra
+import pcalib._kernel.preimages as preimages
 from pcalib import KernelPCA
 
 sk_decomposition = pytest.importorskip("sklearn.decomposition")
@@ -213,3 +213,34 @@ def test_solver_says_which_route_ran(monkeypatch):
     assert fallback.solver_ == "lanczos"
     np.testing.assert_allclose(fallback.eigenvalues_, reference, rtol=1e-9)
     assert fallback.n_components_ == 3
+
+
+def test_iterative_routes_stop_at_the_cost_of_lapack_on_a_clustered_spectrum(monkeypatch):
+    # A centered kernel whose n - 1 eigenvalues are evenly spaced in [0.999, 1]: gaps of
+    # 1/n of the spread, where neither block Krylov nor Lanczos reaches the 1e-10
+    # residual within the cost of one LAPACK solve (the LLE kernel of a swiss roll at
+    # n = 1000 has such a cluster: Lanczos restarted 1000 times, 28,000 products, over
+    # 100 s). Before the caps, Krylov took n/3 columns and Lanczos was uncapped.
+    n, k = 520, 2
+    draw = np.random.default_rng(0).standard_normal((n, n - 1))
+    V = np.linalg.qr(draw - draw.mean(axis=0))[0]               # orthonormal, V^T 1 = 0
+    nu = np.linspace(1.0, 0.999, n - 1)
+    K = (V * nu) @ V.T
+    K = (K + K.T) / 2
+    real_krylov, real_lanczos = algebra.krylov_top_operator, algebra.lanczos_top_operator
+    columns, products = [], []
+
+    def counting(solver, spent):
+        def run(times, *args, **kwargs):
+            def counted(Q):
+                spent.append(Q.shape[1])
+                assert sum(spent) <= n // 5, "an iterative route past the cost of LAPACK"
+                return times(Q)
+            return solver(counted, *args, **kwargs)
+        return run
+
+    monkeypatch.setattr(algebra, "krylov_top_operator", counting(real_krylov, columns))
+    monkeypatch.setattr(algebra, "lanczos_top_operator", counting(real_lanczos, products))
+    fit = KernelPCA(k, kernel="precomputed").fit(K)
+    assert fit.solver_ == "dense" and sum(columns) > 0 and sum(products) > 0
+    np.testing.assert_allclose(fit.eigenvalues_, nu[:k], rtol=1e-12)

@@ -1,6 +1,6 @@
 """KernelPCA gives no silent wrong answer (issue 31: F04, F09, F20).
 
-F04: 64-bit integers near 2**62 are read in the exact frame of pcalib._units (offset in
+F04: 64-bit integers near 2**62 are read in the exact frame of pcalib._linalg.units (offset in
 integers before any float conversion), so the kernels that depend only on differences
 ("rbf", "linear") see the data exactly. F20: at scales from 1e-300 to 1e300 the kernels
 are formed in power-of-two units, so the default fit neither refuses ("choose

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-import pcalib._eigen as eigen_module
+import pcalib._linalg.eigen as eigen_module
 from pcalib import PCA
-from pcalib._signs import axis_signs
+from pcalib._linalg.signs import axis_signs
 from pcalib.solvers import krylov_budget
 
 
@@ -223,7 +223,7 @@ def _fit_peak_bytes(X, k, **options):
 def _saved_by_implicit_centering(monkeypatch, X, k, **options):
     """Fit X, then again with the centered copy forced; the first fit and the memory
     the second allocated beyond the first (in copies of X)."""
-    import pcalib._routes as routes
+    import pcalib._routes.dense as routes
 
     pca, peak = _fit_peak_bytes(X, k, **options)
     with monkeypatch.context() as patch:
@@ -285,7 +285,7 @@ def test_standardized_krylov_without_a_copy(monkeypatch, shape):
 
 
 def test_implicit_centering_refuses_what_needs_a_copy():
-    from pcalib._dense_krylov import implicitly_centered
+    from pcalib._routes.dense_krylov import implicitly_centered
 
     X = decaying(300, 200)
     assert implicitly_centered(X, 1, False) is not None
@@ -307,7 +307,7 @@ def test_implicit_centering_refuses_what_needs_a_copy():
 @pytest.mark.parametrize("standardize", [False, True])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_centered_products_equal_products_with_the_centered_data(standardize, order):
-    from pcalib._dense_krylov import implicitly_centered
+    from pcalib._routes.dense_krylov import implicitly_centered
 
     rng = np.random.default_rng(9)
     for shape in [(300, 200), (200, 300)]:

@@ -93,20 +93,20 @@ def test_the_import_graph_has_no_cycle():
 
 
 def test_the_graph_reader_sees_imports_inside_functions():
-    """The reader is not blind: the EM of data with NaN (_ppca_missing) imports from
-    _ppca_model, estimator imports the missing-value hooks (_missing_fits), and
+    """The reader is not blind: the EM of data with NaN (_ppca.em_missing) imports from
+    _ppca.model, estimator imports the missing-value hooks (_ppca.missing_fits), and
     TYPE_CHECKING imports are skipped (PPCAScoring's Protocol imports nothing, so the
     probe is the type-only import of a test module written here)."""
-    assert "pcalib._ppca_model" in _imports("pcalib._ppca_missing")
-    assert "pcalib._missing_fits" in _imports("pcalib.estimator")
+    assert "pcalib._ppca.model" in _imports("pcalib._ppca.em_missing")
+    assert "pcalib._ppca.missing_fits" in _imports("pcalib.estimator")
 
 
 # The missing-value layer (issue 34, cuts 1 and 2): the fits of data with NaN take arrays
 # and parameters, never an estimator, so they import no estimator module, not even for
 # annotations; and the estimators reach them directly, not through the public chapter
 # module pcalib.missing, which sits above them.
-MISSING_VALUE_LAYER = ("pcalib.missing", "pcalib._missing_fits", "pcalib._ppca_missing", "pcalib._ppca_em",
-                       "pcalib._ppca_model")
+MISSING_VALUE_LAYER = ("pcalib.missing", "pcalib._ppca.missing_fits", "pcalib._ppca.em_missing", "pcalib._ppca.em",
+                       "pcalib._ppca.model")
 ESTIMATOR_MODULES = ("pcalib.estimator", "pcalib.ppca", "pcalib.pca", "pcalib.imputation")
 
 
@@ -192,28 +192,28 @@ def test_the_pca_routes_read_as_skeletons():
     named call over the engine. Before, pca_eig reached the scatter matrix three calls
     down and the eigensolver four (pca_eig -> _pca -> _decompose_data ->
     _top_eigh_of_varying -> top_eigh), through the dispatcher of every route and every
-    kind of data; now its skeleton (pcalib._routes.eig_route, one call down) calls the
+    kind of data; now its skeleton (pcalib._routes.dense.eig_route, one call down) calls the
     scatter, the eigensolver and the sign convention itself."""
     assert len((PACKAGE / "pca.py").read_text(encoding="utf-8").splitlines()) <= 450
     far = 99
     eig = _call_depths("pcalib.pca", "pca_eig")
-    assert eig.get(("pcalib._scatter", "scatter_matrix"), far) <= 2
-    assert eig.get(("pcalib._eigen", "top_eigh"), far) <= 3
-    assert eig.get(("pcalib._signs", "axis_signs"), far) <= 3
+    assert eig.get(("pcalib._routes.scatter", "scatter_matrix"), far) <= 2
+    assert eig.get(("pcalib._linalg.eigen", "top_eigh"), far) <= 3
+    assert eig.get(("pcalib._linalg.signs", "axis_signs"), far) <= 3
     svd = _call_depths("pcalib.pca", "pca_svd")
-    assert svd.get(("pcalib._units", "center_array"), far) <= 2
-    assert svd.get(("pcalib._svd", "exact_svd"), far) <= 2
+    assert svd.get(("pcalib._linalg.units", "center_array"), far) <= 2
+    assert svd.get(("pcalib._linalg.svd", "exact_svd"), far) <= 2
     gram = _call_depths("pcalib.pca", "pca_gram")
-    assert gram.get(("pcalib._eigen", "top_eigh"), far) <= 2
-    assert gram.get(("pcalib._decomposition", "axes_from_left"), far) <= 2
+    assert gram.get(("pcalib._linalg.eigen", "top_eigh"), far) <= 2
+    assert gram.get(("pcalib._routes.decomposition", "axes_from_left"), far) <= 2
 
 
 def test_the_call_reader_follows_imports():
     """The reader is not blind: pca_eig's walk reaches the engine's innermost steps
-    (the Gram matrices of shifted blocks, in pcalib._moments), and the solver policy,
+    (the Gram matrices of shifted blocks, in pcalib._linalg.moments), and the solver policy,
     which pca_eig never consults, is not on it."""
     eig = _call_depths("pcalib.pca", "pca_eig")
-    assert {("pcalib._moments", "shifted_gram"), ("pcalib._moments", "gram_and_sums")} <= eig.keys()
+    assert {("pcalib._linalg.moments", "shifted_gram"), ("pcalib._linalg.moments", "gram_and_sums")} <= eig.keys()
     assert not any(module == "pcalib.solvers" for module, _ in eig)
 
 
@@ -265,8 +265,8 @@ def _private_imports(module: str, path: Path | None = None) -> list[str]:
 
 def test_no_private_name_is_imported_from_another_module():
     """A name with a leading underscore is its module's own business (issue 23): what
-    another module needs is named without one, in a private module (``pcalib._units``,
-    ``pcalib._routes``, ...) whose own underscore already says "internal", and a public
+    another module needs is named without one, in a private module (``pcalib._linalg.units``,
+    ``pcalib._routes.dense``, ...) whose own underscore already says "internal", and a public
     module that needs it imports it from there. 101 such imports before."""
     offenders = [line for module in MODULES for line in _private_imports(module)]
     assert not offenders, f"{len(offenders)} private names imported across modules:\n" + "\n".join(offenders)
@@ -284,3 +284,74 @@ def test_the_private_import_reader_is_not_blind(tmp_path):
         "package.sub.high: from package import _top",
         "package.sub.high: from package.sub.low import _b",
     ]
+
+
+# The private engine in layers (issue 34): each private subpackage imports only from
+# the layers below it (and from itself), counting imports under TYPE_CHECKING too; the
+# public chapter modules stand above every layer. Layers on one line could be in either
+# order (they do not import each other); the list fixes one.
+LAYERS = (
+    "pcalib._utils",  # validation, frames, tables, threads, progress, label placement
+    "pcalib._linalg",  # centering, units, moments, eigensolvers, SVD, signs, certificates
+    "pcalib._inputs",  # one adapter per input kind: NumPy, scipy.sparse, Dask
+    "pcalib._kernel", "pcalib._robust", "pcalib._categories",  # Part IV engines
+    "pcalib._routes",  # the PCA engine: the routes over the adapters
+    "pcalib._ppca",  # PPCA and the missing-value fits (arrays in, never an estimator)
+    "pcalib._estimator",  # the scikit-learn protocol, streaming, fitted-PCA helpers
+)
+PUBLIC = len(LAYERS)  # the rank of pcalib's public modules, above every layer
+# Known upward imports, each one still to be cut (a stale entry fails below):
+# StreamingFit checks and cuts n_components with the solver policy's functions, which
+# pcalib.solvers lists as public (and cut_to_request uses the public choose_k).
+UPWARD = {("pcalib._estimator.streaming", "pcalib.solvers")}
+
+
+def _layer(module: str) -> int:
+    """The rank of `module` in LAYERS (PUBLIC for a public module)."""
+    for rank, layer in enumerate(LAYERS):
+        if module == layer or module.startswith(layer + "."):
+            return rank
+    return PUBLIC
+
+
+def _upward_imports() -> set[tuple[str, str]]:
+    return {(module, target) for module in MODULES if module != "pcalib"
+            for target in _imports(module, annotations=True) if _layer(target) > _layer(module)}
+
+
+def test_every_layer_imports_only_below_itself():
+    offenders = _upward_imports() - UPWARD
+    assert not offenders, "imports from a higher layer: " + ", ".join(f"{a} -> {b}" for a, b in sorted(offenders))
+    stale = UPWARD - _upward_imports()
+    assert not stale, f"no longer imported upward, remove from UPWARD: {sorted(stale)}"
+
+
+def test_the_layer_reader_is_not_blind():
+    """A public module is above every layer; the adapters see the numerics below them;
+    the estimator plumbing reaches down into the PPCA layer."""
+    assert _layer("pcalib.pca") == PUBLIC > _layer("pcalib._estimator.base") > _layer("pcalib._utils.frames")
+    assert "pcalib._linalg.moments" in _imports("pcalib._inputs.sparse")
+    assert "pcalib._ppca.scoring" in _imports("pcalib._estimator.fitted")
+    assert ("pcalib._estimator.streaming", "pcalib.solvers") in _upward_imports()
+
+
+def test_no_private_module_at_the_top_level():
+    """pcalib's top level holds its public modules and its private layers, nothing else:
+    every private name there is a subpackage in LAYERS, and every layer exists."""
+    top = {module for module in MODULES if module.count(".") == 1}
+    private = {module for module in top if module.split(".")[1].startswith("_")}
+    assert private == set(LAYERS), f"private top-level modules not in LAYERS: {sorted(private - set(LAYERS))}"
+    packages = {module for module in private if _source(module).name == "__init__.py"}
+    assert packages == private, f"private modules at pcalib's top level: {sorted(private - packages)}"
+
+
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_over_700_lines():
+    """A module over 700 lines holds more than one subject (issue 34: principal_coordinates
+    had 958, plot 719): split it along its seams into private modules."""
+    sizes = {module: len(_source(module).read_text(encoding="utf-8").splitlines()) for module in MODULES}
+    offenders = sorted((module, lines) for module, lines in sizes.items() if lines > MAX_MODULE_LINES)
+    assert not offenders, f"modules over {MAX_MODULE_LINES} lines: {offenders}"
+    assert sizes["pcalib.principal_coordinates"] > 500  # the reader sees the modules

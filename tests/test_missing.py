@@ -19,7 +19,7 @@ from scipy.stats import multivariate_normal
 from test_missing_references import svd_iterative_pca
 
 from pcalib import PCA, PPCA, impute_pca
-from pcalib._ppca_missing import observed_posterior
+from pcalib._ppca.em_missing import observed_posterior
 from pcalib.missing import fit_ppca
 
 theorem = pytest.mark.theorem
@@ -600,7 +600,7 @@ def test_impute_pca_reports_the_iterations_of_the_iterative_methods():
     import warnings
 
     import pcalib
-    from pcalib._missing_fits import iterative_pca
+    from pcalib._ppca.missing_fits import iterative_pca
 
     iris = pcalib.datasets.load_iris().data
     holes = np.random.default_rng(0).random(iris.shape) < 0.3

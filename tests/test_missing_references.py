@@ -95,7 +95,7 @@ def test_regularized_pca_converges_by_default_in_few_iterations(rate, seed):
         warnings.simplefilter("error", UserWarning)
         completed, _ = impute_pca(X, 2)
     assert np.abs(completed - fixed_point)[holes].max() < 1e-6
-    evaluations = pcalib._missing_fits.iterative_pca(X, ~holes, 2, noise="ml", max_iter=1000, tol=1e-8)[1]
+    evaluations = pcalib._ppca.missing_fits.iterative_pca(X, ~holes, 2, noise="ml", max_iter=1000, tol=1e-8)[1]
     assert evaluations <= 400  # 180 to 390 here
 
 
@@ -142,7 +142,7 @@ def test_impute_pca_of_int64_near_2_62_is_fitted_to_the_integers():
     """F04: impute_pca cast int64 data to float64 before centering: near 2**62 the
     values lose their last 10 bits (steps of 1024), and the model's W was off by 51 and
     sigma2 by 73% (1.36e5 against 7.84e4). Now the model is fitted to the integers
-    themselves, read through pcalib._units as PCA reads them: the same model as of the
+    themselves, read through pcalib._linalg.units as PCA reads them: the same model as of the
     integers less 2**62 (exact in integer arithmetic, then small enough for float64)."""
     small = np.round(small_low_rank() * 1000).astype(np.int64)
     for method in ("em", "regularized", "iterative"):

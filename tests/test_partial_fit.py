@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib._moments import Moments, tree_reduce
+from pcalib._linalg.moments import Moments, tree_reduce
 from tests.shared_strategies import seeded_data
 
 
@@ -251,11 +251,11 @@ def test_too_few_samples_for_k_so_far_then_enough():
 
 def test_one_eigensolve_per_stream_and_a_new_one_after_each_batch(monkeypatch):
     """partial_fit only merges; the eigenproblem is solved when the fit is read."""
-    import pcalib._streaming
+    import pcalib._estimator.streaming
 
     calls = []
-    solve = pcalib._streaming.decompose_moments
-    monkeypatch.setattr(pcalib._streaming, "decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
+    solve = pcalib._estimator.streaming.decompose_moments
+    monkeypatch.setattr(pcalib._estimator.streaming, "decompose_moments", lambda *a, **kw: calls.append(1) or solve(*a, **kw))
     rng = np.random.default_rng(8)
     X = rng.standard_normal((500, 5))
     stream = PCA(2)
@@ -321,12 +321,12 @@ def test_more_exact_than_incremental_pca():
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e6])
-def test_gram_pass_split_between_threads(offset, monkeypatch):
+def test_gram_pass_split_between_threads(offset, monkeypatch, all_blas_threads):
     """shifted_gram splits a large pass over rows between the BLAS threads (each with
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
     split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
-    import pcalib._moments as moments
-    import pcalib._threads as threads
+    import pcalib._linalg.moments as moments
+    import pcalib._utils.threads as threads
 
     rng = np.random.default_rng(31)
     X = rng.standard_normal((20000, 210)) + offset
@@ -357,7 +357,7 @@ def test_gram_pass_split_at_most_between_the_cores(monkeypatch):
     runs, on 1 core a single pass on the calling thread."""
     import threading
 
-    import pcalib._moments as moments
+    import pcalib._linalg.moments as moments
 
     X = np.random.default_rng(32).standard_normal((20000, 210))
     calls = []
@@ -376,14 +376,14 @@ def test_gram_pass_split_at_most_between_the_cores(monkeypatch):
         assert calls == expected
 
 
-def test_blas_limit_only_on_the_main_thread():
+def test_blas_limit_only_on_the_main_thread(all_blas_threads):
     """limited_blas limits BLAS to one thread on the main thread and restores the count;
     on another thread (where OpenBLAS would not take the restore) it does nothing, and
     shifted_gram there runs on that one thread with the same sums."""
     import threading
 
-    import pcalib._moments as moments
-    import pcalib._threads as threads
+    import pcalib._linalg.moments as moments
+    import pcalib._utils.threads as threads
 
     if threads._blas() is None:
         pytest.skip("threadpoolctl is not installed")

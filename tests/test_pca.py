@@ -396,8 +396,8 @@ def test_one_pass_reads_small_means_in_place_and_shifts_large_ones(offset):
     it is (shift 0, no copy) when every column mean is at most its spread (offsets 0 and
     0.9 standard deviations here) and shifted by the mean of the first rows otherwise;
     either way the axes match NumPy's SVD, also at an offset of 1e8."""
-    from pcalib._inputs import Moments, row_blocks
-    from pcalib._scatter import _one_pass_scatter
+    from pcalib._inputs.matrix import Moments, row_blocks
+    from pcalib._routes.scatter import _one_pass_scatter
 
     rng = np.random.default_rng(7)
     X = rng.standard_normal((5000, 30)) * 0.8 ** np.arange(30) @ np.linalg.qr(rng.standard_normal((30, 30)))[0]
@@ -443,8 +443,8 @@ def test_one_pass_keeps_constant_columns_exact():
     and their loadings exactly 0, and the axes
     those of the varying columns (NumPy's SVD)."""
     from pcalib import PCA
-    from pcalib._inputs import row_blocks
-    from pcalib._scatter import _one_pass_scatter, scatter_matrix
+    from pcalib._inputs.matrix import row_blocks
+    from pcalib._routes.scatter import _one_pass_scatter, scatter_matrix
 
     X = _tall()
     X[:, 2], X[:, 5], X[:, 9] = 0.0, 7.25, 1e9
@@ -473,8 +473,8 @@ def test_one_pass_repeats_for_drift_and_refuses_what_it_cannot_do_exactly():
     found, and stands. Entries far below or above 1 (whose squares leave the safe range)
     and uint64 data send the eig route to the shifted pass in the extremes' frame. The
     axes match NumPy's SVD either way."""
-    from pcalib._inputs import row_blocks
-    from pcalib._scatter import _one_pass_scatter
+    from pcalib._inputs.matrix import row_blocks
+    from pcalib._routes.scatter import _one_pass_scatter
 
     base = _tall()
     drifting = base.copy()

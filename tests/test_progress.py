@@ -1,4 +1,4 @@
-"""pcalib._progress: what verbose=True shows (issue 33), and that verbose=False shows
+"""pcalib._utils.progress: what verbose=True shows (issue 33), and that verbose=False shows
 nothing. References: the lines written to a captured stream, counted here; tqdm's own
 bar (when tqdm is installed) read back from its stream."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pcalib
-from pcalib._progress import Progress, progress
+from pcalib._utils.progress import Progress, progress
 
 
 def test_silent_when_not_verbose(capsys):

@@ -60,7 +60,7 @@ def test_point_labels_keep_off_the_points_and_inside_the_axes():
 
 
 def test_push_apart_separates_boxes_and_keeps_them_in_the_frame():
-    from pcalib._repel import push_apart
+    from pcalib._utils.repel import push_apart
 
     boxes = np.array([[10.0, 10, 50, 20], [12, 12, 52, 22], [14, 11, 54, 21]])  # a pile
     frame = np.array([0.0, 0, 200, 100])
@@ -75,7 +75,7 @@ def test_push_apart_separates_boxes_and_keeps_them_in_the_frame():
 
 
 def test_choose_places_takes_the_first_free_place_around_the_anchor():
-    from pcalib._repel import choose_places
+    from pcalib._utils.repel import choose_places
 
     box = np.array([[100.0, 95, 140, 105]])          # right of its anchor, on an obstacle
     anchor = np.array([[95.0, 100]])

@@ -20,8 +20,8 @@ import scipy.stats
 
 import pcalib
 from pcalib import PCA, RobustPCA
-from pcalib._mcd import c_steps
-from pcalib._robust_fits import rrcov_pairs
+from pcalib._robust.fits import rrcov_pairs
+from pcalib._robust.mcd import c_steps
 from pcalib.robust import (
     h_subset_size,
     mad,

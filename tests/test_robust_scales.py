@@ -1,4 +1,4 @@
-"""Tests of the univariate robust scales of chapter 14 (pcalib._robust_scales): the MAD,
+"""Tests of the univariate robust scales of chapter 14 (pcalib._robust.scales): the MAD,
 Qn by Croux and Rousseeuw's O(n log n) algorithm, the univariate MCD and the cutoff of
 the orthogonal distances.
 
@@ -18,7 +18,7 @@ import pytest
 import scipy.stats
 
 import pcalib
-from pcalib._robust_scales import kth_pairwise_difference, median
+from pcalib._robust.scales import kth_pairwise_difference, median
 from pcalib.robust import QN_CONSTANT, h_subset_size, mad, mcd_consistency, od_cutoff, qn, univariate_mcd
 
 

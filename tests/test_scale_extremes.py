@@ -14,7 +14,7 @@ import pytest
 
 import pcalib
 from pcalib import PCA
-from pcalib._validation import NotFittedError
+from pcalib._utils.validation import NotFittedError
 
 da = pytest.importorskip("dask.array")
 
@@ -224,7 +224,7 @@ def test_tiny_singular_values_keep_their_variances():
     """explained_variance_ squares the singular values in the data's units: a fit whose
     frame holds a singular value of 2**-700 no longer reports its variance as 0 when
     it is 2**-700 * 2**700 in the data's units (rescale_squares)."""
-    from pcalib._units import rescale_squares
+    from pcalib._linalg.units import rescale_squares
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -243,8 +243,7 @@ def test_moments_never_square_raw_data_beyond_2_200(monkeypatch, kind):
     which NumPy 1.26 reported as 'overflow encountered in square' in spite of errstate),
     then read them again scaled. Now every block reaches the Gram product already read
     as 2**-e X, and the moments still match the exact centering (X_int / 8 times 2**900)."""
-    from pcalib import _moments
-
+    from pcalib._linalg import moments as _moments
     seen = []
     original = _moments.shifted_gram
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import pcalib
-from pcalib._signs import axis_signs
+from pcalib._linalg.signs import axis_signs
 
 
 def test_largest_entry_becomes_positive():

@@ -10,7 +10,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from pcalib import PCA
-from pcalib._center import Center
+from pcalib._linalg.center import Center
 
 
 def signed(V):
@@ -386,8 +386,8 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     of a CSC one; half the rows empty) run on threads inside parallel(): equal to
     D^-1 X_c^T X_c D^-1 Q from the dense matrix; the pieces share X's index arrays and
     one float64 copy of its float32 values (float64 values are not copied)."""
-    from pcalib import _inputs, _sparse_input
-
+    from pcalib._inputs import matrix as _inputs
+    from pcalib._inputs import sparse as _sparse_input
     monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
     monkeypatch.setattr(_sparse_input, "cores", lambda: parts)
     rng = np.random.default_rng(8)
@@ -415,12 +415,12 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     np.testing.assert_array_equal(data.gram_times(Q, Center.of(mean), scale), threaded)  # same sums, same order
 
 
-def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch):
+def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch, all_blas_threads):
     """The Lanczos route limits BLAS to one thread (ARPACK's vector steps of order p
     would otherwise keep BLAS threads spinning on the cores the sparse products need)
     and runs the products on a pool of threads; both undone afterwards."""
-    from pcalib import _sparse_input, _threads
-
+    from pcalib._inputs import sparse as _sparse_input
+    from pcalib._utils import threads as _threads
     monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
     seen = []
     original = _sparse_input.SparseMatrix.gram_times
@@ -449,8 +449,8 @@ def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
     """Constant columns found without the column extremes: no non-zero entry (none
     stored, or explicit zeros only), or all n entries stored and equal; a column of
     equal non-zeros with one zero, or all stored but unequal, is not constant."""
-    from pcalib import _inputs, _sparse_input
-
+    from pcalib._inputs import matrix as _inputs
+    from pcalib._inputs import sparse as _sparse_input
     monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", chunk)  # column sums in one run, or in many
     dense = np.random.default_rng(10).standard_normal((6, 6))
     dense[:, 0] = 0.0
@@ -507,8 +507,8 @@ def test_a_row_holding_most_entries_leaves_a_piece_empty(monkeypatch, fmt):
     runs of the column sums can be cut so; the products' pieces are cut here by hand,
     since they hold at least p entries each); the threaded product is still the dense
     one, and so are the column sums."""
-    from pcalib import _inputs, _sparse_input
-
+    from pcalib._inputs import matrix as _inputs
+    from pcalib._inputs import sparse as _sparse_input
     monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", 1000)
     rng = np.random.default_rng(14)
     dense = np.where(rng.uniform(size=(40, 4000)) < 0.002, rng.standard_normal((40, 4000)), 0.0)
@@ -534,8 +534,8 @@ def test_wide_and_very_sparse_products_stay_on_one_thread(monkeypatch):
     it saves (measured by a review: 2 pieces 41 ms, 8 pieces 133 ms against 37 ms for
     one, at 2000 x 2,000,000 with 70,000 entries), so such a matrix is not split,
     however many cores there are."""
-    from pcalib import _inputs, _sparse_input
-
+    from pcalib._inputs import matrix as _inputs
+    from pcalib._inputs import sparse as _sparse_input
     monkeypatch.setattr(_sparse_input, "cores", lambda: 8)
     X = sp.random(2000, 2_000_000, density=2e-5, format="csr", random_state=np.random.default_rng(15))
     assert len(_inputs.as_matrix(X)._pieces) == 1
@@ -556,8 +556,7 @@ def test_entries_stored_twice_are_summed(fmt):
     """A non-canonical matrix storing one position twice means their sum (as SciPy's
     toarray says): the moments square the sum, not each part, and a column of 1.0
     stored as 0.5 + 0.5 is constant."""
-    from pcalib import _inputs
-
+    from pcalib._inputs import matrix as _inputs
     rng = np.random.default_rng(16)
     canonical = sp.random(400, 300, density=0.05, format=fmt, random_state=rng)
     twice = stored_twice(canonical)
@@ -579,8 +578,7 @@ def test_cores_respect_a_container_cpu_quota(tmp_path, monkeypatch):
     """A container limited to 1.5 CPUs (cgroup v1 quota 150000 us per 100000 us, or v2
     cpu.max "150000 100000") on a host of 64 cores gets 2 threads, not 64; no quota
     ("-1" or "max") leaves the affinity's count."""
-    from pcalib import _threads
-
+    from pcalib._utils import threads as _threads
     v1 = tmp_path / "v1"
     (v1 / "cpu,cpuacct").mkdir(parents=True)
     (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("150000\n")

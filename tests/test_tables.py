@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import pcalib
-from pcalib._tables import TABLES
+from pcalib._utils.tables import TABLES
 
 rng = np.random.default_rng(20261128)
 DATA = pd.DataFrame(rng.normal(size=(30, 5)), columns=list("abcde"),

@@ -1,0 +1,162 @@
+r"""The error bounds that a fit with ``PCA(tol=...)`` certifies on its axes and eigenvalues.
+
+Chapter *PCA at scale* (its proposition on residual bounds) bounds the error of an
+approximate eigenpair :math:`(\theta, \mathbf v)` of a symmetric M by its residual
+:math:`r = \|M\mathbf v - \theta\mathbf v\|` and the distance :math:`\delta` from
+:math:`\theta` to the rest of the spectrum: an eigenvalue lies within r, and within
+:math:`r^2/\delta`, of :math:`\theta`, and the axis within an angle whose sine is at
+most :math:`r/\delta`. The residuals are computed; the distances are not known, and are
+bounded from below here, so that the bounds hold for the computed pairs whatever the
+eigenvalues (:func:`certify`):
+
+1. each interval :math:`[\theta_j - r_j, \theta_j + r_j]` contains an eigenvalue of M
+   (the first residual bound);
+2. :math:`\lambda_{k+1}(M) \le \lambda_1(P M P)`, :math:`P = I - VV^\top` (Courant and
+   Fischer: :math:`\lambda_{k+1}` is at most the largest Rayleigh quotient over the
+   complement of the span of V), and by the randomized estimate of the chapter applied
+   to :math:`(PMP)^t` (Halko, Martinsson and Tropp, Lemma 4.1), with J Gaussian vectors
+   :math:`\boldsymbol\omega_i`,
+
+   .. math:: \lambda_1(PMP) \le U = \Big(\rho\sqrt{2/\pi}\,\max_{i \le J}
+             \big\|(PMP)^t\boldsymbol\omega_i\big\|\Big)^{1/t}
+
+   with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
+   smallest over t = 1 to 10, stopping once it certifies every pair and is at most half
+   the smallest :math:`\theta_j`: all ten hold with probability at least
+   :math:`1 - 10\rho^{-J}`);
+3. if the intervals are pairwise disjoint and all lie above U, they hold k distinct
+   eigenvalues above U, and no more than k exceed U: each interval holds exactly one,
+   and every other eigenvalue is at most U. So the distance from :math:`\theta_j` to
+   the rest of the spectrum is at least
+   :math:`\delta_j = \min\big(\theta_j - U, \min_{i \ne j} (|\theta_j - \theta_i| - r_i)\big)`;
+4. the same holds for the a leading pairs alone (a < k), with
+   :math:`U_a = \max(\theta_{a+1}, U) + \|R_{a+1:k}\|_2 \ge \lambda_{a+1}(M)`: the
+   compression of M to the complement of the a leading axes is, in the basis of the
+   other k - a axes and of the complement of all k, the block matrix
+   :math:`\begin{bmatrix}\Theta_{a+1:k} & R_{a+1:k}^\top P\\ P R_{a+1:k} & PMP\end{bmatrix}`
+   (:math:`R = MV - V\Theta` the residuals), whose largest eigenvalue is at most
+   :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
+   (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold.
+
+The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
+(in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
+(Cauchy's interlacing theorem: the :math:`\theta_j` are the eigenvalues of
+:math:`V^\top M V`) and :math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2` (Weyl:
+M without the coupling :math:`VR^\top P + PRV^\top` between the span of V and its
+complement, of norm at most :math:`\|R\|_2`, has the eigenvalues :math:`\theta_j` and
+those of PMP): the bound on the eigenvalues of the components beyond a, whose intervals
+meet or reach below the bound on the rest (close eigenvalues, or the noise). Those get
+no bound on their axes (sine 1): an axis is determined only as well as its eigenvalue
+stands apart, and the computation cannot tell which of two close eigenvalues it found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import blas
+
+__all__ = ["Certificate", "certify"]
+
+# The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
+# _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped at the first t whose bound
+# certifies every pair and is at most half the smallest Ritz value (each t a test that fails with probability rho**-J, so all of them
+# together with at most _POWERS rho**-J = 1e-4). The bound of power t overestimates
+# lambda_1(P M P) by up to about the factor (rho sqrt(2/pi) sqrt(p))**(1/t) (1.9 at
+# p = 5000, t = 10), typically (rho sqrt(2/pi) |g|)**(1/t) (1.2 at t = 10); each power is
+# one product of M with J columns.
+_PROBES = 5
+_SAFETY = 10.0
+_POWERS = 10
+FAILURE_PROBABILITY = _POWERS * _SAFETY**-_PROBES
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What :func:`certify` proves about k approximate eigenpairs of a symmetric M, in
+    M's units, with probability at least ``1 - FAILURE_PROBABILITY``."""
+
+    theta: np.ndarray  #: (k,) the Rayleigh quotients of the axes
+    residuals: np.ndarray  #: (k,) ||M v_j - theta_j v_j||
+    eigenvalue_bounds: np.ndarray  #: (k,) |theta_j - lambda_j| <= this, lambda_j the j-th largest eigenvalue of M
+    axis_bounds: np.ndarray  #: (k,) sine of the angle between v_j and its eigenvector, at most (1: none)
+    upper: float  #: U, at least lambda_{k+1}(M)
+
+
+def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator) -> Certificate:
+    r"""Certified error bounds for the orthonormal columns of V (p, k) as approximate
+    eigenvectors of the symmetric positive semi-definite M given by ``times(Q) = M Q``
+    (see the module docstring). Costs at most ``_POWERS`` products with M, the first
+    with k + J columns and the others with J (fewer when a power certifies every pair)."""
+    p, k = V.shape
+    V = np.asfortranarray(V)
+    probes = rng.standard_normal((p, _PROBES))
+    probes -= blas.dgemm(1.0, V, blas.dgemm(1.0, V, probes, trans_a=1))
+    MB = times(np.asfortranarray(np.hstack([V, probes])))
+    MV, W = MB[:, :k], MB[:, k:]
+    theta = np.einsum("ij,ij->j", V, MV)
+    R = MV - V * theta  # the residual block (V's Rayleigh-Ritz: V^T R = 0 to round-off)
+    residuals = np.linalg.norm(R, axis=0)
+    # rounding: the products, and so the residuals and the Rayleigh quotients, carry an
+    # error of about sqrt(p) eps ||M|| per column
+    rounding = np.sqrt(p) * np.finfo(np.float64).eps * max(float(theta.max()), 0.0)
+    residuals += rounding
+    order = np.argsort(-theta, kind="stable")
+    upper = np.inf
+    for upper_t in _power_bounds(times, V, W):
+        upper = min(upper, upper_t)
+        if upper <= theta.min() / 2 and _certified_gaps(theta, residuals, upper) is not None:
+            break  # every pair certified, with gaps of at least half its eigenvalue
+    # for every pair: theta_j <= lambda_j (Cauchy interlacing) and lambda_j <=
+    # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
+    # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
+    eigenvalue_bounds = np.maximum(upper - theta, 0.0) + float(np.linalg.norm(R, 2)) + rounding
+    axis_bounds = np.ones(k)
+    for a in range(k, 0, -1):  # the a leading pairs, all k first
+        lead, rest = order[:a], order[a:]
+        bound = upper if a == k else (max(float(theta[rest[0]]), upper)
+                                      + float(np.linalg.norm(R[:, rest], 2)))
+        gaps = _certified_gaps(theta[lead], residuals[lead], bound)
+        if gaps is not None:
+            eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
+                                                 np.minimum(residuals[lead], residuals[lead] ** 2 / gaps) + rounding)
+            axis_bounds[lead] = np.minimum(residuals[lead] / gaps, 1.0)
+            break
+    return Certificate(theta, residuals, eigenvalue_bounds, axis_bounds, float(upper))
+
+
+def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> np.ndarray | None:
+    r"""The lower bounds :math:`\delta_j` of step 3 (module docstring) on the distances
+    from each :math:`\theta_j` to the rest of the spectrum, when the intervals
+    :math:`[\theta_j \pm r_j]` are pairwise disjoint and above `bound` (at least the
+    next eigenvalue); else None."""
+    low, high = theta - residuals, theta + residuals
+    order = np.argsort(-theta, kind="stable")
+    if low.min() <= bound or np.any(low[order][:-1] <= high[order][1:]):
+        return None
+    others = np.abs(theta[:, None] - theta[None, :]) - residuals[None, :]
+    np.fill_diagonal(others, np.inf)
+    return np.minimum(theta - bound, others.min(axis=1))
+
+
+def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray) -> Iterator[float]:
+    r"""The bounds :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|(PMP)^t\boldsymbol\omega_i\|)^{1/t}`
+    on :math:`\lambda_1(PMP)` for t = 1, 2, ..., ``_POWERS`` (each one more product),
+    from :math:`W = M P \Omega`; each column is normalized after every power (the
+    logarithm of its growth summed), so that no power overflows or underflows."""
+    growth = np.zeros(W.shape[1])  # log ||(PMP)^t omega_i||
+    factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
+    for t in range(1, _POWERS + 1):
+        if t > 1:
+            W = times(np.asfortranarray(W))
+        W = W - blas.dgemm(1.0, V, blas.dgemm(1.0, V, W, trans_a=1))
+        norms = np.linalg.norm(W, axis=0)
+        if not np.any(norms > 0):
+            yield 0.0  # M vanishes outside the span of V
+            return
+        with np.errstate(divide="ignore"):
+            growth += np.log(norms)  # -inf for a vector that M annihilated
+        W = W / np.where(norms > 0, norms, 1.0)
+        yield float(np.exp((factor + growth.max()) / t))

@@ -1,0 +1,511 @@
+r"""The k largest eigenpairs of a symmetric matrix, shared by PCA and PCoA.
+
+Three solvers:
+
+* :func:`lanczos_top_operator`, ARPACK's implicitly restarted Lanczos method for
+  an operator whose products with single vectors are cheap (a sparse matrix in
+  memory): one vector per product, so few products for a given accuracy;
+* :func:`krylov_top`, a block Krylov method with Rayleigh-Ritz and an explicit
+  residual test, for large matrices when few eigenpairs are wanted: a few
+  products with a thin block, :math:`O(m^2 b)` each, instead of the
+  :math:`O(m^3)` tridiagonal reduction that LAPACK needs even for one eigenpair;
+* :func:`top_eigh`, the dispatcher used by PCA: the Krylov method when it pays,
+  LAPACK (``?syevr`` with an index range, or ``?syevd``) otherwise or when the
+  Krylov method does not converge.
+
+:func:`top_eigh_of_varying` gives a PCA scatter matrix's constant columns loadings of
+exactly 0, by solving on the other columns only.
+
+Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
+is measured 15-20 % faster from the lower triangle than from the upper one at
+orders 2000-3000). The routes form their matrices with NumPy's BLAS
+(:func:`pcalib._linalg.moments.gram_and_sums`), so :func:`top_eigh` solves small ones
+with NumPy's LAPACK: the hot path stays in one BLAS library (DESIGN,
+"Performance trap"). Larger ones need SciPy (a partial ``?syevr``, Krylov
+products by ``dsymm``): one switch, about 0.1 s, against the seconds that
+forming a matrix of that order takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+from scipy.linalg import blas
+
+__all__ = [
+    "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram",
+    "top_eigh", "top_eigh_of_varying", "transposed_times",
+]
+
+# Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
+KRYLOV_RTOL = 1e-10
+# Largest Krylov space of the PCA routes that never form their matrix (sparse and Dask
+# data; dense data with solver='krylov'), in blocks: passes over the data.
+KRYLOV_MAX_BLOCKS = 40
+# A new direction of the Krylov space is kept when its norm, after orthogonalization
+# against the space, exceeds this times the largest Ritz value: far enough below the
+# residual test (1e-10) that a direction it needs is never dropped (at 1e-8, a
+# rank-8 signal over noise 1e-5 times smaller stalled at a residual of 1.5e-10).
+_KEPT_DIRECTION = 1e-13
+# Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
+# k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
+# 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
+DENSE_MAX_M = 1200
+# Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
+# at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it
+# (pcalib._linalg.moments.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
+# 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
+NUMPY_MAX_M = 512
+# Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
+# reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
+# 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
+KRYLOV_MAX_FRACTION = 0.2
+
+
+def krylov_top(
+    M: np.ndarray, k: int, rtol: float = KRYLOV_RTOL, *, max_dim: int | None = None, predict: bool = False
+) -> tuple[np.ndarray, np.ndarray, float] | None:
+    r"""k largest eigenpairs of symmetric `M` by block Krylov iteration with Rayleigh-Ritz.
+
+    The subspace :math:`\mathcal K = [Q_0, M Q_0, M^2 Q_0, \dots]` (orthonormalized,
+    :math:`Q_0` a seeded Gaussian block of :math:`b = \max(2k, k + 10)` columns)
+    grows one block at a time; the Ritz pairs :math:`(\theta_j, K s_j)` of
+    :math:`T = K^\top M K` (only the k leading ones) are computed after each block
+    up to ``_CHECK_EVERY_BLOCK`` columns, then each time the subspace has grown by
+    ``_CHECK_GROWTH``,
+    and returned once every residual satisfies
+
+    .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \max_{i \le k} |\theta_i| ,
+
+    which bounds each eigenvalue error by :math:`\mathrm{rtol} \max_{i \le k}|\theta_i|`
+    (and by its square over the spectral gap).
+
+    Parameters
+    ----------
+    M : ndarray of shape (m, m)
+        Symmetric float64 matrix; only its lower triangle is read. Not modified.
+    k : int
+        Number of eigenpairs, ``1 <= k <= m``.
+    rtol : float
+        Relative residual tolerance.
+    max_dim : int, optional
+        Largest subspace dimension (default m // 3).
+    predict : bool
+        Give up as soon as the decay of the residual predicts that the subspace would
+        have to grow past `max_dim` (``_predicted_to_fail``: cheap failure on a flat
+        spectrum; but a matrix of low rank, whose residual drops suddenly once the
+        range is spanned, may be given up too early).
+
+    Returns
+    -------
+    (values, vectors, smallest) or None
+        The k largest Ritz values in decreasing order, their orthonormal Ritz
+        vectors (m, k) and the smallest Ritz value of the final subspace (an upper
+        bound on the smallest eigenvalue of `M`). ``None`` if the subspace would
+        grow past `max_dim` columns (a flat spectrum, where LAPACK is cheaper) or
+        stops growing before convergence.
+    """
+    # BLAS wants Fortran order: a C-ordered M is passed as M^T, whose upper
+    # triangle is the lower triangle of M (no copy of M per product).
+    Mf, lower = (M, 1) if M.flags.f_contiguous else (M.T, 0)
+    return krylov_top_operator(
+        lambda Q: blas.dsymm(1.0, Mf, Q, lower=lower), M.shape[0], k, rtol, max_dim=max_dim, predict=predict
+    )
+
+
+def krylov_block(k: int, m: int) -> int:
+    r"""Width of the blocks of :func:`krylov_top_operator`: :math:`\max(2k, k + 10)`,
+    at most m."""
+    return min(max(2 * k, k + 10), m)
+
+
+def krylov_top_operator(
+    times: Callable[[np.ndarray], np.ndarray],
+    m: int,
+    k: int,
+    rtol: float = KRYLOV_RTOL,
+    *,
+    max_dim: int | None = None,
+    predict: bool = False,
+    block: int | None = None,
+    start: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, float] | None:
+    r""":func:`krylov_top` for a symmetric m x m matrix M given only by its product
+    ``times(Q) = M @ Q`` with a block Q (m x b, F-ordered): one product per block of
+    the Krylov space, so for an implicit :math:`M = X_c^\top X_c` one pass over the
+    data per block, and the residual test is the a-posteriori error estimate. `block`
+    is the width b (default :func:`krylov_block`; at least k); `start`, if given, an
+    m x b block with orthonormal columns to start from instead of a seeded Gaussian
+    one (its width is then b)."""
+    if start is not None:
+        block = start.shape[1]
+    block = krylov_block(k, m) if block is None else min(max(block, k), m)
+    max_dim = m // 3 if max_dim is None else max_dim
+    rng = np.random.default_rng(0)
+    K = np.empty((m, max_dim), order="F")
+    MK = np.empty((m, max_dim), order="F")
+    T = np.empty((max_dim, max_dim), order="F")  # T = K^T M K, grown one block at a time
+    if start is None:
+        Q = scipy.linalg.qr(rng.standard_normal((m, block)), mode="economic", check_finite=False)[0]
+    else:
+        Q = np.asfortranarray(start)
+    d = checked = 0
+    scale = 0.0
+    history: list[tuple[int, float]] = []  # (dimension, residual) at each Rayleigh-Ritz step
+    while d + Q.shape[1] <= max_dim:
+        new = slice(d, d + Q.shape[1])
+        K[:, new] = Q
+        MK[:, new] = times(np.asfortranarray(Q))
+        d = new.stop
+        Kd = K[:, :d]
+        T[:d, new] = blas.dgemm(1.0, Kd, MK[:, new], trans_a=1)
+        T[new, :d] = T[:d, new].T
+        # The part of M K outside the space, orthogonalized twice for stability: by the
+        # Krylov property only the new block's, M K_new - K T[:, new]. It starts the
+        # next block, and bounds the residuals of the Ritz pairs.
+        Y = MK[:, new] - blas.dgemm(1.0, Kd, T[:d, new])
+        Y -= blas.dgemm(1.0, Kd, blas.dgemm(1.0, Kd, Y, trans_a=1))
+        if d <= _CHECK_EVERY_BLOCK or d >= _CHECK_GROWTH * checked or d + block > max_dim:
+            checked = d
+            # Only the k leading Ritz pairs are needed (d >= block >= k).
+            theta, S = scipy.linalg.eigh(T[:d, :d], subset_by_index=[d - k, d - 1], check_finite=False)
+            theta, S = theta[::-1], np.asfortranarray(S[:, ::-1])
+            scale = np.abs(theta).max()
+            # M K s - theta K s = (I - K K^T) M K s = Y s_new: a norm of m x k entries
+            res = np.linalg.norm(blas.dgemm(1.0, Y, S[new]), axis=0).max() / scale
+            if res <= rtol:  # the a-posteriori test, with the stored products M K
+                residual = blas.dgemm(1.0, MK[:, :d], S) - blas.dgemm(1.0, Kd, S * theta)
+                res = np.linalg.norm(residual, axis=0).max() / scale
+            if res <= rtol:
+                smallest = scipy.linalg.eigh(
+                    T[:d, :d], eigvals_only=True, subset_by_index=[0, 0], check_finite=False
+                )
+                return theta.copy(), blas.dgemm(1.0, Kd, S), float(smallest[0])
+            history.append((d, res))
+            if predict and _predicted_to_fail(history, rtol, max_dim):
+                break
+        Q = orthonormal_directions(Y, _KEPT_DIRECTION * scale)
+        if Q.shape[1] == 0:  # invariant subspace yet not converged: leave it to LAPACK
+            break
+        # A direction of norm s_i carries about eps * scale / s_i of K after the two
+        # passes: a third one makes it orthogonal to working precision again, and
+        # Cholesky QR (Q is orthonormal to about 1e-3 or better) normalizes it.
+        Q -= blas.dgemm(1.0, Kd, blas.dgemm(1.0, Kd, Q, trans_a=1))
+        Q = cholesky_qr(Q)
+    return None
+
+
+# The Rayleigh-Ritz step (an eigensolve of the d x d matrix T, O(d^3)) runs after every
+# block up to _CHECK_EVERY_BLOCK columns (about 10 ms there, little against a pass over
+# the data, which is what each block of the sparse and Dask routes costs), then once the
+# subspace has grown by _CHECK_GROWTH since the last one, and before the last block that
+# fits: at most 20% more columns. Measured: 5000 x 5000 dense, k = 50, decaying
+# spectrum, 1643 columns: 2.2 s of eigensolves when run after every block, against 2.3 s
+# of products.
+_CHECK_EVERY_BLOCK = 512
+_CHECK_GROWTH = 1.2
+
+# _predicted_to_fail: the residual is extrapolated from the third Rayleigh-Ritz step on,
+# at the best rate seen, and, once half the largest subspace is spent, at the latest
+# rate with room for it to double (measured on tests/benchmarks.py's spectra, where
+# the residual often stalls for a few blocks and then falls faster and faster:
+# 10000 x 4000 flat, k = 10, b = 13: 7.2e-2 at 65 columns, 6.3e-2 at 91, 2.2e-10 at
+# 247; 5000 x 5000 decaying, k = 50: a latest rate of -0.0105 per column at 954
+# columns of a budget of 1931 forecast 2161 columns, and it converged at 1643).
+_TRUST_LATEST_RATE = 0.5
+_ACCELERATION = 2.0
+
+
+def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_dim: int) -> bool:
+    r"""Whether block Krylov, with residuals ``history`` (dimension d, residual r) at
+    its Rayleigh-Ritz steps, will not reach `rtol` within `max_dim` columns. With the
+    rates :math:`\rho_j = (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})`, the forecast
+    :math:`d + \log(\mathrm{rtol}/r) / \rho`: Krylov methods converge faster as the
+    space grows, so the best rate seen gives an optimistic forecast, and the method
+    gives up when even that one passes `max_dim`; once ``_TRUST_LATEST_RATE`` of
+    `max_dim` is spent, also when the forecast at the latest rate times
+    ``_ACCELERATION`` does (a flat spectrum near the k-th eigenvalue, where the rate
+    stays low)."""
+    if len(history) < 3:
+        return False
+    rates = [np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:])]
+    d, res = history[-1]
+    best, latest = min(rates), _ACCELERATION * rates[-1]
+    if best >= 0 or d + np.log(rtol / res) / best > max_dim:
+        return True
+    return d >= _TRUST_LATEST_RATE * max_dim and (latest >= 0 or d + np.log(rtol / res) / latest > max_dim)
+
+
+# Cholesky QR of a block Y is used when Y^T Y is this well conditioned (cond(Y) < 1e6):
+# two passes then give orthonormal columns to working precision (Yamamoto et al., 2015),
+# at about a third of the time of LAPACK's Householder QR plus SVD (5000 x 50: 4 ms
+# against 40 ms measured on 2 cores).
+_CHOLESKY_QR_CONDITION = 1e12
+
+
+def cholesky_qr(Y: np.ndarray, gram: np.ndarray | None = None) -> np.ndarray:
+    r"""One pass of Cholesky QR, :math:`Y R^{-1}` with :math:`R^\top R = Y^\top Y`
+    (`gram`, if already computed: its upper triangle is read): orthonormal columns to
+    about :math:`\varepsilon\,\kappa(Y)^2`; zero rows of Y stay zero. Raises
+    ``numpy.linalg.LinAlgError`` when :math:`Y^\top Y` is not numerically positive
+    definite."""
+    gram = blas.dsyrk(1.0, Y, trans=1) if gram is None else gram
+    R = scipy.linalg.cholesky(gram, lower=False, check_finite=False)
+    return blas.dtrsm(1.0, R, Y, side=1, lower=0)
+
+
+def orthonormal_directions(Y: np.ndarray, floor: float) -> np.ndarray:
+    r"""An orthonormal basis of the directions of Y whose singular values exceed `floor`
+    (the others are dropped). When the eigenvalues :math:`s_i^2` of :math:`Y^\top Y`
+    all exceed :math:`\max(\text{floor}^2, s_1^2 / 10^{12})`, every direction is
+    kept and two passes of Cholesky QR give the basis; otherwise the SVD of Y says
+    which to keep."""
+    Y = np.asfortranarray(Y)
+    gram = blas.dsyrk(1.0, Y, trans=1)
+    s2 = scipy.linalg.eigvalsh(gram, lower=False, check_finite=False)
+    if s2[0] > max(floor**2, s2[-1] / _CHOLESKY_QR_CONDITION):
+        return cholesky_qr(cholesky_qr(Y, gram))
+    U, s, _ = scipy.linalg.svd(Y, full_matrices=False, overwrite_a=True, check_finite=False)
+    return U[:, s > floor]
+
+
+def lanczos_top_operator(
+    times: Callable[[np.ndarray], np.ndarray],
+    m: int,
+    k: int,
+    rtol: float = KRYLOV_RTOL,
+    *,
+    max_products: int | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""k largest eigenpairs of a symmetric positive semi-definite m x m matrix M given
+    only by ``times(Q) = M @ Q`` (Q of shape (m, b)), by the implicitly restarted
+    Lanczos method (ARPACK ``dsaupd`` through ``scipy.sparse.linalg.eigsh``), with
+    deflation to find the copies of a repeated eigenvalue.
+
+    Lanczos builds the Krylov space :math:`[q, Mq, M^2 q, \dots]` one vector per
+    product (a block method spends b products per step); restarts keep the space at
+    ``ncv`` :math:`= \max(2k + 1, 30)` vectors, :math:`O(m k)` memory (30 rather than
+    20 for small k: 129 products instead of 139 for k = 10 on the benchmark's sparse
+    matrix, which pays for the probe below). ARPACK stops
+    when its estimate of each residual is below ``rtol`` times the Ritz value (from a
+    seeded start vector: deterministic); the result is then checked a posteriori with
+    one block product,
+
+    .. math:: \|M v_j - \theta_j v_j\| \le \mathrm{rtol} \cdot \theta_1 ,
+
+    so each Ritz value is within :math:`\mathrm{rtol}\,\theta_1` of an eigenvalue
+    of M and each vector within an angle :math:`\mathrm{rtol}\,\theta_1 / \delta_j`
+    of its eigenvector (:math:`\delta_j` the gap to the rest of the spectrum, by
+    the Davis-Kahan theorem). If the check fails, ARPACK runs again to machine
+    precision (``tol=0``). Stopping at ``rtol`` rather than at machine precision
+    saves about a quarter of the products (measured: 138 against 192 for k = 10
+    on the benchmark's 100,000 x 20,000 sparse matrix).
+
+    The residual check cannot see an eigenvalue that Lanczos missed. From one start
+    vector, the Krylov space holds one direction of each eigenspace: of an
+    eigenvalue of multiplicity r, Lanczos finds one copy (more only through
+    rounding errors). So the k pairs found, V, are deflated: a probe runs Lanczos
+    (one eigenvalue, relative accuracy ``_PROBE_TOL``, ``_PROBE_VECTORS`` Lanczos
+    vectors, another seeded start) on
+
+    .. math:: M' = (I - V V^\top) M (I - V V^\top),
+
+    whose eigenvalues are those of M not yet found (and 0 on the span of V).
+    A probe's Ritz value is a lower bound of the largest of them: if it exceeds
+    :math:`\theta_k + \mathrm{rtol}\,\theta_1`, an eigenvalue above
+    :math:`\theta_k` was missed, and Lanczos runs on :math:`M'` for k more pairs;
+    Rayleigh-Ritz on the union of the two sets keeps the k largest, and the probe
+    runs again (each round finds at least one more copy). A probe that finds
+    nothing, finds :math:`M' = 0` (every eigenvalue not 0 was found), or does not
+    converge within ``_PROBE_RESTARTS`` restarts (a flat
+    spectrum below :math:`\theta_k`, where no eigenvalue stands out), ends the
+    search: a missed eigenvalue is then below, or within ``_PROBE_TOL`` of, the
+    probe's Ritz value.
+
+    `max_products`, if given, caps the work: the search gives up (``None``) once that
+    many vectors have been multiplied, counting the main run, its retry, the probes
+    and the deflated runs (a cluster of wanted eigenvalues can otherwise keep ARPACK
+    restarting 1000 times: 28,000 products, minutes, at m = 1000).
+
+    Returns
+    -------
+    (values, vectors) or None
+        The k largest Ritz values in decreasing order and their orthonormal Ritz
+        vectors (m, k); ``None`` if ARPACK does not converge within 1000 restarts
+        or `max_products` products, or the residual test fails. Needs ``1 <= k < m``.
+    """
+    if max_products is None:
+        return _lanczos_top(times, m, k, rtol)
+    spent = 0
+
+    def counted(Q: np.ndarray) -> np.ndarray:
+        nonlocal spent
+        spent += Q.shape[1]
+        if spent > max_products:
+            raise _BudgetSpent
+        return times(Q)
+
+    try:
+        return _lanczos_top(counted, m, k, rtol)
+    except _BudgetSpent:
+        return None
+
+
+class _BudgetSpent(Exception):
+    """Raised inside :func:`lanczos_top_operator` once `max_products` are spent."""
+
+
+def _lanczos_top(
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The search of :func:`lanczos_top_operator`, without a budget."""
+    found = _arpack(times, m, k, rtol, np.random.default_rng(0).uniform(-1.0, 1.0, m))
+    probes = np.random.default_rng(1)
+    while found is not None and m - k >= 2:
+        w, V = found
+
+        def deflated(Q: np.ndarray, V: np.ndarray = V) -> np.ndarray:
+            Q = Q - V @ (V.T @ Q)
+            Y = times(np.asfortranarray(Q))
+            return Y - V @ (V.T @ Y)
+
+        start = probes.uniform(-1.0, 1.0, m)
+        try:
+            top = scipy.sparse.linalg.eigsh(
+                _operator(deflated, m), 1, which="LA", v0=start, ncv=min(m, _PROBE_VECTORS), tol=_PROBE_TOL,
+                maxiter=_PROBE_RESTARTS, return_eigenvectors=False,
+            )[0]
+        except scipy.sparse.linalg.ArpackError:  # no convergence, or M' = 0 (error -9)
+            break
+        if top <= w[-1] + rtol * w[0]:
+            break
+        extra = _arpack(deflated, m, min(k, m - k - 1), rtol, start)
+        if extra is None:
+            return None
+        basis = scipy.linalg.qr(np.hstack([V, extra[1]]), mode="economic", check_finite=False)[0]
+        MB = times(np.asfortranarray(basis))
+        theta, S = scipy.linalg.eigh(basis.T @ MB, check_finite=False)
+        keep = np.argsort(theta)[::-1][:k]
+        w, V, MV = theta[keep], np.asfortranarray(basis @ S[:, keep]), MB @ S[:, keep]
+        if np.linalg.norm(MV - V * w, axis=0).max() > rtol * max(w[0], 0.0):
+            return None
+        found = w, V
+    return found
+
+
+# The probe for missed eigenvalues of lanczos_top_operator: ARPACK's relative accuracy,
+# its number of Lanczos vectors and its restarts. Measured on the benchmark's
+# 100,000 x 20,000 sparse matrix, k = 10: the probe adds 11 products to the 129 of the
+# main run (21 with tol 1e-2, 31 with 1e-3 or 20 vectors): 140 products in all against
+# 139 without a probe and ncv = max(2k + 1, 20), fit 0.80-0.88 s of CPU against
+# 0.86-0.89 s (2 cores, medians of 5); a block Krylov probe (11 vectors a block, 6
+# blocks) cost more and missed the copies of the tests.
+_PROBE_TOL = 3e-2
+_PROBE_VECTORS = 10
+_PROBE_RESTARTS = 50
+
+
+def _operator(times: Callable[[np.ndarray], np.ndarray], m: int) -> scipy.sparse.linalg.LinearOperator:
+    return scipy.sparse.linalg.LinearOperator(
+        (m, m), matvec=lambda v: times(v.reshape(m, 1)).ravel(), matmat=times, dtype=np.float64
+    )
+
+
+def _arpack(
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float, start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """ARPACK's k largest eigenpairs from `start`, decreasing, if they pass the residual
+    test of :func:`lanczos_top_operator` (at `rtol`, else at ``tol=0``); else None."""
+    for tol in (rtol, 0.0):
+        try:
+            w, V = scipy.sparse.linalg.eigsh(
+                _operator(times, m), k, which="LA", v0=start, ncv=min(m, max(2 * k + 1, 30)), tol=tol,
+                maxiter=1000,
+            )
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            return None
+        order = np.argsort(w)[::-1]
+        w, V = w[order], np.asfortranarray(V[:, order])
+        residual = np.linalg.norm(times(V) - V * w, axis=0).max()
+        if residual <= rtol * max(w[0], 0.0):
+            return w, V
+    return None
+
+
+def rows_gram(Y: np.ndarray) -> np.ndarray:
+    r""":math:`Y Y^\top` for :func:`top_eigh`, in the BLAS that will solve it: NumPy's
+    product up to ``NUMPY_MAX_M`` rows, SciPy's ``dsyrk`` above (the lower triangle
+    only, all that :func:`top_eigh` reads; no copy of Y in either order). Measured on
+    2 cores, 2000 x 20000, k = 10: the same 0.86 s for the product, then 0.25 s for
+    the eigensolve against 0.35-0.39 s after NumPy's product, whose threads still spin."""
+    if Y.shape[0] <= NUMPY_MAX_M:
+        return Y @ Y.T
+    if Y.flags.c_contiguous:
+        return blas.dsyrk(1.0, Y.T, trans=1, lower=1)
+    return blas.dsyrk(1.0, Y, lower=1)
+
+
+def matrix_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r""":math:`X B` by SciPy's ``dgemm`` (no copy of X in either order), as
+    :func:`transposed_times`."""
+    if X.flags.c_contiguous:
+        return blas.dgemm(1.0, X.T, B, trans_a=1)
+    return blas.dgemm(1.0, X, B)
+
+
+def transposed_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r""":math:`X^\top B` by SciPy's ``dgemm`` (no copy of X in either order): the
+    product after an eigensolve in SciPy's LAPACK (measured: 0.022 s for 2000 x 20000
+    times 2000 x 10, against 0.09 s by NumPy right after it)."""
+    if X.flags.c_contiguous:
+        return blas.dgemm(1.0, X.T, B)
+    return blas.dgemm(1.0, X, B, trans_a=1)
+
+
+def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its lower triangle.
+
+    NumPy's ``?syevd`` up to order ``NUMPY_MAX_M``; above it,
+    :func:`krylov_top` when the order m exceeds ``DENSE_MAX_M`` and ``k <= m / 40``
+    (then its largest subspace, ``KRYLOV_MAX_FRACTION * m`` columns, holds at least
+    four blocks of 2k), falling back to LAPACK if it does not converge within it;
+    otherwise a partial LAPACK solve (``?syevr`` with an index range) when ``k < m``,
+    the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
+    """
+    m = M.shape[0]
+    if m <= NUMPY_MAX_M:
+        w, V = np.linalg.eigh(M, UPLO="L")
+        return w[::-1][:k], V[:, ::-1][:, :k]
+    if m > DENSE_MAX_M and 40 * k <= m:
+        top = krylov_top(M, k, predict=True, max_dim=int(KRYLOV_MAX_FRACTION * m))
+        if top is not None:
+            return top[0], top[1]
+    if k < m:
+        w, V = scipy.linalg.eigh(
+            M, lower=True, subset_by_index=[m - k, m - 1], driver="evr",
+            overwrite_a=True, check_finite=False,
+        )
+    else:
+        w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
+    return w[::-1], V[:, ::-1]
+
+
+def top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_eigh` of a scatter matrix C whose rows and columns of
+    `constant` columns are 0: solved on the varying columns only, so the loadings of
+    the constant ones are exactly 0 (the eigensolver would mix them in to
+    round-off). Beyond the number of varying columns, the axes are the unit vectors
+    of the constant columns, with eigenvalue 0. `C` may be overwritten."""
+    if not constant.any():
+        return top_eigh(C, k)
+    varying = np.flatnonzero(~constant)
+    w_varying, V_varying = top_eigh(np.asfortranarray(C[np.ix_(varying, varying)]), min(k, varying.size))
+    w = np.concatenate([w_varying, np.zeros(k - w_varying.size)])
+    V = np.zeros((C.shape[0], k), order="F")
+    V[varying, : w_varying.size] = V_varying
+    V[np.flatnonzero(constant)[: k - w_varying.size], np.arange(w_varying.size, k)] = 1.0
+    order = np.argsort(-w, kind="stable")  # round-off negatives of the varying part last
+    return w[order], V[:, order]

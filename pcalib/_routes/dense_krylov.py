@@ -1,0 +1,192 @@
+r"""The dense Krylov route's engine: the k leading axes of a centered matrix, never
+forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
+
+The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
+matrices; above about a thousand features forming it (one ``syrk``) and solving it
+(:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`krylov_axes`
+runs block Krylov (:func:`pcalib._linalg.eigen.krylov_top_operator`) within a budget of
+blocks, stopped by the a-posteriori residual test of ``DENSE_KRYLOV_RTOL``,
+then, if it has not converged, the formed matrix, as the eig or gram route would
+solve it. The budget is the solver policy's (:mod:`pcalib.solvers`); the route's
+skeleton, which calls it as one step, is :func:`pcalib._routes.dense.krylov_route`.
+Where the column means allow it, :func:`implicitly_centered` gives the same products
+without a centered copy, and :func:`pcalib._routes.dense.implicit_krylov_route` runs
+:func:`krylov_stage` and :func:`leading_axes` on them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._linalg.center import Center
+from .._linalg.eigen import (
+    KRYLOV_MAX_BLOCKS,
+    cholesky_qr,
+    krylov_block,
+    krylov_top_operator,
+    rows_gram,
+    top_eigh,
+    top_eigh_of_varying,
+)
+from .._linalg.moments import Moments
+from .._linalg.units import checked_scale, norm_exponent
+from .decomposition import CenteredProducts, axes_from_left, sqrt_eigenvalues
+
+# Width of the dense route's blocks: k + 3 columns. Measured on tests/benchmarks.py's
+# spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
+# 0.79-1.24 s where b = max(2k, k + 10) = 20 took 0.85-1.53 s (the products of a thin
+# block are bound by memory, but a wider block spends more columns per pass than it
+# saves passes); for k = 50, b = 53 took 2.1 s against 2.6 s at b = 60 and 6.7 s at 100
+# (each block's Rayleigh-Ritz step grows with the subspace).
+_BLOCK_EXTRA = 3
+# The dense route's residual test, ten times tighter than the sparse and Dask routes'
+# (``pcalib._linalg.eigen.KRYLOV_RTOL``): a block costs little here, and the axes of components
+# near the noise, whose gaps are small, then agree with the SVD to 1e-10 (measured on
+# tests/benchmarks.py's decaying spectrum at 5000 x 5000, k = 10 and 50: largest axis
+# error 1.8e-10 and 2.7e-10 at 1e-10, 2.5e-11 and 2.4e-12 at 1e-11, for 5-13% more time
+# on 2 cores; 10000 x 4000, k = 10: 1.8e-10 against 1.4e-11).
+DENSE_KRYLOV_RTOL = 1e-11
+
+
+def dense_krylov_block(k: int, m: int) -> int:
+    """Width of the dense Krylov route's blocks for k components of an m x m matrix:
+    k + 3, at most m (the sparse and Dask routes use
+    :func:`pcalib._linalg.eigen.krylov_block`, wider, as each of their blocks is a pass over
+    data that may be on disk)."""
+    return min(k + _BLOCK_EXTRA, m)
+
+
+def krylov_axes(
+    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL
+) -> tuple[np.ndarray, np.ndarray, str]:
+    r"""The k leading singular values and right singular vectors (p, k) of the centered
+    matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
+    :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
+    :math:`b = k + 3` columns (:func:`dense_krylov_block`) costs the two products
+    :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
+    two passes over :math:`X_c` (:func:`pcalib._linalg.eigen.krylov_top_operator`). The Ritz
+    pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
+    10^{-11} \theta_1`, the a-posteriori test of the sparse and Dask routes made ten
+    times tighter (``DENSE_KRYLOV_RTOL``): each :math:`\theta_j` is then within
+    :math:`10^{-11}\theta_1` of an eigenvalue (and within the square of that over its
+    gap), each axis within an angle of about :math:`10^{-11}\theta_1 / \delta_j` of
+    its eigenvector.
+
+    Without `max_blocks` (``solver="krylov"``), the blocks are
+    :math:`\max(2k, k + 10)` columns wide, as on the sparse and Dask routes, and the
+    space may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With
+    `max_blocks` (the budget of "auto"), the method stops when the space would grow past that many
+    blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
+    the k-th eigenvalue, where block Krylov converges slowly); then the k leading
+    eigenpairs of the same matrix, formed (one ``syrk``) and solved by
+    :func:`pcalib._linalg.eigen.top_eigh`, take over: the result is then that of the eig
+    route (n >= p) or the gram route (n < p), to round-off. Returns the singular
+    values, the axes and the route that found them ("krylov", "eig" or "gram").
+
+    The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
+    route: the Krylov stages start from random vectors that are not, so for n >= p
+    their Ritz vectors are cut to the varying columns and re-orthonormalized (a
+    Cholesky QR step, which keeps zero rows zero), and the formed matrix is solved on
+    the varying columns (:func:`pcalib._linalg.eigen.top_eigh_of_varying`); with no more varying columns
+    than k, only the formed matrix runs.
+    """
+    Y = CenteredProducts(Xc)
+    top = krylov_stage(Y, k, constant, max_blocks, rtol)
+    if top is not None:
+        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov")
+    n, p = Xc.shape
+    if n >= p:  # the formed matrix (a syrk), as the eig route
+        w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)  # X_c^T X_c
+        return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "eig")
+    w, W = top_eigh(rows_gram(Xc), k)  # as the gram route
+    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "gram")
+
+
+def krylov_stage(
+    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None, rtol: float = DENSE_KRYLOV_RTOL
+) -> tuple[np.ndarray, np.ndarray] | None:
+    r"""The block Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
+    eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
+    :math:`Y Y^\top`, or None when the budget `max_blocks` is 0 or ran out, when the
+    forecast gave up, or when n >= p and at most k columns vary (RuntimeError instead
+    without `max_blocks`, past ``KRYLOV_MAX_BLOCKS`` blocks). `rtol`: the residual test,
+    ``DENSE_KRYLOV_RTOL`` unless ``PCA(tol=...)`` sets it."""
+    n, p = Y.shape
+    m = min(n, p)
+    block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
+    budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
+    if n >= p and np.count_nonzero(~constant) <= k:
+        budget = 0
+    if budget == 0:  # nothing to try: the formed matrix (the caller) at once
+        return None
+    found = krylov_top_operator(
+        Y.gram_times, m, k, rtol, max_dim=min(m, budget * block),
+        predict=max_blocks is not None, block=block,
+    )
+    if found is None and max_blocks is None:
+        raise RuntimeError(
+            f"the block Krylov method did not reach a residual of {rtol:g} within "
+            f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
+            "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
+        )
+    return None if found is None else found[:2]
+
+
+def leading_axes(
+    Y: CenteredProducts, w: np.ndarray, W: np.ndarray, constant: np.ndarray, k: int, *,
+    from_krylov: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Singular values and axes (p, k) of Y from the k leading eigenpairs (w, W) of
+    the smaller of :math:`Y^\top Y` and :math:`Y Y^\top`: W itself if n >= p (the
+    loadings of `constant` columns set to exactly 0 when Krylov found W), else
+    :math:`Y^\top u_j / \sigma_j` (:func:`pcalib._routes.decomposition.axes_from_left`)."""
+    n, p = Y.shape
+    s = sqrt_eigenvalues(w, n, p)
+    if n < p:
+        return s, axes_from_left(Y, W, s, k)
+    if from_krylov and constant.any():
+        W = np.asfortranarray(W)
+        W[constant] = 0.0
+        W = cholesky_qr(W)
+    return s, W
+
+
+def implicitly_centered(
+    arr: np.ndarray, ddof: int, standardize: bool
+) -> tuple[CenteredProducts, Center, np.ndarray, np.ndarray, int] | None:
+    r"""The centered (and standardized) data as products with `arr` itself, no copy:
+    :class:`pcalib._routes.decomposition.CenteredProducts`, the column means (the exact pair),
+    the scales, the constant columns and the exponent f of the products' units (the
+    centered data are :math:`2^f` times Y); None where a centered copy is needed.
+
+    One pass over `arr` (:meth:`pcalib._linalg.moments.Moments.of_rows`, the diagonal of the
+    scatter only) gives each column's mean :math:`\bar x_j` and centered sum of
+    squares :math:`M_{jj}`. The products are used when `arr` is float64 in C or F
+    order, its sums of squares are in range (no change of units), it holds no NaN or
+    infinity, and every varying column has :math:`n \bar x_j^2 \le M_{jj}`: its mean
+    is at most its spread, so the products with `arr` cancel at most one bit, as the
+    eig route's one-pass scatter (:func:`pcalib._routes.scatter.scatter_matrix`) allows.
+    Without `standardize`, :math:`D = 2^f I`, f = :func:`pcalib._linalg.units.norm_exponent`
+    of the :math:`M_{jj}`: Y's largest column has norm in [1/2, 1), so block Krylov's
+    Gram matrices neither underflow nor overflow (data at :math:`10^{-85}` have sums of
+    squares in range, but Gram matrices of :math:`10^{-340}` in their own units).
+    Constant columns get :math:`D^{-1}_{jj} = 0`: exactly 0 in Y at any value; with
+    `standardize` they are refused by the centered copy (None here).
+    """
+    if arr.dtype != np.float64 or not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        return None
+    moments = Moments.of_rows(arr, full=False)
+    constant, squares = moments.constant, moments.squares
+    if not moments.finite or moments.exponent or constant.all() or (standardize and constant.any()):
+        return None
+    n, p = arr.shape
+    mean = moments.data_mean()
+    if np.any(n * mean[~constant] ** 2 > squares[~constant]):
+        return None
+    exponent = 0 if standardize else norm_exponent(np.where(constant, 0.0, squares))
+    scale = checked_scale(constant, squares, n, ddof) if standardize else np.ones(p)
+    inv_scale = np.where(constant, 0.0, np.ldexp(1.0 / scale, -exponent))
+    column_ss = squares * inv_scale**2
+    scaled = standardize or constant.any() or exponent != 0
+    products = CenteredProducts(arr, mean, inv_scale if scaled else None, column_ss)
+    return products, moments.center(), scale, constant, exponent
