@@ -30,7 +30,11 @@ def iris_holes():
 def svd_iterative_pca(X, k, n_iter, *, regularized=True):
     """(Regularized) iterative PCA from Josse and Husson (2012), Algorithm 1, with
     numpy.linalg.svd: start from the column means, then n_iter refills (divisor n, the
-    noise variance the mean of the discarded eigenvalues)."""
+    noise variance the mean of the discarded eigenvalues). A refill is a function of
+    the completed matrix alone, so once one leaves it unchanged to the last bit every
+    later one does too: the loop stops there, with what n_iter refills would give (the
+    regularized fits below reach that float fixed point in 4,000 to 8,000 refills of
+    their 20,000)."""
     missing = np.isnan(X)
     completed = np.where(missing, np.nanmean(X, axis=0), X)
     n, p = X.shape
@@ -39,7 +43,10 @@ def svd_iterative_pca(X, k, n_iter, *, regularized=True):
         U, s, Vt = np.linalg.svd(completed - mean, full_matrices=False)
         lam = s**2 / n
         shrink = (lam[:k] - lam[k:].sum() / (p - k)) / lam[:k] if regularized else np.ones(k)
-        completed[missing] = ((U[:, :k] * (s[:k] * shrink)) @ Vt[:k] + mean)[missing]
+        refilled = ((U[:, :k] * (s[:k] * shrink)) @ Vt[:k] + mean)[missing]
+        if np.array_equal(refilled, completed[missing]):
+            break
+        completed[missing] = refilled
     return completed
 
 
