@@ -171,19 +171,18 @@ are round-off.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
+from ._estimator.n_components import SOLVERS, components_to_compute, cut_to_request
 from ._linalg.certificate import certify
 from ._routes.decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
 from ._routes.dense import decompose_matrix
 from ._routes.dense_krylov import dense_krylov_block
-from ._utils.validation import check_n_components, check_random_state, warn_outside_pcalib
-from .selection import choose_k
+from ._utils.validation import check_random_state, warn_outside_pcalib
 
 __all__ = [
     "SOLVERS",
@@ -196,8 +195,6 @@ __all__ = [
     "krylov_budget",
     "sparse_route_costs",
 ]
-
-SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
 
 # Thresholds of the "auto" rule (the module docstring), measured on 2 cores with
 # tests/benchmarks.py data, k = 10:
@@ -429,47 +426,3 @@ def certified(data: Any, found: Decomposition) -> Decomposition:
     certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
                           np.ascontiguousarray(found.components.T), np.random.default_rng(0))
     return replace(found, certificate=certificate)
-
-
-def components_to_compute(n_components: object, solver: str, n: int, p: int) -> tuple[int, bool]:
-    """`n_components` and `solver` checked against n x p data: the number of components
-    to compute, and whether a fraction of variance or Minka's rule cuts them after."""
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    m = min(n, p)
-    nc = n_components
-    if nc is None:
-        return m, False
-    if isinstance(nc, str) and nc == "mle":
-        if not n >= p >= 2:
-            raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
-        if solver in ("randomized", "krylov"):
-            raise ValueError(f"solver={solver!r} needs an integer n_components, got 'mle'")
-        return m, True
-    if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
-        if not 0 < float(nc) < 1:
-            raise ValueError(
-                f"n_components as a float is the fraction of variance to keep and must be "
-                f"in (0, 1), got {nc}"
-            )
-        if solver in ("randomized", "krylov"):
-            raise ValueError(
-                f"solver={solver!r} needs an integer n_components (it computes only k "
-                f"components), got the fraction {nc}"
-            )
-        return m, True
-    if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, numbers.Integral):
-        raise TypeError(
-            f"n_components must be an int, a float in (0, 1) or None, got {nc!r} of type {type(nc).__name__}"
-            " (or the string 'mle' for Minka's rule)"
-        )
-    return check_n_components(nc, m, "n_components"), False
-
-
-def cut_to_request(found: Decomposition, n_components: object, n: int) -> Decomposition:
-    """`found` cut to the k that the fraction of variance `n_components` or Minka's rule
-    ("mle") chooses for n samples."""
-    ratio = found.explained_variance_ratio()
-    k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(n_components, str)
-         else choose_k(ratio, float(cast(float, n_components))))
-    return found.truncated(k)

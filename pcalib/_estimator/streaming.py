@@ -20,8 +20,8 @@ from .._linalg.moments import Moments
 from .._routes.decomposition import Decomposition
 from .._routes.implicit import decompose_moments
 from .._utils.validation import NotFittedError, check_ddof, check_flag, fewest_samples
-from ..solvers import components_to_compute, cut_to_request
 from .base import AT_LEAST_ONE
+from .n_components import components_to_compute, cut_to_request
 
 
 class _Streamed(Protocol):
