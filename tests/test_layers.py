@@ -355,3 +355,39 @@ def test_no_module_is_over_700_lines():
     offenders = sorted((module, lines) for module, lines in sizes.items() if lines > MAX_MODULE_LINES)
     assert not offenders, f"modules over {MAX_MODULE_LINES} lines: {offenders}"
     assert sizes["pcalib.principal_coordinates"] > 500  # the reader sees the modules
+
+
+def _names_imported_from_constants(module: str, path: Path | None = None) -> list[str]:
+    """The names `module` imports from ``pcalib._linalg.constants`` (``from .constants
+    import X``, ``from .._linalg.constants import X``, at any depth)."""
+    path = path or _source(module)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level and node.module:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            if f"{base}.{node.module}".endswith("._linalg.constants"):
+                found += [f"{module}: {alias.name}" for alias in node.names]
+    return found
+
+
+def test_the_tuning_constants_are_read_at_call_time():
+    """The tuning constants (issue 34, cut 4) are read as ``constants.NAME``, never
+    imported by name: an imported name is a copy that a test's monkeypatch of
+    ``pcalib._linalg.constants`` does not reach, so the patch would silently test nothing."""
+    offenders = [line for module in MODULES for line in _names_imported_from_constants(module)]
+    assert not offenders, "names imported from pcalib._linalg.constants: " + ", ".join(offenders)
+    assert "constants.SYRK_SECONDS" in _source("pcalib.solvers").read_text(encoding="utf-8")
+
+
+def test_the_constants_import_reader_is_not_blind(tmp_path):
+    """The reader finds a name imported from the constants module (at module level and
+    inside a function, by ``..`` from a module two levels down) and passes over
+    ``from .._linalg import constants``."""
+    (tmp_path / "user.py").write_text(
+        "from .._linalg import constants\nfrom .._linalg.constants import DENSE_MAX_M\n\n"
+        "def f():\n    from ..constants import ASPECT\n    return ASPECT\n"
+    )
+    assert _names_imported_from_constants("pcalib._linalg.sub.user", tmp_path / "user.py") == [
+        "pcalib._linalg.sub.user: DENSE_MAX_M", "pcalib._linalg.sub.user: ASPECT",
+    ]
