@@ -391,3 +391,11 @@ def test_the_constants_import_reader_is_not_blind(tmp_path):
     assert _names_imported_from_constants("pcalib._linalg.sub.user", tmp_path / "user.py") == [
         "pcalib._linalg.sub.user: DENSE_MAX_M", "pcalib._linalg.sub.user: ASPECT",
     ]
+
+
+def test_no_module_cites_a_design_note_outside_the_repository():
+    """pcalib's code once cited ``DESIGN`` ("Performance trap", ...), a file that is not in
+    the repository (issue 34): a design note the code relies on is written where it is
+    cited (a docstring paragraph), so a reader of the code can find it."""
+    citing = [module for module in MODULES if "DESIGN" in _source(module).read_text(encoding="utf-8")]
+    assert (PACKAGE.parent / "DESIGN.md").exists() or not citing, f"cite an absent DESIGN.md: {citing}"

@@ -20,10 +20,17 @@ Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
 is measured 15-20 % faster from the lower triangle than from the upper one at
 orders 2000-3000). The routes form their matrices with NumPy's BLAS
 (:func:`pcalib._linalg.moments.gram_and_sums`), so :func:`top_eigh` solves small ones
-with NumPy's LAPACK: the hot path stays in one BLAS library (DESIGN,
-"Performance trap"). Larger ones need SciPy (a partial ``?syevr``, Krylov
-products by ``dsymm``): one switch, about 0.1 s, against the seconds that
-forming a matrix of that order takes.
+with NumPy's LAPACK: the hot path stays in one BLAS library. Larger ones need SciPy
+(a partial ``?syevr``, Krylov products by ``dsymm``): one switch, about 0.1 s, against
+the seconds that forming a matrix of that order takes.
+
+Why one BLAS library: the NumPy and SciPy wheels each bundle their own OpenBLAS, whose
+threads keep spinning for a while after a call, so a pipeline that alternates NumPy and
+SciPy BLAS calls on 2 cores loses about 0.1 s per switch (measured: a 20000 x 1000 PCA
+took 0.37 s with the switches, 0.25 s with one library's BLAS doing all of it; SciPy's
+``?syevr`` at order 500 takes 0.015 s alone, 0.11 s right after a NumPy product).
+``OPENBLAS_THREAD_TIMEOUT=1`` (set by ``tasks.py`` and ``.ci/run`` for builds and tests)
+shortens the spinning; benchmark with and without it.
 """
 
 from __future__ import annotations
