@@ -25,7 +25,8 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 from scipy.special import erfinv
 
-from ._linalg.eigen import NUMPY_MAX_M, top_eigh
+from ._linalg import constants
+from ._linalg.eigen import top_eigh
 from ._linalg.spectra import check_level, rank_tolerance
 from ._linalg.units import center_array, rescale
 from ._utils.progress import progress
@@ -34,16 +35,6 @@ from .estimator import PCA
 
 __all__ = ["AndersonIntervals", "BootstrapResult", "align_axes", "anderson_intervals", "bootstrap_pca"]
 
-#: Resamples are processed in stacks of at most this many entries (8 MB of float64; the
-#: stack's Gram matrices, axes and aligned axes are a few times that): measured at
-#: 300 x 300, B = 300, peak 260 MB with 2**20 (216 MB of them the kept samples), 696 MB with
-#: 2**22 and three copies of the samples; the same results, 10.6 s against 12.1 s.
-_STACK_ENTRIES = 2**20
-#: Up to this order (min(n, p)) every eigenpair of a stack of resamples is computed by
-#: NumPy's stacked ``eigh`` in one call; above it, k eigenpairs a resample by SciPy's
-#: partial solver. Measured on one core, 200 resamples, k = 3: 20 against 115 us a
-#: resample at order 8, 270 against 250 us at 32, 900 against 615 us at 64.
-_STACKED_MAX_ORDER = 32
 _ALIGNMENTS = ("sign", "match")
 _INTERVALS = ("percentile", "basic")
 
@@ -133,21 +124,21 @@ def _leading_eigenpairs(R: np.ndarray, k: int, ddof: int) -> tuple[np.ndarray, n
     by pcalib's exact routes for k components, one resample at a time: the smaller of
     :math:`R_b^\top R_b` and :math:`R_b R_b^\top` formed by SciPy's ``dsyrk`` (lower
     triangle), then its k leading eigenpairs by LAPACK's partial ``?syevr``
-    (:func:`pcalib._linalg.eigen.top_eigh` above order ``NUMPY_MAX_M``: block Krylov
+    (:func:`pcalib._linalg.eigen.top_eigh` above order ``constants.NUMPY_MAX_M``: block Krylov
     when it pays), all in SciPy's BLAS. Axes of the Gram route are
     :math:`R_b^\top \mathbf u_j / \sigma_j`; a resample with fewer than k nonzero
     eigenvalues takes its axes from the SVD. Measured against every eigenpair by
     NumPy's stacked ``eigh`` (2-3x faster at orders 100 to 800, k = 3 to 5); up to
-    order ``_STACKED_MAX_ORDER`` the stacked ``eigh`` of every eigenpair is faster."""
+    order ``constants.BOOTSTRAP_STACKED_MAX_ORDER`` the stacked ``eigh`` of every eigenpair is faster."""
     c, n, p = R.shape
-    if min(n, p) <= _STACKED_MAX_ORDER:
+    if min(n, p) <= constants.BOOTSTRAP_STACKED_MAX_ORDER:
         w, V = _every_eigenpair(R, ddof)
         return w[:, :k], V[:, :k]
     eigenvalues, axes = np.empty((c, k)), np.empty((c, k, p))
     for b, Rb in enumerate(R):
         M = blas.dsyrk(1.0, Rb.T, lower=1) if n >= p else blas.dsyrk(1.0, Rb, lower=1)
         m = M.shape[0]
-        if m > NUMPY_MAX_M:
+        if m > constants.NUMPY_MAX_M:
             w, V = top_eigh(M, k)
         elif k < m:
             w, V = scipy.linalg.eigh(M, lower=True, subset_by_index=[m - k, m - 1], driver="evr",
@@ -431,7 +422,7 @@ def bootstrap_pca(
     axes hold about :math:`(1 - \text{level}) B k p` numbers (52 k p at the
     defaults, 37 MB for k = p = 300) instead of B k p (720 MB), and equal
     ``np.quantile`` of all B values to the last bit. Add a stack of resamples of
-    at most ``_STACK_ENTRIES`` entries and its eigendecompositions. With
+    at most ``constants.BOOTSTRAP_STACK_ENTRIES`` entries and its eigendecompositions. With
     ``keep_samples=True`` the B x k x p aligned axes are kept as well. Pass a
     small k when p is large.
 
@@ -468,7 +459,7 @@ def bootstrap_pca(
     cosines = np.empty((n_resamples, k))
     permutations = np.empty((n_resamples, k), dtype=np.intp)
     signs = np.empty((n_resamples, k))
-    per_stack = max(1, min(n_resamples, _STACK_ENTRIES // (n * p)))
+    per_stack = max(1, min(n_resamples, constants.BOOTSTRAP_STACK_ENTRIES // (n * p)))
     with progress(verbose, n_resamples, "bootstrap_pca") as report:
         for start in range(0, n_resamples, per_stack):
             stack = slice(start, min(start + per_stack, n_resamples))

@@ -403,7 +403,7 @@ class KernelPCA(EstimatorBase):
           the ridge `alpha` (Bakır et al. 2004;
           ``pcalib._kernel.preimages.LearnedPreimage``), fitted at the first call.
 
-        Points are processed in blocks of about ``BLOCK_ENTRIES`` / n_ref, so memory
+        Points are processed in blocks of about ``pcalib._linalg.constants.KERNEL_BLOCK_ENTRIES`` / n_ref, so memory
         stays bounded whatever their number.
 
         Parameters

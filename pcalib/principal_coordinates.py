@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._inputs.distances import check_distances, distance_input, weights_vector
+from ._linalg import constants
 from ._linalg.distances import (
     center_rows_and_columns,
     correction_constant,
@@ -55,9 +56,6 @@ from .selection import broken_stick
 
 __all__ = ["PCoAResult", "double_center", "pcoa"]
 
-# Up to this n the eigenproblem is solved densely; above it, when only k axes are
-# wanted, by a block Krylov method (much faster for k << n).
-_DENSE_MAX_N = 500
 # Relative residual at which a Krylov Ritz pair is accepted:
 # ||B v - theta v|| <= _KRYLOV_RTOL * max|theta|.
 _KRYLOV_RTOL = 1e-10
@@ -634,7 +632,7 @@ def _analysis(unit_D: np.ndarray, exponent: int, k: int | None, full: bool, corr
     gram_diagonal = np.diagonal(M).copy() if w is None else np.diagonal(M) / w
 
     top = None
-    if not full and k is not None and n > _DENSE_MAX_N:
+    if not full and k is not None and n > constants.PCOA_DENSE_MAX_N:
         top = _krylov_top(M, k)
     if top is None:
         values, vectors = np.linalg.eigh(M)

@@ -28,22 +28,27 @@ Data rules need the data:
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import gammaln
 
 from ._linalg.center import standardized_block
 from ._linalg.spectra import (
     as_spectrum,
     centered_in_units,
-    check_decreasing,
     check_int,
-    numerical_rank,
-    rank_tolerance,
     spectrum_of_centered,
+)
+from ._linalg.spectrum_rules import (
+    RATIO_RULES,
+    Spectrum,
+    broken_stick,
+    minka_log_evidence,
+    ratio_rule,
+    sample_and_feature_counts,
+    spectrum_of_ratios,
+    whole_ratios,
 )
 from ._linalg.units import Frame, center_array, rescale
 from ._utils.validation import NotFittedError, check_flag, check_random_state, validated
@@ -52,157 +57,11 @@ from .pca import pca_eig, pca_gram
 
 __all__ = ["choose_k", "broken_stick", "minka_log_evidence", "cv_press"]
 
-_EPS = np.finfo(np.float64).eps
 _SPECTRUM_RULES = ("threshold", "kaiser", "broken_stick", "minka", "mp", "bartlett")
 _DATA_RULES = ("parallel", "cv", "map")
 _RULES = _SPECTRUM_RULES + _DATA_RULES
 _OPTIONS = {"parallel": ("n_resamples", "quantile", "null"), "cv": ("max_k", "n_folds"), "bartlett": ("alpha",)}
 
-
-
-def broken_stick(p: int) -> np.ndarray:
-    r"""Expected shares of the pieces of a stick broken at random into `p` pieces.
-
-    A stick of length 1 is cut at p - 1 independent uniform points. The
-    expected length of the j-th longest piece is
-
-    .. math:: b_j = \frac{1}{p} \sum_{i=j}^{p} \frac{1}{i}, \qquad j = 1, \dots, p,
-
-    and :math:`\sum_j b_j = 1`. The broken-stick rule keeps the leading
-    components whose explained-variance ratio exceeds :math:`b_j`.
-
-    Parameters
-    ----------
-    p : int
-        Number of pieces (features), at least 1.
-
-    Returns
-    -------
-    ndarray of shape (p,)
-        :math:`b_1 > b_2 > \dots > b_p` (:math:`b_1 = 1` for p = 1).
-
-    Raises
-    ------
-    TypeError
-        If `p` is not an integer.
-    ValueError
-        If `p` < 1.
-
-    Examples
-    --------
-    >>> broken_stick(2)
-    array([0.75, 0.25])
-    """
-    p = check_int(p, "p", 1)
-    inverse = 1.0 / np.arange(1, p + 1)
-    return np.cumsum(inverse[::-1])[::-1] / p
-
-
-def minka_log_evidence(eigenvalues: ArrayLike, n_samples: int) -> np.ndarray:
-    r"""Minka's Laplace approximation of the log-evidence :math:`\log p(X \mid k)`.
-
-    For the PPCA model with k components, Minka (2000, eq. 30) approximates the
-    evidence from the eigenvalues :math:`\lambda_1 \ge \dots \ge \lambda_p` of
-    the covariance (any divisor: the choice of k is scale free) and n:
-
-    .. math::
-
-        \log p(X \mid k) \approx{} & \log p(U) - \frac n2 \sum_{j \le k} \log\lambda_j
-        - \frac{n (p - k)}{2} \log v \\
-        & + \frac{m + k}{2} \log 2\pi - \frac12 \log |A_Z| - \frac k2 \log n,
-
-    with :math:`v = \frac{1}{p-k}\sum_{j > k} \lambda_j`,
-    :math:`m = pk - k(k+1)/2`,
-    :math:`\log p(U) = -k \log 2 + \sum_{i=1}^{k} \big(\log\Gamma(\frac{p-i+1}{2})
-    - \frac{p-i+1}{2}\log\pi\big)` and
-
-    .. math::
-
-        \log |A_Z| &= \sum_{a=1}^{k} \sum_{b=a+1}^{p}
-        \log\Big(n\,(\lambda_a - \lambda_b)\big(\hat\lambda_b^{-1} - \hat\lambda_a^{-1}\big)\Big), \\
-        \hat\lambda_j &= \lambda_j \ (j \le k), \qquad \hat\lambda_j = v \ (j > k).
-
-    This is the function that scikit-learn maximizes for
-    ``PCA(n_components="mle")`` (``_assess_dimension``), computed here for all k
-    at once in :math:`O(p^2)`. Eigenvalues within round-off of 0 (below
-    :math:`\max(n, p)\, \varepsilon\, \lambda_1` in absolute value, the rank
-    tolerance of :func:`pcalib.pca_eig`; some of them negative) are set to 0; zeros
-    mark a rank deficiency: a k with :math:`\lambda_k = 0` gets :math:`-\infty`, and
-    the k with :math:`\lambda_k > 0 = v` (k is the rank) gets :math:`+\infty`,
-    the limit of the evidence as :math:`v \to 0` (for n > k). scikit-learn
-    instead floors :math:`\lambda_k` and v at an absolute 1e-15, which makes
-    its k there depend on the units of the data. A k whose first k + 1
-    eigenvalues are not distinct gets :math:`-\infty` (the Laplace
-    approximation needs distinct eigenvalues).
-
-    Parameters
-    ----------
-    eigenvalues : array_like of shape (p,)
-        All p eigenvalues (or explained-variance ratios), non-negative (up to
-        round-off) and non-increasing, p >= 2.
-    n_samples : int
-        Number of samples n, at least p (scikit-learn's condition).
-
-    Returns
-    -------
-    ndarray of shape (p - 1,)
-        Entry ``k - 1`` is the log-evidence of k components, k = 1, ..., p - 1.
-        Minka's rule is ``argmax + 1``: it never returns 0 (k = 0, isotropic data,
-        is not among the models compared).
-
-    Raises
-    ------
-    TypeError
-        If the eigenvalues are not numeric or `n_samples` not an integer.
-    ValueError
-        If fewer than 2 eigenvalues, negative (beyond round-off), increasing or
-        non-finite ones, all zero, or ``n_samples < p``.
-    """
-    n = check_int(n_samples, "n_samples", 1)
-    lam, dtype = as_spectrum(eigenvalues, "eigenvalues", n)
-    check_decreasing(lam, "eigenvalues")
-    p = lam.size
-    if p < 2:
-        raise ValueError(f"Minka's rule needs at least 2 eigenvalues (features), got {p}")
-    if n < p:
-        raise ValueError(
-            f"Minka's rule needs n_samples >= the number of features ({p}), got n_samples={n}"
-        )
-    lam = np.where(lam > rank_tolerance(lam, n, dtype), lam, 0.0)
-    ks = np.arange(1, p)
-    tail = np.cumsum(lam[::-1])[::-1]  # tail[j] = sum of lam[j:]
-    v = tail[1:] / (p - ks)
-    positive = lam[:-1] > 0
-    distinct = np.cumsum(np.diff(lam) >= 0) == 0  # lam_1 > ... > lam_{k+1}
-    usable = positive & (v > 0) & distinct
-    evidence = np.where(positive & (v == 0), np.inf, -np.inf)
-    if not usable.any():
-        return evidence
-    # Only the first K eigenvalues enter a usable k's terms, K = largest usable k + 1.
-    K = int(ks[usable].max()) + 1
-    log_lam = np.log(lam[:K], where=lam[:K] > 0, out=np.full(K, -np.inf))
-    with np.errstate(divide="ignore"):
-        gaps = np.log(np.triu(lam[:K, None] - lam[None, :], 1))  # log(lam_a - lam_b), b > a
-    gaps[np.tril_indices(K)] = 0.0
-    gaps_kept = np.cumsum(gaps[:, :K].sum(axis=0))  # sum over a < b < k of log gaps, by k
-    gaps_rows = np.cumsum(gaps[: K - 1].sum(axis=1))  # sum over a < k, b > a, by k
-    cum_log_lam = np.cumsum(log_lam)
-    i = np.arange(1, K)
-    log_pU = np.cumsum(gammaln((p - i + 1) / 2) - (p - i + 1) / 2 * np.log(np.pi)) - i * np.log(2)
-    for k in ks[usable]:
-        kept = cum_log_lam[k - 1]
-        m = p * k - k * (k + 1) / 2
-        log_AZ = (
-            gaps_rows[k - 1]
-            + gaps_kept[k - 1] - (k - 1) * kept  # a < b <= k: log((lam_a - lam_b) / (lam_a lam_b))
-            + (p - k) * np.sum(np.log(1 / v[k - 1] - 1 / lam[:k]))
-            + m * np.log(n)
-        )
-        evidence[k - 1] = (
-            log_pU[k - 1] - n / 2 * kept - n * (p - k) / 2 * np.log(v[k - 1])
-            + (m + k) / 2 * np.log(2 * np.pi) - log_AZ / 2 - k / 2 * np.log(n)
-        )
-    return evidence
 
 
 def cv_press(
@@ -328,23 +187,13 @@ def _leading_axes(X: np.ndarray, k: int) -> np.ndarray:
     return (pca_eig if X.shape[0] >= X.shape[1] else pca_gram)(X, k).components
 
 
-class _Spectrum(NamedTuple):
-    """A spectrum as the spectrum rules read it."""
-
-    ratios: np.ndarray  #: decreasing explained-variance ratios, float64, >= 0
-    dtype: np.dtype  #: the dtype they came in (its epsilon sets the tolerances)
-    n_samples: int | None
-    n_features: int | None  #: None for bare ratios: p is then taken to be their number
-    correlation: bool  #: the eigenvalues are those of a correlation matrix
-
-
 def _is_estimator(value: object) -> bool:
     return not isinstance(value, (str, bytes, list, tuple, np.ndarray)) and (
         hasattr(type(value), "fit") or hasattr(value, "explained_variance_ratio_") or hasattr(value, "explained_variance_")
     )
 
 
-def _spectrum_of_estimator(model: object, n_samples: int | None, standardize: bool) -> _Spectrum:
+def _spectrum_of_estimator(model: object, n_samples: int | None, standardize: bool) -> Spectrum:
     """The ratios, n and p of a fitted estimator (``explained_variance_ratio_``,
     ``n_samples_``, ``n_features_in_``)."""
     name = type(model).__name__
@@ -363,20 +212,15 @@ def _spectrum_of_estimator(model: object, n_samples: int | None, standardize: bo
         raise ValueError(f"n_samples is taken from the fitted {name}; do not pass it")
     r, dtype = as_spectrum(ratios, f"{name}.explained_variance_ratio_", fitted_n or n_samples)
     p = getattr(model, "n_features_in_", r.size)
-    return _Spectrum(r, dtype, fitted_n or n_samples, int(p), bool(getattr(model, "standardize", False)))
+    return Spectrum(r, dtype, fitted_n or n_samples, int(p), bool(getattr(model, "standardize", False)))
 
 
-def _spectrum_of_ratios(ratios: ArrayLike, n_samples: int | None, standardize: bool) -> _Spectrum:
-    r, dtype = as_spectrum(ratios, "explained_variance_ratio", n_samples)
-    return _Spectrum(r, dtype, n_samples, None, check_flag(standardize, "standardize"))
-
-
-def _spectrum_of_data(X: ArrayLike, n_samples: int | None, standardize: bool) -> _Spectrum:
+def _spectrum_of_data(X: ArrayLike, n_samples: int | None, standardize: bool) -> Spectrum:
     if n_samples is not None:
         raise ValueError("n_samples is taken from X; do not pass it with X")
     Xc, _ = centered_in_units(X, standardize)
     lam = spectrum_of_centered(Xc)  # in units of 4**e: the ratios are all the rules read
-    return _Spectrum(lam / lam.sum(), np.dtype(np.float64), Xc.shape[0], Xc.shape[1], bool(standardize))
+    return Spectrum(lam / lam.sum(), np.dtype(np.float64), Xc.shape[0], Xc.shape[1], bool(standardize))
 
 
 def _check_options(method: str, options: dict[str, Any]) -> None:
@@ -518,41 +362,17 @@ def choose_k(
     elif _is_estimator(explained_variance_ratio):
         spectrum = _spectrum_of_estimator(explained_variance_ratio, n_samples, standardize)
     else:
-        spectrum = _spectrum_of_ratios(cast(ArrayLike, explained_variance_ratio), n_samples, standardize)
+        spectrum = spectrum_of_ratios(cast(ArrayLike, explained_variance_ratio), n_samples, standardize)
     return _spectrum_rule(method, spectrum, threshold, options)
 
 
-def _spectrum_rule(method: str, spectrum: _Spectrum, threshold: float, options: dict[str, Any]) -> int:
-    """k by a spectrum rule."""
-    r = spectrum.ratios
-    total = float(np.sum(r))
-    eps = float(np.finfo(spectrum.dtype).eps) if spectrum.dtype.kind == "f" else _EPS
-    if total > 1 + max(1e-8, 8 * r.size * eps):
-        raise ValueError(f"explained_variance_ratio must hold ratios summing to at most 1, got a sum of {total!r}")
-    if method == "threshold":
-        return _threshold_rule(r, threshold)
-    check_decreasing(r, "explained_variance_ratio")
-    if total < 1 - np.sqrt(eps):  # float32 ratios of PCA itself sum to 1 within about 1e-7
-        raise ValueError(
-            f"method={method!r} reads the whole spectrum, but the ratios sum to {total:.6g}: "
-            "they are those of the leading components only. Pass the ratios of every "
-            "component (PCA(n_components=None)), a model fitted with every component, or X"
-        )
-    n = spectrum.n_samples
-    rank = numerical_rank(r, n, spectrum.dtype)
-    kept = r[:rank]
-    if method == "kaiser":
-        return int(np.sum(kept > kept.sum() / rank))
-    if method == "broken_stick":
-        above = kept > broken_stick(rank)
-        return int(np.argmin(above)) if not above.all() else rank
-    if n is None:
-        raise ValueError(f"method={method!r} with explained_variance_ratio needs n_samples")
-    p = r.size if spectrum.n_features is None else spectrum.n_features
-    if method == "minka":
-        if p > n:
-            raise ValueError(f"Minka's rule needs n_samples >= the number of features ({p}), got {n}")
-        return int(np.argmax(minka_log_evidence(np.pad(r, (0, p - r.size)), n))) + 1
+def _spectrum_rule(method: str, spectrum: Spectrum, threshold: float, options: dict[str, Any]) -> int:
+    """k by a spectrum rule: one of the ratios alone (``pcalib._linalg.spectrum_rules``),
+    or the Marchenko-Pastur edge or Bartlett's test."""
+    if method in RATIO_RULES:
+        return ratio_rule(method, spectrum, threshold)
+    r = whole_ratios(method, spectrum)
+    n, p = sample_and_feature_counts(method, spectrum)
     if method == "mp":
         if spectrum.n_features is None and r.size >= n:
             raise ValueError(
@@ -561,18 +381,3 @@ def _spectrum_rule(method: str, spectrum: _Spectrum, threshold: float, options: 
             )
         return marchenko_pastur_edge(r, n, n_features=p).n_components
     return bartlett_test(r, n, correlation=spectrum.correlation, alpha=options.get("alpha", 0.05)).n_components
-
-
-def _threshold_rule(r: np.ndarray, threshold: float) -> int:
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a real number in (0, 1], got {threshold!r}")
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    cumulative = np.cumsum(r)
-    reached = np.flatnonzero(cumulative >= threshold - 8 * r.size * _EPS)
-    if reached.size == 0:
-        raise ValueError(
-            f"explained_variance_ratio sums to {cumulative[-1]:.6g}, below threshold={threshold}; "
-            "pass the ratios of all components"
-        )
-    return int(reached[0]) + 1

@@ -171,19 +171,19 @@ are round-off.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
+from ._estimator.n_components import SOLVERS, components_to_compute, cut_to_request
+from ._linalg import constants
 from ._linalg.certificate import certify
-from ._routes.decomposition import KEPT_MOMENTS_MAX_FEATURES, Decomposition
+from ._routes.decomposition import Decomposition
 from ._routes.dense import decompose_matrix
 from ._routes.dense_krylov import dense_krylov_block
-from ._utils.validation import check_n_components, check_random_state, warn_outside_pcalib
-from .selection import choose_k
+from ._utils.validation import check_random_state, warn_outside_pcalib
 
 __all__ = [
     "SOLVERS",
@@ -196,53 +196,6 @@ __all__ = [
     "krylov_budget",
     "sparse_route_costs",
 ]
-
-SOLVERS = ("auto", "eig", "svd", "gram", "krylov", "randomized")
-
-# Thresholds of the "auto" rule (the module docstring), measured on 2 cores with
-# tests/benchmarks.py data, k = 10:
-# - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
-#   (2000 x 100): 50 ms, against 3 ms for the covariance route;
-# - n >= 4p: Marchenko-Pastur bound on the conditioning of pure noise (docstring);
-# - 20000 x 3000: exact covariance route 2.5 s, randomized 2.5 s; 20000 x 5000:
-#   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
-_SMALL_WORK = 1e6
-_ASPECT = 4
-# The dense Krylov route of "auto" (rule 3 of the module docstring), costed in seconds on
-# 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
-# 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
-# eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov
-# block, the two products X_c^T (X_c Q) and the block's share of the orthogonalization
-# and Rayleigh-Ritz steps, per flop 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7
-# ms per column for k = 5 to 50, 1e8 flops each, so 2.3-3.7e-11 s per flop). Block
-# Krylov may spend up to _KRYLOV_SHARE of the exact route's estimated time; it is tried
-# only when that allows _KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their syrk:
-# measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
-# spectra), block Krylov within this budget saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s
-# more where it gave up.
-_SYRK_SECONDS = 1.1e-11
-_EIGENSOLVER_SECONDS = 4e-11
-_THIN_PRODUCT_SECONDS = 3.3e-11
-_KRYLOV_SHARE = 1.0
-_KRYLOV_MIN_BLOCKS = 4
-# Sparse and Dask data: the p x p covariance from one pass up to this many features
-# (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
-# (Lanczos for sparse data, block Krylov for Dask).
-_SCATTER_MAX_FEATURES = 4096
-# Sparse data, solver="auto": the cost model of the module docstring, in seconds on 2 cores
-# (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
-# X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
-# at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
-# m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
-# ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
-# with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
-# the vectors dominate). Lanczos is taken only if estimated at least
-# _SPARSE_EXACT_PREMIUM times faster than the best exact route.
-_SPARSE_PRODUCT_SECONDS = 1.5e-8
-_EIGH_SECONDS = 1e-10
-_LANCZOS_ENTRY_SECONDS = 1.2e-9
-_LANCZOS_VECTOR_SECONDS = 7e-10
-_SPARSE_EXACT_PREMIUM = 2.0
 
 
 def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
@@ -259,18 +212,18 @@ def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nda
     and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
     stored entry of a Lanczos product, v per entry of ARPACK's Lanczos vectors, about
     16 products per component as measured). "eig" only up to
-    ``_SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
+    ``constants.SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
     matrices), Lanczos for k < p."""
     costs = {}
     nnz = float(rows.sum())
-    if p <= _SCATTER_MAX_FEATURES:
-        costs["eig"] = _SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + _EIGH_SECONDS * p**3
-    if n <= _SCATTER_MAX_FEATURES:
-        costs["gram"] = (_SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + _EIGH_SECONDS * n**3
-                         + _LANCZOS_ENTRY_SECONDS * nnz * k)
+    if p <= constants.SCATTER_MAX_FEATURES:
+        costs["eig"] = constants.SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + constants.EIGH_SECONDS * p**3
+    if n <= constants.SCATTER_MAX_FEATURES:
+        costs["gram"] = (constants.SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + constants.EIGH_SECONDS * n**3
+                         + constants.LANCZOS_ENTRY_SECONDS * nnz * k)
     if k < p:
         vectors = p * max(2 * k + 1, 30)
-        costs["randomized"] = (16 * k + 20) * (_LANCZOS_ENTRY_SECONDS * nnz + _LANCZOS_VECTOR_SECONDS * vectors)
+        costs["randomized"] = (16 * k + 20) * (constants.LANCZOS_ENTRY_SECONDS * nnz + constants.LANCZOS_VECTOR_SECONDS * vectors)
     return costs
 
 
@@ -285,20 +238,20 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
     m = min(n, p), b = k + 3 the block width, a, e and c the measured
     seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
-    flop of a thin product (``_SYRK_SECONDS``, ``_EIGENSOLVER_SECONDS``,
-    ``_THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``_KRYLOV_SHARE``): a block Krylov
+    flop of a thin product (``constants.SYRK_SECONDS``, ``constants.EIGENSOLVER_SECONDS``,
+    ``constants.THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``constants.KRYLOV_SHARE``): a block Krylov
     run that converges at the end of its budget costs what the exact route would have
     cost, and one that will not converge is stopped as soon as the decay of its
     residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``).
-    0 when p <= ``KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
+    0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
     m = min(n, p)
-    if p <= KEPT_MOMENTS_MAX_FEATURES and keep_moments:
+    if p <= constants.KEPT_MOMENTS_MAX_FEATURES and keep_moments:
         return 0
-    exact = _SYRK_SECONDS * n * p * m + _EIGENSOLVER_SECONDS * m**3
-    block = _THIN_PRODUCT_SECONDS * 4 * n * p * dense_krylov_block(k, m)
-    return int(_KRYLOV_SHARE * exact / block)
+    exact = constants.SYRK_SECONDS * n * p * m + constants.EIGENSOLVER_SECONDS * m**3
+    block = constants.THIN_PRODUCT_SECONDS * 4 * n * p * dense_krylov_block(k, m)
+    return int(constants.KRYLOV_SHARE * exact / block)
 
 
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol: float | None = None) -> str:
@@ -310,21 +263,21 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     if solver != "auto":
         return solver
     m = min(n, p)
-    if n * p * m <= _SMALL_WORK:
+    if n * p * m <= constants.SMALL_WORK:
         return "svd"
     if every_component or k == m:
-        return "eig" if n >= _ASPECT * p else "gram" if p >= _ASPECT * n else "svd"
+        return "eig" if n >= constants.ASPECT * p else "gram" if p >= constants.ASPECT * n else "svd"
     if tol is not None:
         return "krylov"
-    square_ish = n < _ASPECT * p and p < _ASPECT * n  # tall and wide data keep their one syrk
-    if square_ish and krylov_budget(n, p, k) >= _KRYLOV_MIN_BLOCKS:
+    square_ish = n < constants.ASPECT * p and p < constants.ASPECT * n  # tall and wide data keep their one syrk
+    if square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS:
         return "krylov"
-    return "eig" if n >= p or (p <= KEPT_MOMENTS_MAX_FEATURES and p < _ASPECT * n) else "gram"
+    return "eig" if n >= p or (p <= constants.KEPT_MOMENTS_MAX_FEATURES and p < constants.ASPECT * n) else "gram"
 
 
 def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, data: Any) -> str:
     """The route for sparse or Dask data (`data`, ``pcalib._inputs.matrix``): the covariance
-    from the one-pass moments up to ``_SCATTER_MAX_FEATURES`` features, the implicit
+    from the one-pass moments up to ``constants.SCATTER_MAX_FEATURES`` features, the implicit
     Krylov route beyond (and for solver="randomized" or "krylov" with an integer k);
     "auto" on sparse data takes the route of least estimated cost
     (:func:`sparse_route_costs`).
@@ -333,7 +286,7 @@ def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, d
     ------
     ValueError
         For "gram" on Dask data, "gram" or "svd" on sparse data with min(n, p) above
-        ``_SCATTER_MAX_FEATURES``, and every component beyond that many features.
+        ``constants.SCATTER_MAX_FEATURES``, and every component beyond that many features.
     """
     kind = type(data).__name__.replace("Matrix", "").lower()
     if solver == "gram" and not data.in_memory:
@@ -341,10 +294,10 @@ def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, d
             f"solver='gram' needs the {kind} data in memory; use solver='auto', 'eig', "
             "'randomized' or 'svd' (TSQR)"
         )
-    if solver in ("gram", "svd") and data.in_memory and min(n, p) > _SCATTER_MAX_FEATURES:
+    if solver in ("gram", "svd") and data.in_memory and min(n, p) > constants.SCATTER_MAX_FEATURES:
         raise ValueError(
             f"solver={solver!r} on sparse data keeps a {min(n, p)} x {min(n, p)} dense "
-            f"matrix (at most {_SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
+            f"matrix (at most {constants.SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
             "'randomized' (Lanczos)"
         )
     route = solver
@@ -352,17 +305,17 @@ def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, d
         costs = sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
         exact = {name: cost for name, cost in costs.items() if name != "randomized"}
         route = min(exact, key=lambda name: exact[name]) if exact else "randomized"
-        if not every_component and k < p and (not exact or _SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[route]):
+        if not every_component and k < p and (not exact or constants.SPARSE_EXACT_PREMIUM * costs["randomized"] < exact[route]):
             route = "randomized"
     elif solver in ("auto", "eig"):
-        route = "eig" if p <= _SCATTER_MAX_FEATURES else "randomized"
+        route = "eig" if p <= constants.SCATTER_MAX_FEATURES else "randomized"
     if route in ("randomized", "krylov") and every_component:
         # the Krylov route finds k leading components; all of them, or as many as a
         # fraction of variance needs, come exactly from the one-pass covariance
-        if p <= _SCATTER_MAX_FEATURES:
+        if p <= constants.SCATTER_MAX_FEATURES:
             return "eig"
         raise ValueError(
-            f"the {kind} route for p = {p} > {_SCATTER_MAX_FEATURES} features computes only "
+            f"the {kind} route for p = {p} > {constants.SCATTER_MAX_FEATURES} features computes only "
             "the k leading components: pass an integer n_components"
         )
     return route
@@ -409,7 +362,7 @@ def fit_by_route(
     # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
     guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
     if solver == "auto" and route in guarded and found.lost_digits(n):
-        if min(n, p) <= _SCATTER_MAX_FEATURES or route != "randomized":
+        if min(n, p) <= constants.SCATTER_MAX_FEATURES or route != "randomized":
             return run("svd"), "svd"
         warn_outside_pcalib(
             f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the Lanczos route resolves "
@@ -429,47 +382,3 @@ def certified(data: Any, found: Decomposition) -> Decomposition:
     certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
                           np.ascontiguousarray(found.components.T), np.random.default_rng(0))
     return replace(found, certificate=certificate)
-
-
-def components_to_compute(n_components: object, solver: str, n: int, p: int) -> tuple[int, bool]:
-    """`n_components` and `solver` checked against n x p data: the number of components
-    to compute, and whether a fraction of variance or Minka's rule cuts them after."""
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    m = min(n, p)
-    nc = n_components
-    if nc is None:
-        return m, False
-    if isinstance(nc, str) and nc == "mle":
-        if not n >= p >= 2:
-            raise ValueError(f"n_components='mle' needs n_samples >= n_features >= 2, got {n} x {p}")
-        if solver in ("randomized", "krylov"):
-            raise ValueError(f"solver={solver!r} needs an integer n_components, got 'mle'")
-        return m, True
-    if isinstance(nc, numbers.Real) and not isinstance(nc, (numbers.Integral, bool, np.bool_)):
-        if not 0 < float(nc) < 1:
-            raise ValueError(
-                f"n_components as a float is the fraction of variance to keep and must be "
-                f"in (0, 1), got {nc}"
-            )
-        if solver in ("randomized", "krylov"):
-            raise ValueError(
-                f"solver={solver!r} needs an integer n_components (it computes only k "
-                f"components), got the fraction {nc}"
-            )
-        return m, True
-    if isinstance(nc, (bool, np.bool_)) or not isinstance(nc, numbers.Integral):
-        raise TypeError(
-            f"n_components must be an int, a float in (0, 1) or None, got {nc!r} of type {type(nc).__name__}"
-            " (or the string 'mle' for Minka's rule)"
-        )
-    return check_n_components(nc, m, "n_components"), False
-
-
-def cut_to_request(found: Decomposition, n_components: object, n: int) -> Decomposition:
-    """`found` cut to the k that the fraction of variance `n_components` or Minka's rule
-    ("mle") chooses for n samples."""
-    ratio = found.explained_variance_ratio()
-    k = (choose_k(ratio, method="minka", n_samples=n) if isinstance(n_components, str)
-         else choose_k(ratio, float(cast(float, n_components))))
-    return found.truncated(k)

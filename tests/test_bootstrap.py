@@ -166,10 +166,8 @@ def test_peak_memory_with_the_defaults_is_not_b_k_p(monkeypatch):
     eigendecompositions. With stacks of 2**16 entries (0.5 MiB) so that the tails
     dominate, at 100 x 100 the old code peaked at 34 MiB (30.5 MiB of samples), the
     new at 7 MiB; the bound is twice the tails plus 16 stacks plus 1 MiB (12.4 MiB)."""
-    import pcalib.bootstrap
-
     stack = 2**16
-    monkeypatch.setattr(pcalib.bootstrap, "_STACK_ENTRIES", stack)
+    monkeypatch.setattr("pcalib._linalg.constants.BOOTSTRAP_STACK_ENTRIES", stack)
     X = np.random.default_rng(0).standard_normal((100, 100))
     result, peak = _peak_bytes(bootstrap_pca, X, n_resamples=400, random_state=0)
     tails = 22 * 100 * 100 * 8
@@ -364,9 +362,7 @@ def test_wide_and_large_resamples_take_the_truncated_routes_exactly(monkeypatch)
     """n < p: the k leading eigenpairs of the n x n Gram matrix, axes R^T u / sigma;
     above order NUMPY_MAX_M (512, here lowered to 40 to keep the test small):
     pcalib's top_eigh. Reference: NumPy's SVD of each resample."""
-    import pcalib.bootstrap
-
-    monkeypatch.setattr(pcalib.bootstrap, "NUMPY_MAX_M", 40)
+    monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 40)
     for n, p in ((15, 40), (80, 60), (50, 90)):
         rng = np.random.default_rng(n)
         X = rng.standard_normal((n, p)) * np.linspace(3.0, 1.0, p)

@@ -203,7 +203,7 @@ def test_mca_with_an_identifier_column_stays_small():
 
 
 def test_mca_truncated_route_is_exact(monkeypatch):
-    monkeypatch.setattr(pcalib._categories.mca_fit, "BURT_MAX_J", 16)  # J^2 > nQ: the truncated route
+    monkeypatch.setattr("pcalib._linalg.constants.BURT_MAX_J", 16)  # J^2 > nQ: the truncated route
     X = identifier_table(300, 1)
     E = indicator_residuals(X)
     s = np.linalg.svd(E, compute_uv=False)

@@ -91,7 +91,7 @@ def test_top_eigh_uses_krylov_or_lapack_and_agrees_with_numpy(monkeypatch):
     w_ref, V_ref = w_ref[::-1], V_ref[:, ::-1]
     calls = []
     monkeypatch.setattr(eigen_module, "krylov_top", lambda *a, **kw: calls.append(1) or krylov_top(*a, **kw))
-    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
     for k in (3, 40, 600):  # Krylov; LAPACK evr (k > m/40); LAPACK evd (k = m)
         w, V = top_eigh(np.asfortranarray(np.tril(M)), k)  # only the lower triangle is given
         np.testing.assert_allclose(w, w_ref[:k], rtol=1e-10, atol=1e-12 * w_ref[0])
@@ -103,7 +103,7 @@ def test_top_eigh_uses_krylov_or_lapack_and_agrees_with_numpy(monkeypatch):
 def test_top_eigh_falls_back_to_lapack_when_krylov_gives_up(monkeypatch):
     values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
     M = spd_with_spectrum(values, seed=3)
-    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
     w, _ = top_eigh(M.copy(), 8)
     np.testing.assert_allclose(w, np.sort(values)[::-1][:8], rtol=1e-12)
 
@@ -140,7 +140,7 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
 def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
     rng = np.random.default_rng(5)
     X = rng.standard_normal((6000, 300)) * np.r_[np.geomspace(10, 2, 10), np.ones(290)] + 1e6
-    monkeypatch.setattr(eigen_module, "DENSE_MAX_M", 100)
+    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
     pca = pcalib.PCA(5, solver="eig").fit(X)
     Xc = X - X.mean(axis=0)
     _, s, Vt = np.linalg.svd(Xc, full_matrices=False)

@@ -167,7 +167,7 @@ def test_preimages_are_blocked(method, monkeypatch):
     model = KernelPCA(3, gamma=0.3, preimage=method).fit(X)
     beta = model.transform(Z)
     whole = model.inverse_transform(beta)
-    monkeypatch.setattr(preimages, "BLOCK_ENTRIES", 2**12)
+    monkeypatch.setattr("pcalib._linalg.constants.KERNEL_BLOCK_ENTRIES", 2**12)
     tracemalloc.start()
     blocked = model.inverse_transform(beta)
     peak = tracemalloc.get_traced_memory()[1]

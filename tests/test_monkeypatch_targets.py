@@ -114,3 +114,66 @@ def test_the_reader_flags_a_moved_name():
     assert hasattr(_resolve("pcalib._inputs.sparse.SparseMatrix"), "gram_times")
     with pytest.raises((ImportError, AttributeError)):  # the old flat path is gone
         _resolve("pcalib._moments")
+
+
+def _calls(monkeypatch, module: object, name: str) -> list[tuple]:
+    """Record the positional arguments of every call of ``module.name`` (still run)."""
+    calls: list[tuple] = []
+    original = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+def _pcoa_krylov_calls(monkeypatch) -> int:
+    import numpy as np
+
+    import pcalib
+
+    calls = _calls(monkeypatch, importlib.import_module("pcalib.principal_coordinates"), "_krylov_top")
+    X = np.random.default_rng(0).standard_normal((300, 30))
+    pcalib.pcoa(np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)), k=3)
+    return len(calls)
+
+
+def _bootstrap_top_eigh_calls(monkeypatch) -> int:
+    import numpy as np
+
+    import pcalib
+
+    calls = _calls(monkeypatch, importlib.import_module("pcalib.bootstrap"), "top_eigh")
+    X = np.random.default_rng(1).standard_normal((80, 60)) * np.linspace(3.0, 1.0, 60)
+    pcalib.bootstrap_pca(X, 3, n_resamples=2, random_state=8)
+    return len(calls)
+
+
+def _sparse_sum_runs(monkeypatch) -> int:
+    import numpy as np
+    import scipy.sparse as sp
+
+    from pcalib._inputs.matrix import as_matrix
+
+    calls = _calls(monkeypatch, importlib.import_module("pcalib._inputs.sparse"), "_row_pieces")
+    as_matrix(sp.random(50, 40, density=0.2, random_state=np.random.RandomState(2), format="csr")).moments(full=False)
+    return max(args[1] for args in calls)
+
+
+@pytest.mark.parametrize("name, value, observe", [
+    ("PCOA_DENSE_MAX_N", 0, _pcoa_krylov_calls),  # the Krylov route of pcoa: taken or not
+    ("NUMPY_MAX_M", 40, _bootstrap_top_eigh_calls),  # the bootstrap's partial eigensolver
+    ("SPARSE_SUMS_CHUNK", 4, _sparse_sum_runs),  # the runs of the sparse column sums
+])
+def test_a_patched_tuning_constant_steers_its_reader(monkeypatch, name, value, observe):
+    """Tests patch these tuning constants in ``pcalib._linalg.constants`` and then only
+    compare results, which the other route gives too: here the patch is shown to change
+    what the code does (a reader holding its own copy of the constant, e.g. by ``from
+    .constants import NAME``, would leave both counts equal)."""
+    before = observe(monkeypatch)
+    monkeypatch.undo()
+    monkeypatch.setattr(f"pcalib._linalg.constants.{name}", value)
+    after = observe(monkeypatch)
+    assert before != after, f"patching constants.{name} = {value} changed nothing ({before} both times)"

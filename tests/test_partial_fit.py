@@ -325,12 +325,13 @@ def test_gram_pass_split_between_threads(offset, monkeypatch, all_blas_threads):
     """shifted_gram splits a large pass over rows between the BLAS threads (each with
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
     split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
+    import pcalib._linalg.constants as constants
     import pcalib._linalg.moments as moments
     import pcalib._utils.threads as threads
 
     rng = np.random.default_rng(31)
     X = rng.standard_normal((20000, 210)) + offset
-    assert X.size >= moments._PARALLEL_MIN_ENTRIES
+    assert X.size >= constants.PARALLEL_MIN_ENTRIES
     shift = np.round(X[:256].mean(axis=0))
     Y = X - shift
     before = threads.blas_threads()

@@ -221,7 +221,7 @@ def test_krylov_route_matches_dense(monkeypatch, make, k):
     dense = pcoa(D, k=k, full_spectrum=True)
     B = gram_explicit(D)
     assert pcoa_module._krylov_top(B, k) is not None  # the Krylov route converges here
-    monkeypatch.setattr(pcoa_module, "_DENSE_MAX_N", 0)
+    monkeypatch.setattr("pcalib._linalg.constants.PCOA_DENSE_MAX_N", 0)
     fast = pcoa(D, k=k)
     assert not fast.full_spectrum and fast.eigenvalues.shape == (k,)
     assert np.allclose(fast.eigenvalues, dense.eigenvalues[:k], rtol=1e-8)
@@ -232,7 +232,7 @@ def test_krylov_route_matches_dense(monkeypatch, make, k):
 
 def test_krylov_min_eigenvalue_proves_negativity(monkeypatch):
     D = sphere_distances()
-    monkeypatch.setattr(pcoa_module, "_DENSE_MAX_N", 0)
+    monkeypatch.setattr("pcalib._linalg.constants.PCOA_DENSE_MAX_N", 0)
     fast = pcoa(D, k=2)
     mu = np.linalg.eigvalsh(gram_explicit(D))
     # A Ritz value is at least the smallest eigenvalue in exact arithmetic; both carry
@@ -252,7 +252,7 @@ def test_krylov_falls_back_to_dense_on_flat_spectrum(monkeypatch):
     rng = np.random.default_rng(0)
     D = squareform(pdist(rng.normal(size=(120, 120))))  # flat spectrum, rank 119
     dense = pcoa(D, k=3, full_spectrum=True)
-    monkeypatch.setattr(pcoa_module, "_DENSE_MAX_N", 0)
+    monkeypatch.setattr("pcalib._linalg.constants.PCOA_DENSE_MAX_N", 0)
     B = gram_explicit(D)
     assert pcoa_module._krylov_top(B, 3) is None
     fast = pcoa(D, k=3)

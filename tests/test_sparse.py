@@ -390,7 +390,7 @@ def test_products_split_between_threads_equal_the_dense_product(monkeypatch, fmt
     one float64 copy of its float32 values (float64 values are not copied)."""
     from pcalib._inputs import matrix as _inputs
     from pcalib._inputs import sparse as _sparse_input
-    monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    monkeypatch.setattr("pcalib._linalg.constants.SPARSE_PARALLEL_MIN_STORED", 0)
     monkeypatch.setattr(_sparse_input, "cores", lambda: parts)
     rng = np.random.default_rng(8)
     X = sp.random(300, 40, density=0.3, format="csr", random_state=rng, dtype=np.float32)
@@ -423,7 +423,7 @@ def test_lanczos_runs_with_one_blas_thread_and_threaded_products(monkeypatch, al
     and runs the products on a pool of threads; both undone afterwards."""
     from pcalib._inputs import sparse as _sparse_input
     from pcalib._utils import threads as _threads
-    monkeypatch.setattr(_sparse_input, "_SPARSE_PARALLEL_MIN_STORED", 0)
+    monkeypatch.setattr("pcalib._linalg.constants.SPARSE_PARALLEL_MIN_STORED", 0)
     seen = []
     original = _sparse_input.SparseMatrix.gram_times
 
@@ -452,8 +452,7 @@ def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
     stored, or explicit zeros only), or all n entries stored and equal; a column of
     equal non-zeros with one zero, or all stored but unequal, is not constant."""
     from pcalib._inputs import matrix as _inputs
-    from pcalib._inputs import sparse as _sparse_input
-    monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", chunk)  # column sums in one run, or in many
+    monkeypatch.setattr("pcalib._linalg.constants.SPARSE_SUMS_CHUNK", chunk)  # column sums in one run, or in many
     dense = np.random.default_rng(10).standard_normal((6, 6))
     dense[:, 0] = 0.0
     dense[:, 1] = 0.0  # stored as explicit zeros below
@@ -511,7 +510,7 @@ def test_a_row_holding_most_entries_leaves_a_piece_empty(monkeypatch, fmt):
     one, and so are the column sums."""
     from pcalib._inputs import matrix as _inputs
     from pcalib._inputs import sparse as _sparse_input
-    monkeypatch.setattr(_sparse_input, "_SUMS_CHUNK", 1000)
+    monkeypatch.setattr("pcalib._linalg.constants.SPARSE_SUMS_CHUNK", 1000)
     rng = np.random.default_rng(14)
     dense = np.where(rng.uniform(size=(40, 4000)) < 0.002, rng.standard_normal((40, 4000)), 0.0)
     dense[7] = rng.standard_normal(4000)

@@ -11,7 +11,7 @@ For a table :math:`N` read by :func:`pcalib._categories.ca_tables.counts_table` 
 
 :func:`residual_svd` takes one of three routes:
 
-* a small table (its smaller side at most :data:`LAPACK_MAX`, or k above a fifth of
+* a small table (its smaller side at most :data:`constants.CA_LAPACK_MAX`, or k above a fifth of
   it): LAPACK's SVD of the formed E;
 * a larger dense table: E formed in place in the table's own copy (no second
   full-size array), then the block Krylov method of :mod:`pcalib._linalg.eigen` on the Gram
@@ -42,19 +42,14 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.linalg
 
+from .._linalg import constants
 from .._linalg.eigen import krylov_top_operator, lanczos_top_operator
 from .ca_tables import Counts
 
-__all__ = ["CA_RTOL", "LAPACK_MAX", "Residuals", "residual_svd", "sparse_inertias"]
+__all__ = ["CA_RTOL", "Residuals", "residual_svd", "sparse_inertias"]
 
 _EPS = float(np.finfo(np.float64).eps)
 
-#: Up to this order of the smaller side, LAPACK's SVD of the formed E (every singular
-#: value; measured on 2 cores: 0.05 s at 400 x 400, where a Krylov run for k = 10 takes
-#: about as long).
-LAPACK_MAX = 400
-#: Rows of E formed at a time (about 8 MB of temporaries at J = 1000).
-_ROWS_PER_BLOCK_BYTES = 2**23
 #: Ritz residuals are accepted below this times the largest principal inertia
 #: (pcalib's PCA accepts 1e-10): the axes of CA tables often have small gaps, and an
 #: axis is within residual / gap of the exact one (Davis-Kahan), so 100 times less
@@ -86,7 +81,7 @@ def _masses(counts: Counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
 def _form_in_place(table: np.ndarray, counts: Counts) -> np.ndarray:
     """Overwrite the table's own copy with E, a block of rows at a time."""
     row_scale, col_scale, sr, sc = _masses(counts)
-    step = max(1, _ROWS_PER_BLOCK_BYTES // (8 * table.shape[1]))
+    step = max(1, constants.CA_BLOCK_BYTES // (8 * table.shape[1]))
     for start in range(0, table.shape[0], step):
         rows = slice(start, start + step)
         block = table[rows]
@@ -225,7 +220,7 @@ def residual_svd(counts: Counts, k: int) -> Residuals:
     column_inertias = np.einsum("ij,ij->j", E, E)
     total = float(row_inertias.sum())
     found = None
-    if m > LAPACK_MAX and 5 * k <= m:
+    if m > constants.CA_LAPACK_MAX and 5 * k <= m:
         found = _krylov_svd(E.__matmul__, E.T.__matmul__, (I, J), k, sparse=False, total=total)
     if found is None:
         found = _lapack_svd(E, k)

@@ -8,7 +8,7 @@ power of two that brings its largest entry into [1/2, 1) (exact, as
 overflows or underflows, whether the counts are :math:`10^{-300}` or :math:`10^{300}`.
 
 A dense table whose entries are mostly zeros is read as a sparse one
-(:data:`SPARSE_DENSITY`): the fit then costs one pass per product over its
+(:data:`constants.CA_SPARSE_DENSITY`): the fit then costs one pass per product over its
 non-zeros instead of over every entry.
 """
 
@@ -19,19 +19,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse
 
+from .._linalg import constants
 from .._utils.validation import as_data_matrix
 
 __all__ = [
-    "SPARSE_DENSITY", "Counts", "aligned_rows", "counts_table", "labels_of", "position",
+    "Counts", "aligned_rows", "counts_table", "labels_of", "position",
     "refuse_empty",
 ]
-
-#: A dense table with at most this share of non-zero entries is fitted as a sparse
-#: one: a product with CSR costs about 12 bytes and an indirect load per non-zero,
-#: against 8 bytes per entry for the dense array. Measured (2 cores, loaded machine,
-#: 6000 x 2000, 20% non-zeros, k = 10, a flat spectrum): 8.2 s by the sparse route
-#: against 29 s by the dense one.
-SPARSE_DENSITY = 0.25
 
 
 class Counts(NamedTuple):
@@ -134,7 +128,7 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
     `X` is a NumPy array (numbers or bool), a DataFrame or a ``scipy.sparse`` matrix;
     it is never modified or densified. The table is returned as a fresh float64 array,
     or as CSR when `X` is sparse or (`prefer_sparse`) when at most
-    :data:`SPARSE_DENSITY` of its entries are non-zero. Its largest entry is in
+    :data:`constants.CA_SPARSE_DENSITY` of its entries are non-zero. Its largest entry is in
     [1/2, 1): the change of units by :math:`2^{-e}` is exact.
 
     Raises
@@ -146,7 +140,7 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
         table, exponent = _sparse_counts(X, name)
     else:
         arr = _dense_counts(X, name)
-        if prefer_sparse and np.count_nonzero(arr) <= SPARSE_DENSITY * arr.size:
+        if prefer_sparse and np.count_nonzero(arr) <= constants.CA_SPARSE_DENSITY * arr.size:
             table, exponent = _sparse_counts(scipy.sparse.csr_matrix(arr), name)
         else:  # the fit's own float64 copy, scaled in place
             table = arr.astype(np.float64)

@@ -4,7 +4,7 @@ corrections of Benzécri and Greenacre.
 MCA of Q coded columns (n rows, J categories in all) is the CA of the n x J indicator
 matrix Z. Two routes, both in :math:`O(nQ + Jk)` memory:
 
-* few categories (:math:`J^2 \le \max(` :data:`BURT_MAX_J` :math:`^2, nQ)`): every
+* few categories (:math:`J^2 \le \max(` :data:`constants.BURT_MAX_J` :math:`^2, nQ)`): every
   principal inertia, from the J x J matrix
   :math:`E^\top E = D_c^{-1/2}(B/(nQ^2) - \mathbf c\mathbf c^\top)D_c^{-1/2}`,
   B = :math:`Z^\top Z` the Burt matrix;
@@ -25,19 +25,16 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse
 
+from .._linalg import constants
 from .ca_solver import residual_svd, sparse_inertias
 from .ca_tables import counts_table
 
 __all__ = [
-    "BURT_MAX_J", "Spectrum", "burt_matrix", "corrected_ratios", "correlation_ratios", "greenacre_total",
+    "Spectrum", "burt_matrix", "corrected_ratios", "correlation_ratios", "greenacre_total",
     "mca_spectrum",
 ]
 
 _EPS = float(np.finfo(np.float64).eps)
-
-#: Up to this many categories the Burt route is taken whatever n (a J x J float64 array
-#: of 8 MiB; LAPACK's eigh of it takes about 0.3 s on 2 cores).
-BURT_MAX_J = 1024
 
 
 class Spectrum(NamedTuple):
@@ -117,7 +114,7 @@ def mca_spectrum(
     its size calls for (module docstring); and Greenacre's total."""
     n, J = Z.shape
     Q = len(codes)
-    if J**2 <= max(BURT_MAX_J**2, n * Q):
+    if J**2 <= max(constants.BURT_MAX_J**2, n * Q):
         B = burt_matrix(codes, sizes)
         return _burt_spectrum(B, n, c, Q, k), greenacre_total(codes, sizes, B)
     return _truncated_spectrum(Z, Q, k), greenacre_total(codes, sizes)

@@ -16,12 +16,13 @@ from numpy.typing import ArrayLike
 
 from .._inputs.errors import naming_non_finite
 from .._inputs.matrix import as_matrix
+from .._linalg import constants
 from .._linalg.moments import Moments
 from .._routes.decomposition import Decomposition
 from .._routes.implicit import decompose_moments
 from .._utils.validation import NotFittedError, check_ddof, check_flag, fewest_samples
-from ..solvers import components_to_compute, cut_to_request
 from .base import AT_LEAST_ONE
+from .n_components import components_to_compute, cut_to_request
 
 
 class _Streamed(Protocol):
@@ -47,8 +48,6 @@ class _Streamed(Protocol):
 
 _S = TypeVar("_S", bound=_Streamed)
 
-# partial_fit keeps a p x p state: refused beyond this many features (512 MB).
-_PARTIAL_FIT_MAX_FEATURES = 8192
 # The fitted attributes that _store sets from a decomposition (partial_fit solves for
 # them when one is first read, see PCA.__getattr__).
 _SOLVED = (
@@ -95,7 +94,7 @@ class StreamingFit:
         Raises
         ------
         ValueError
-            If p exceeds ``_PARTIAL_FIT_MAX_FEATURES`` (the p x p state would not fit: use the Dask
+            If p exceeds ``constants.PARTIAL_FIT_MAX_FEATURES`` (the p x p state would not fit: use the Dask
             route), the batch has another number of features than the earlier ones,
             or `n_components` exceeds p.
 
@@ -123,10 +122,10 @@ class StreamingFit:
         with naming_non_finite(self.__dict__.get("feature_names_in_")):
             data = as_matrix(X)
         p = data.shape[1]  # a later batch was checked against n_features_in_ by _check_input
-        if p > _PARTIAL_FIT_MAX_FEATURES:
+        if p > constants.PARTIAL_FIT_MAX_FEATURES:
             raise ValueError(
                 f"partial_fit keeps a p x p scatter matrix, {p * p * 8 / 1e9:.1f} GB for p = {p} "
-                f"features (at most {_PARTIAL_FIT_MAX_FEATURES} allowed): put the batches in one "
+                f"features (at most {constants.PARTIAL_FIT_MAX_FEATURES} allowed): put the batches in one "
                 "dask.array.Array (dask.array.concatenate) and call fit, whose Dask route with "
                 "implicit centering keeps only O(p k) numbers"
             )

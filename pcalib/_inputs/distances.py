@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._linalg.distances import ROW_BLOCK
+from .._linalg import constants
 from .._utils.frames import aligned, is_default_index, pandas_frame
 from .._utils.validation import as_data_matrix, as_square_matrix
 
@@ -108,8 +108,8 @@ def check_distances(D: np.ndarray) -> None:
     last two up to DISTANCE_RTOL * max(D)). One sweep over blocks of rows."""
     n = D.shape[0]
     tol = DISTANCE_RTOL * float(D.max())
-    for start in range(0, n, ROW_BLOCK):
-        rows = slice(start, min(start + ROW_BLOCK, n))
+    for start in range(0, n, constants.DISTANCE_ROW_BLOCK):
+        rows = slice(start, min(start + constants.DISTANCE_ROW_BLOCK, n))
         block = D[rows]
         if block.min() < 0:
             i, j = np.unravel_index(np.argmin(block), block.shape)

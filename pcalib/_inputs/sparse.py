@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse
 from scipy.linalg import blas
 
+from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.moments import Moments, sum_into_first
 from .._utils.threads import cores
@@ -35,15 +36,6 @@ __all__ = ["SparseMatrix"]
 # SparseMatrix.moments reads 2**-e X when the largest stored entry is outside this range
 # (as pcalib._routes.scatter._ONE_PASS_PEAK_RANGE: no square overflows, none that matters underflows).
 _SPARSE_PEAK_RANGE = (2.0**-250, 2.0**200)
-
-# Stored entries per run in SparseMatrix's column sums (8 MiB of float64 temporaries).
-_SUMS_CHUNK = 2**20
-
-# Stored entries per thread below which a sparse product is not split further. Measured
-# (fit, k = 10, 2 cores, split in two from 65,536 entries): 0.79x the serial time at
-# 100,000 stored entries, 0.6x at 400,000, 0.5x at 2,000,000, equal at 50,000 (the
-# hand-off costs what the split saves).
-_SPARSE_PARALLEL_MIN_STORED = 2**15
 
 
 def _first_non_finite(X: Any, data: np.ndarray) -> tuple[tuple[int, int], float]:
@@ -105,7 +97,7 @@ def _column_sums(compressed: Any, by_rows: bool, canonical: bool, func: Callable
     r"""Column sums :math:`\sum_i f(x_{ij})` of f of the stored entries of X.
 
     For an elementwise f with f(0) = 0: sparse products with ones of the matrix of
-    X's pattern and values f(x), by runs of about ``_SUMS_CHUNK`` stored entries
+    X's pattern and values f(x), by runs of about ``constants.SPARSE_SUMS_CHUNK`` stored entries
     (so f's temporaries stay small). A position stored more than once counts
     as the sum of its parts: each run of a non-canonical matrix is copied with
     its duplicates summed first.
@@ -127,7 +119,7 @@ def _column_sums(compressed: Any, by_rows: bool, canonical: bool, func: Callable
     """
     n, p = compressed.shape if by_rows else compressed.shape[::-1]
     sums = np.zeros(p)
-    for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // _SUMS_CHUNK))):
+    for piece in _row_pieces(compressed, max(1, -(-compressed.nnz // constants.SPARSE_SUMS_CHUNK))):
         part = piece.csr
         if not canonical:
             part = part.copy()
@@ -318,7 +310,7 @@ class SparseMatrix:
 
     Inside :meth:`parallel`, :meth:`gram_times` splits each product between the cores
     (one piece per core, fewer if a piece would hold fewer stored entries than
-    ``_SPARSE_PARALLEL_MIN_STORED`` or than the length of the partial result it
+    ``constants.SPARSE_PARALLEL_MIN_STORED`` or than the length of the partial result it
     returns, p for CSR and n for CSC): SciPy's sparse kernels
     release the GIL, and a CSR matrix cut into runs of rows (a CSC one into runs of
     columns) gives each thread its own part of the work, the parts added in a fixed
@@ -369,8 +361,8 @@ class SparseMatrix:
             scipy.sparse.csr_matrix, X.shape if self._by_rows else X.shape[::-1], values, X.indices, X.indptr
         )
         # each piece returns a full-length partial result: worth it only for pieces that
-        # hold more stored entries than that length (and than _SPARSE_PARALLEL_MIN_STORED)
-        per_piece = max(_SPARSE_PARALLEL_MIN_STORED, self._compressed.shape[1])
+        # hold more stored entries than that length (and than constants.SPARSE_PARALLEL_MIN_STORED)
+        per_piece = max(constants.SPARSE_PARALLEL_MIN_STORED, self._compressed.shape[1])
         parts = max(1, min(cores(), X.nnz // per_piece))
         self._pieces = _row_pieces(self._compressed, parts)
         self._pool: ThreadPoolExecutor | None = None

@@ -17,9 +17,8 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
+from .._linalg import constants
 from .._linalg.eigen import (
-    KRYLOV_MAX_FRACTION,
-    NUMPY_MAX_M,
     cholesky_qr,
     krylov_block,
     krylov_top_operator,
@@ -36,13 +35,6 @@ _EPS = float(np.finfo(np.float64).eps)
 #: Eigenvalues of the landmark kernel W below this fraction of its largest are dropped
 #: from :math:`W^{+1/2}` (their directions carry almost nothing and amplify round-off).
 LANDMARK_RTOL = 1e-8
-#: The iterative routes of the exact fit stop at about the cost of the dense one. Block
-#: Krylov: ``KRYLOV_MAX_FRACTION * n`` columns (its measured break-even with LAPACK).
-#: ARPACK's Lanczos: this many products ``K @ v`` per row of K, as one LAPACK solve of
-#: the k leading pairs (``top_eigh``) costs 0.14 n to 0.27 n of them (measured at
-#: n = 600, 1000 and 2000, one thread). Convergent fits need far fewer: 45 products at
-#: n = 600, k = 3; 52 and 84 at n = 1500, k = 5 and 20 (Gaussian kernels).
-LANCZOS_MAX_FRACTION = 0.2
 
 
 # -- the exact fit --------------------------------------------------------------------------
@@ -162,10 +154,10 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, str]:
     symmetric), for :func:`exact_eigenpairs` when the operator route does not apply
     or does not converge.
 
-    For k << n (n above ``NUMPY_MAX_M`` and :math:`40k \le n`), ARPACK's Lanczos
+    For k << n (n above ``constants.NUMPY_MAX_M`` and :math:`40k \le n`), ARPACK's Lanczos
     method with products ``K @ Q`` (:func:`pcalib._linalg.eigen.lanczos_top_operator`:
     residuals checked to 1e-10 of the largest eigenvalue, deflation probe for
-    repeated eigenvalues, at most ``LANCZOS_MAX_FRACTION * n`` products: about the
+    repeated eigenvalues, at most ``constants.KERNEL_LANCZOS_MAX_FRACTION * n`` products: about the
     cost of LAPACK); :func:`pcalib._linalg.eigen.top_eigh` otherwise, or if Lanczos
     fails.
 
@@ -184,8 +176,8 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, str]:
         Which ran.
     """
     n = K.shape[0]
-    if n > NUMPY_MAX_M and 40 * k <= n:
-        top = lanczos_top_operator(lambda Q: K @ Q, n, k, max_products=int(LANCZOS_MAX_FRACTION * n))
+    if n > constants.NUMPY_MAX_M and 40 * k <= n:
+        top = lanczos_top_operator(lambda Q: K @ Q, n, k, max_products=int(constants.KERNEL_LANCZOS_MAX_FRACTION * n))
         if top is not None:
             return top[0], top[1], "lanczos"
     mu, U = top_eigh(K, k)
@@ -240,14 +232,14 @@ class Eigenpairs(NamedTuple):
 def exact_eigenpairs(K: np.ndarray, k: int, scale: float | None = None) -> Eigenpairs:
     r"""The top k eigenpairs :math:`H K H u_j = \nu_j u_j` of the centered kernel matrix.
 
-    For k << n (n above ``NUMPY_MAX_M`` and :math:`40k \le n`), block Krylov
+    For k << n (n above ``constants.NUMPY_MAX_M`` and :math:`40k \le n`), block Krylov
     (:func:`pcalib._linalg.eigen.krylov_top_operator`, blocks of :math:`\max(2k, k + 10)`
     columns, so an eigenvalue repeated up to that many times, as the rotational
     symmetry of a Gaussian kernel on isotropic data makes them, is found with every
     copy) on the implicitly centered product :func:`centered_times`, accepted when
     every residual :math:`\|H K H u_j - \nu_j u_j\| \le 10^{-10} \nu_1`
     (``solver="krylov"``). Otherwise, or if it does not converge within
-    ``KRYLOV_MAX_FRACTION * n`` columns (about the cost of LAPACK), K is centered in place (:func:`center_kernel_matrix`) and solved by
+    ``constants.KRYLOV_MAX_FRACTION * n`` columns (about the cost of LAPACK), K is centered in place (:func:`center_kernel_matrix`) and solved by
     :func:`top_eigenpairs` (``"lanczos"`` or ``"dense"``). Refused by
     :func:`check_above_roundoff` if :math:`\nu_k` is at round-off. Each :math:`u_j` is
     then made exactly orthogonal to :math:`\mathbf 1`, as an eigenvector of
@@ -270,11 +262,11 @@ def exact_eigenpairs(K: np.ndarray, k: int, scale: float | None = None) -> Eigen
         scale = max(float(K.max()), -float(K.min()))  # the largest |K_ij|, without a copy
     diagonal = K.diagonal().copy()
     found = None
-    if n > NUMPY_MAX_M and 40 * k <= n:
+    if n > constants.NUMPY_MAX_M and 40 * k <= n:
         kbar = K.mean(axis=0)
         start = column_start(K, krylov_block(k, n))
         krylov = krylov_top_operator(
-            centered_times(K, kbar), n, k, start=start, max_dim=int(KRYLOV_MAX_FRACTION * n)
+            centered_times(K, kbar), n, k, start=start, max_dim=int(constants.KRYLOV_MAX_FRACTION * n)
         )
         found = None if krylov is None else (krylov[0], krylov[1], "krylov")
     if found is None:

@@ -17,7 +17,7 @@ are exact, so every result converts back to the data's units by one ``ldexp``.
 The matrices are formed a block of rows at a time: the Gaussian kernel by one
 ``dgemm`` of SciPy's BLAS per block (:func:`rbf_kernel`), then ``exp`` in place
 while the block is in cache; :func:`kernel_blocks` and :func:`kernel_scores`
-read :math:`k(X, R)` in blocks of about ``BLOCK_ENTRIES`` entries and never hold
+read :math:`k(X, R)` in blocks of about ``constants.KERNEL_BLOCK_ENTRIES`` entries and never hold
 a whole q x n_ref kernel. The checks of the parameters and of a kernel matrix
 (:func:`check_symmetric_kernel`, one check for a precomputed matrix and a
 callable's) are here too; the linear algebra of the fit is in
@@ -35,11 +35,12 @@ from typing import Any
 import numpy as np
 from scipy.linalg import blas
 
+from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.units import center_array, rescale, unit_exponent
 
 __all__ = [
-    "BLOCK_ENTRIES", "KERNELS", "PREIMAGES", "UnitKernel", "callable_kernel", "check_kernel_parameters",
+    "KERNELS", "PREIMAGES", "UnitKernel", "callable_kernel", "check_kernel_parameters",
     "check_n_components", "check_symmetric_kernel", "cosine_kernel", "kernel_blocks", "kernel_scores",
     "linear_kernel", "poly_kernel", "rbf_kernel", "squared_distances", "unit_kernel", "unit_median_gamma",
 ]
@@ -49,14 +50,6 @@ KERNELS = ("rbf", "poly", "linear", "cosine", "precomputed")
 #: The pre-image methods of :meth:`pcalib.KernelPCA.inverse_transform`.
 PREIMAGES = ("fixed-point", "kwok-tsang", "learned")
 _EPS = float(np.finfo(np.float64).eps)
-#: Entries of one block of rows of k(X, R) (2**23 float64: 64 MiB), so that transform,
-#: the Nyström fit and the pre-images never hold a whole q x n_ref kernel.
-BLOCK_ENTRIES = 2**23
-#: Entries of one block of the Gaussian kernel formed at a time (2**24 float64: 128 MiB).
-#: Each block costs one call of the threaded dgemm, whose start-up dominates small
-#: blocks on a busy machine (measured on 2 shared cores, n = 12000: 8.9 s with blocks of
-#: 175 rows, 5.1 s with 700, 4.4 s with 1400 rows or the whole matrix at once).
-FORM_ENTRIES = 2**24
 #: Rows of the data used by the median heuristic (evenly spaced if there are more).
 MEDIAN_ROWS = 1000
 
@@ -218,7 +211,7 @@ def rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     .. math:: [\,2\gamma a,\; -\gamma\|a\|^2,\; -\gamma\,] \cdot [\,b,\; 1,\; \|b\|^2\,]^\top
               = 2\gamma\, a^\top b - \gamma\|a\|^2 - \gamma\|b\|^2 ;
 
-    it is exponentiated in place, a block of ``FORM_ENTRIES`` entries at a time: two
+    it is exponentiated in place, a block of ``constants.KERNEL_FORM_ENTRIES`` entries at a time: two
     passes over the result (the product, the exp), no temporary of its size, and the
     product in the BLAS of the eigensolver that follows. When `B` is `A`, the diagonal
     is exactly 1. (The exponent is not clipped at 0: round-off can make it positive
@@ -241,7 +234,7 @@ def rbf_kernel(A: np.ndarray, B: np.ndarray, gamma: float) -> np.ndarray:
     A_ext = _extended_rows(A, (2.0 * gamma, -gamma, -gamma))
     B_ext = _extended_rows(B, (1.0, 1.0, 1.0), norms_last=True)
     K = np.empty((q, r))
-    rows = max(1, FORM_ENTRIES // max(r, 1))
+    rows = max(1, constants.KERNEL_FORM_ENTRIES // max(r, 1))
     for start in range(0, q, rows):
         block = K[start:start + rows]
         # block^T = B_ext A_ext[start:]^T, written in place (block^T is F-ordered)
@@ -575,7 +568,7 @@ def kernel_blocks(
 ) -> Iterator[tuple[int, np.ndarray]]:
     r"""The rows of :math:`k(X, R) - \mathbf 1 s^\top` (s = `shift`), block by block.
 
-    Blocks of about ``BLOCK_ENTRIES`` entries, so the whole q x n_ref kernel is
+    Blocks of about ``constants.KERNEL_BLOCK_ENTRIES`` entries, so the whole q x n_ref kernel is
     never held.
 
     Parameters
@@ -594,7 +587,7 @@ def kernel_blocks(
     block : ndarray of shape (rows, n_ref)
         Its kernel rows minus s.
     """
-    rows = max(1, BLOCK_ENTRIES // max(R.shape[0], 1))
+    rows = max(1, constants.KERNEL_BLOCK_ENTRIES // max(R.shape[0], 1))
     for start in range(0, X.shape[0], rows):
         block = kernel(X[start:start + rows], R)
         block -= shift

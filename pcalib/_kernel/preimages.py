@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from .._linalg import constants
 from .._utils.validation import warn_outside_pcalib
-from .kernels import BLOCK_ENTRIES, UnitKernel, linear_kernel, rbf_kernel, unit_median_gamma
+from .kernels import UnitKernel, linear_kernel, rbf_kernel, unit_median_gamma
 
 __all__ = [
     "KWOK_TSANG_NEIGHBORS", "LearnedPreimage", "PREIMAGE_MAX_ITER", "PREIMAGE_TOL", "PreimageMap", "Preimages",
@@ -289,12 +290,12 @@ class Preimages:
 
     def __call__(self, method: str, beta: np.ndarray, alpha: float) -> np.ndarray:
         """The pre-images of the scores `beta` (q, k) by `method` (:func:`preimage_method`),
-        in blocks of ``BLOCK_ENTRIES`` / n_ref points; a warning counts the fixed points
+        in blocks of ``constants.KERNEL_BLOCK_ENTRIES`` / n_ref points; a warning counts the fixed points
         that did not converge or met a non-positive denominator, another the Kwok-Tsang
         points whose neighbours' kernel values had to be clipped."""
         R = self.reference
         out = np.empty((beta.shape[0], R.shape[1]))
-        rows = max(1, BLOCK_ENTRIES // R.shape[0])
+        rows = max(1, constants.KERNEL_BLOCK_ENTRIES // R.shape[0])
         failures = np.zeros(2, dtype=int)
         clipped = 0
         for start in range(0, beta.shape[0], rows):

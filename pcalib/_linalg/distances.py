@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-# Rows per block when validating and squaring D (keeps blocks in cache).
-ROW_BLOCK = 64
+from . import constants
+
 EPS = np.finfo(np.float64).eps
 
 
@@ -55,8 +55,8 @@ def double_centered(D2: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     grand = row.mean() if weights is None else weights @ row / weights.sum()
     shifted = row - grand
     root = None if weights is None else np.sqrt(weights)
-    for start in range(0, n, ROW_BLOCK):
-        rows = slice(start, min(start + ROW_BLOCK, n))
+    for start in range(0, n, constants.DISTANCE_ROW_BLOCK):
+        rows = slice(start, min(start + constants.DISTANCE_ROW_BLOCK, n))
         block = D2[rows]
         block -= row[rows, None] + shifted
         block *= -0.5

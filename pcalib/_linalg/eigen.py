@@ -20,10 +20,17 @@ Both read only the lower triangle of the matrix (LAPACK's tridiagonal reduction
 is measured 15-20 % faster from the lower triangle than from the upper one at
 orders 2000-3000). The routes form their matrices with NumPy's BLAS
 (:func:`pcalib._linalg.moments.gram_and_sums`), so :func:`top_eigh` solves small ones
-with NumPy's LAPACK: the hot path stays in one BLAS library (DESIGN,
-"Performance trap"). Larger ones need SciPy (a partial ``?syevr``, Krylov
-products by ``dsymm``): one switch, about 0.1 s, against the seconds that
-forming a matrix of that order takes.
+with NumPy's LAPACK: the hot path stays in one BLAS library. Larger ones need SciPy
+(a partial ``?syevr``, Krylov products by ``dsymm``): one switch, about 0.1 s, against
+the seconds that forming a matrix of that order takes.
+
+Why one BLAS library: the NumPy and SciPy wheels each bundle their own OpenBLAS, whose
+threads keep spinning for a while after a call, so a pipeline that alternates NumPy and
+SciPy BLAS calls on 2 cores loses about 0.1 s per switch (measured: a 20000 x 1000 PCA
+took 0.37 s with the switches, 0.25 s with one library's BLAS doing all of it; SciPy's
+``?syevr`` at order 500 takes 0.015 s alone, 0.11 s right after a NumPy product).
+``OPENBLAS_THREAD_TIMEOUT=1`` (set by ``tasks.py`` and ``.ci/run`` for builds and tests)
+shortens the spinning; benchmark with and without it.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 from scipy.linalg import blas
+
+from . import constants
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram",
@@ -50,19 +59,6 @@ KRYLOV_MAX_BLOCKS = 40
 # residual test (1e-10) that a direction it needs is never dropped (at 1e-8, a
 # rank-8 signal over noise 1e-5 times smaller stalled at a residual of 1.5e-10).
 _KEPT_DIRECTION = 1e-13
-# Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
-# k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
-# 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
-DENSE_MAX_M = 1200
-# Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
-# at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it
-# (pcalib._linalg.moments.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
-# 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
-NUMPY_MAX_M = 512
-# Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
-# reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
-# 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
-KRYLOV_MAX_FRACTION = 0.2
 
 
 def krylov_top(
@@ -437,11 +433,11 @@ def _arpack(
 
 def rows_gram(Y: np.ndarray) -> np.ndarray:
     r""":math:`Y Y^\top` for :func:`top_eigh`, in the BLAS that will solve it: NumPy's
-    product up to ``NUMPY_MAX_M`` rows, SciPy's ``dsyrk`` above (the lower triangle
+    product up to ``constants.NUMPY_MAX_M`` rows, SciPy's ``dsyrk`` above (the lower triangle
     only, all that :func:`top_eigh` reads; no copy of Y in either order). Measured on
     2 cores, 2000 x 20000, k = 10: the same 0.86 s for the product, then 0.25 s for
     the eigensolve against 0.35-0.39 s after NumPy's product, whose threads still spin."""
-    if Y.shape[0] <= NUMPY_MAX_M:
+    if Y.shape[0] <= constants.NUMPY_MAX_M:
         return Y @ Y.T
     if Y.flags.c_contiguous:
         return blas.dsyrk(1.0, Y.T, trans=1, lower=1)
@@ -468,19 +464,19 @@ def transposed_times(X: np.ndarray, B: np.ndarray) -> np.ndarray:
 def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """k largest eigenpairs, in decreasing order, of a symmetric matrix given by its lower triangle.
 
-    NumPy's ``?syevd`` up to order ``NUMPY_MAX_M``; above it,
-    :func:`krylov_top` when the order m exceeds ``DENSE_MAX_M`` and ``k <= m / 40``
-    (then its largest subspace, ``KRYLOV_MAX_FRACTION * m`` columns, holds at least
+    NumPy's ``?syevd`` up to order ``constants.NUMPY_MAX_M``; above it,
+    :func:`krylov_top` when the order m exceeds ``constants.DENSE_MAX_M`` and ``k <= m / 40``
+    (then its largest subspace, ``constants.KRYLOV_MAX_FRACTION * m`` columns, holds at least
     four blocks of 2k), falling back to LAPACK if it does not converge within it;
     otherwise a partial LAPACK solve (``?syevr`` with an index range) when ``k < m``,
     the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
     m = M.shape[0]
-    if m <= NUMPY_MAX_M:
+    if m <= constants.NUMPY_MAX_M:
         w, V = np.linalg.eigh(M, UPLO="L")
         return w[::-1][:k], V[:, ::-1][:, :k]
-    if m > DENSE_MAX_M and 40 * k <= m:
-        top = krylov_top(M, k, predict=True, max_dim=int(KRYLOV_MAX_FRACTION * m))
+    if m > constants.DENSE_MAX_M and 40 * k <= m:
+        top = krylov_top(M, k, predict=True, max_dim=int(constants.KRYLOV_MAX_FRACTION * m))
         if top is not None:
             return top[0], top[1]
     if k < m:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._utils.threads import blas_threads, cores, limited_blas
+from . import constants
 from .center import Center
 
 __all__ = [
@@ -32,19 +33,6 @@ __all__ = [
 # (else it reads the data again scaled by a power of two): none overflows, and none that
 # matters underflows (as pcalib._routes.scatter._ONE_PASS_SQUARES_RANGE).
 _SQUARES_RANGE = (2.0**-600, 2.0**500)
-
-# Rows from which Moments.of_rows chooses its shift: enough for a mean within a thirtieth
-# of a standard deviation (256 rows misjudged columns whose mean is 0.9 of it), few
-# enough to cost little against the pass (0.3 ms of 18 for a batch of 10,000 x 200).
-_HEAD_ROWS = 1024
-# Their variances are taken this many columns at a time, so that the temporary of the
-# deviations stays at _HEAD_ROWS x 256 (2 MiB) however wide the data (at 1024 x 20000,
-# 164 MB in one piece).
-_HEAD_COLUMNS = 256
-
-# Below this many entries shifted_gram runs on one thread (the threads would cost more
-# than they save).
-_PARALLEL_MIN_ENTRIES = 2**22
 
 
 @dataclass(frozen=True)
@@ -78,7 +66,7 @@ class Moments:
         in one pass (:func:`shifted_gram`; with ``full=False`` only the diagonal
         of M). The subtraction cancels by the factor :math:`1 + n \bar y_j^2 / M_{jj}`,
         so c only has to be close to the mean: c = 0, without copying the block,
-        when it is C-contiguous float64 whose first ``_HEAD_ROWS`` rows have means
+        when it is C-contiguous float64 whose first ``constants.SHIFT_HEAD_ROWS`` rows have means
         at most their spread; else the mean of those rows (for integer data an
         integer, subtracted exactly in int64 before the conversion to float64; 0 for
         an int64 column wide enough to wrap around, :func:`_movable_integer_columns`).
@@ -98,13 +86,13 @@ class Moments:
         n, p = block.shape
         movable = _movable_integer_columns(block)
         integer = movable is not None
-        head = block[:_HEAD_ROWS]
+        head = block[:constants.SHIFT_HEAD_ROWS]
         if scaled and not integer and _beyond_square_range(head):
             return cls._of_scaled_rows(block, full)  # read as 2**-e X at once: no square overflows
         with np.errstate(all="ignore"):  # NaN and inf: the caller finds them in the mean
             head_mean = np.asarray(head.mean(axis=0), dtype=np.float64)
             head_var = np.concatenate(
-                [head[:, start:start + _HEAD_COLUMNS].var(axis=0) for start in range(0, p, _HEAD_COLUMNS)]
+                [head[:, start:start + constants.SHIFT_HEAD_COLUMNS].var(axis=0) for start in range(0, p, constants.SHIFT_HEAD_COLUMNS)]
             ) if p else np.zeros(0)
             shift = np.zeros(p)
             # |mean| > sd, not mean**2 > var: the square of a mean near 1e160 overflows
@@ -321,7 +309,7 @@ def shifted_gram(
     """
     n, p = block.shape
     blocks = row_blocks(n, p)
-    threads = min(blas_threads(), cores(), len(blocks)) if block.size >= _PARALLEL_MIN_ENTRIES else 1
+    threads = min(blas_threads(), cores(), len(blocks)) if block.size >= constants.PARALLEL_MIN_ENTRIES else 1
     if threads == 1:
         return _shifted_gram_of(block, blocks, shift, integer, full)
     runs = np.array_split(np.arange(len(blocks)), threads)

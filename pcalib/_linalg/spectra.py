@@ -16,10 +16,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._utils.validation import check_flag, validated
+from . import constants
 from .units import center_array
 
 __all__ = [
-    "STACK_ENTRIES",
+    
     "as_spectrum",
     "centered_in_units",
     "check_decreasing",
@@ -35,11 +36,6 @@ __all__ = [
 
 _EPS = np.finfo(np.float64).eps
 _FLOAT64 = np.dtype(np.float64)
-
-#: Null and bootstrap data sets are processed in stacks of at most this many entries
-#: (8 MB of float64): large enough that NumPy's stacked products and eigensolvers run
-#: at full speed, small enough that the stack stays in memory.
-STACK_ENTRIES = 2**20
 
 
 def check_int(value: object, name: str, lowest: int) -> int:
@@ -146,9 +142,9 @@ def spectrum_of_centered(Xc: np.ndarray) -> np.ndarray:
 
 def stacked(count: int, entries_each: int, make: Callable[[int], np.ndarray]) -> np.ndarray:
     """``make(c)`` for stacks of c data sets of `entries_each` entries (at most
-    :data:`STACK_ENTRIES` entries a stack, at least one data set), concatenated
+    :data:`constants.STACK_ENTRIES` entries a stack, at least one data set), concatenated
     along axis 0: `count` results in all."""
-    per_stack = max(1, min(count, STACK_ENTRIES // max(entries_each, 1)))
+    per_stack = max(1, min(count, constants.STACK_ENTRIES // max(entries_each, 1)))
     return np.concatenate([make(min(per_stack, count - start)) for start in range(0, count, per_stack)])
 
 

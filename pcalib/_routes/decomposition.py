@@ -29,18 +29,15 @@ from typing import TypeAlias
 import numpy as np
 
 from .._inputs.matrix import Moments
+from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.certificate import Certificate
-from .._linalg.eigen import NUMPY_MAX_M, matrix_times, transposed_times
+from .._linalg.eigen import matrix_times, transposed_times
 from .._linalg.signs import axis_signs
 from .._linalg.svd import orthonormal_completion
 from .._linalg.units import Centered, Frame, rescale, rescale_squares, unresolved_columns
 
 _EPS = np.finfo(np.float64).eps
-
-# The covariance routes keep the p x p scatter matrix of the data for a later
-# PCA.partial_fit when p is at most this (8 MB).
-KEPT_MOMENTS_MAX_FEATURES = 1024
 
 #: What a dense route finds, in frame units: ``(components (k, p), singular values (k,),
 #: total_ss, tail_ss, scores (n, k) or None)``, the sign convention applied.
@@ -156,7 +153,7 @@ class Decomposition:
     exponent: int
     route: str
     #: the count, mean and scatter matrix of the data, data units, when the route formed
-    #: them (the covariance routes, p <= KEPT_MOMENTS_MAX_FEATURES): a later
+    #: them (the covariance routes, p <= constants.KEPT_MOMENTS_MAX_FEATURES): a later
     #: ``PCA.partial_fit`` continues from them
     moments: Moments | None = None
     #: (p,) the column sums of squares of the decomposed matrix, frame units (where
@@ -261,9 +258,9 @@ def data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame
     r"""The :class:`pcalib._inputs.matrix.Moments` of data whose scatter matrix, scaled by
     `scale` (the frame's standard deviations, or ones), is C in the units of `frame`:
     :math:`M_{ij} = 2^{e_i + e_j} s_i s_j C_{ij}` (kept in units of :math:`4^{\max e}`).
-    None if p exceeds ``KEPT_MOMENTS_MAX_FEATURES``."""
+    None if p exceeds ``constants.KEPT_MOMENTS_MAX_FEATURES``."""
     p = C.shape[0]
-    if p > KEPT_MOMENTS_MAX_FEATURES:
+    if p > constants.KEPT_MOMENTS_MAX_FEATURES:
         return None
     mantissa, scale_exponent = np.frexp(scale)
     exponent = np.broadcast_to(frame.exponent, (p,)) + scale_exponent
@@ -277,8 +274,8 @@ def data_moments(n: int, C: np.ndarray, scale: np.ndarray, center: Center, frame
 def svd_moments(centered: Centered, s_all: np.ndarray, Vt: np.ndarray) -> Moments | None:
     r""":func:`data_moments` of the centered copy `centered` from its thin SVD, the scatter
     matrix :math:`V \Sigma^2 V^\top` (None, and nothing formed, beyond
-    ``KEPT_MOMENTS_MAX_FEATURES`` columns)."""
-    if Vt.shape[1] > KEPT_MOMENTS_MAX_FEATURES:
+    ``constants.KEPT_MOMENTS_MAX_FEATURES`` columns)."""
+    if Vt.shape[1] > constants.KEPT_MOMENTS_MAX_FEATURES:
         return None
     frame = Frame(None, np.asarray(centered.exponent), centered.constant)
     return data_moments(centered.values.shape[0], (Vt.T * s_all**2) @ Vt, centered.scale, centered.center, frame)
@@ -335,11 +332,11 @@ def axes_from_left(
     (deterministic, never NaN), and its QR factorization re-orthonormalizes the
     recovered axes, whose orthogonality the squared condition number degrades for
     small :math:`\sigma_j`. The product is NumPy's after NumPy's eigensolver (U of
-    at most ``NUMPY_MAX_M`` rows), SciPy's after SciPy's
+    at most ``constants.NUMPY_MAX_M`` rows), SciPy's after SciPy's
     (:func:`pcalib._linalg.eigen.transposed_times`)."""
     keep = s > 0
     B = U[:, keep] / s[keep]
     if isinstance(Xc, CenteredProducts):
         return orthonormal_completion(Xc.transposed_times(B), k)
-    return orthonormal_completion(Xc.T @ B if U.shape[0] <= NUMPY_MAX_M else transposed_times(Xc, B), k)
+    return orthonormal_completion(Xc.T @ B if U.shape[0] <= constants.NUMPY_MAX_M else transposed_times(Xc, B), k)
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._inputs.matrix import DaskMatrix, Moments, SparseMatrix, limited_blas
+from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.eigen import (
     KRYLOV_MAX_BLOCKS,
@@ -41,7 +42,6 @@ from .._linalg.eigen import (
 from .._linalg.svd import exact_svd, orthonormal_completion
 from .._linalg.units import checked_scale, norm_exponent, rescale
 from .decomposition import (
-    KEPT_MOMENTS_MAX_FEATURES,
     Decomposition,
     check_variance,
     signed,
@@ -127,7 +127,7 @@ def decompose_moments(moments: Moments, k: int, *, ddof: int, standardize: bool 
     total_ss = float(np.trace(C))
     w, V = top_eigh_of_varying(C, k, moments.constant)
     s = sqrt_eigenvalues(w, moments.n, p)
-    kept = moments if p <= KEPT_MOMENTS_MAX_FEATURES else None
+    kept = moments if p <= constants.KEPT_MOMENTS_MAX_FEATURES else None
     return replace(_decomposition_of_axes(V, s, total_ss, moments, units, "eig"), moments=kept)
 
 

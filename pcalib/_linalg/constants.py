@@ -1,0 +1,225 @@
+"""The tuning constants of pcalib: the module-level numbers that steer routes and sizes
+(thresholds between routes, fractions, block and stack sizes, seconds per operation of
+the cost models), in one place, each with where and how it was measured.
+
+The seconds per operation (``*_SECONDS``) and the break-even points were measured on the
+2-core machine the book is built on; ``python -m tests.benchmarks`` re-measures the
+policy of ``PCA(solver="auto")`` (timings against scikit-learn). A constant whose note
+says "not re-measured since <commit>" was set for memory or by a rule, not timed, or
+its timing is no longer known; its value dates from that commit.
+
+Rule: every module reads these at call time as ``constants.NAME`` (``from .._linalg
+import constants``) and never imports a name from here, so that a test's
+``monkeypatch.setattr(constants, "NAME", value)`` changes what every user of the
+constant reads (an imported name would be a copy the patch does not reach).
+
+Not here: tolerances that are accuracy contracts (``KRYLOV_RTOL``, ``CA_RTOL``, ...),
+parameters that define an algorithm's result (MCD's starts, the robust directions,
+oversampling and block widths of the randomized and Krylov routes, the median
+heuristic's rows), the ranges of the exact power-of-two units, and the internal stopping
+rules of the Krylov solver (``pcalib._linalg.eigen``): they stay beside the code they
+define.
+"""
+
+# -- The routes of PCA(solver="auto") (pcalib.solvers) -----------------------------------
+#: [SMALL_WORK, read by pcalib.solvers: measured as said here; value since caf9984 (2026-11-22), not re-measured since.]
+#: [ASPECT, read by pcalib.solvers: measured as said here; value since caf9984 (2026-11-22), not re-measured since.]
+#: Thresholds of the "auto" rule (pcalib.solvers' docstring), measured on 2 cores with
+#: tests/benchmarks.py data, k = 10:
+#: - full SVD of n x p with n * p * min(n, p) = 1.2e6 (500 x 50): 4 ms; at 2e7
+#:   (2000 x 100): 50 ms, against 3 ms for the covariance route;
+#: - n >= 4p: Marchenko-Pastur bound on the conditioning of pure noise (pcalib.solvers' docstring);
+#: - 20000 x 3000: exact covariance route 2.5 s, randomized 2.5 s; 20000 x 5000:
+#:   7.5 s against 4.8 s. Exact while it costs at most about 1.6 times the randomized.
+SMALL_WORK = 1e6
+ASPECT = 4
+
+#: [SYRK_SECONDS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
+#: [EIGENSOLVER_SECONDS, read by pcalib.solvers: measured as said here; value since 8215fef (2026-11-26), not re-measured since.]
+#: [THIN_PRODUCT_SECONDS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
+#: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since d510def (2026-11-26), not re-measured since.]
+#: [KRYLOV_MIN_BLOCKS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
+#: The dense Krylov route of "auto" (rule 3 of pcalib.solvers' docstring), costed in seconds on
+#: 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
+#: 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
+#: eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov
+#: block, the two products X_c^T (X_c Q) and the block's share of the orthogonalization
+#: and Rayleigh-Ritz steps, per flop 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7
+#: ms per column for k = 5 to 50, 1e8 flops each, so 2.3-3.7e-11 s per flop). Block
+#: Krylov may spend up to KRYLOV_SHARE of the exact route's estimated time; it is tried
+#: only when that allows KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their syrk:
+#: measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
+#: spectra), block Krylov within this budget saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s
+#: more where it gave up.
+SYRK_SECONDS = 1.1e-11
+EIGENSOLVER_SECONDS = 4e-11
+THIN_PRODUCT_SECONDS = 3.3e-11
+KRYLOV_SHARE = 1.0
+KRYLOV_MIN_BLOCKS = 4
+
+#: [SCATTER_MAX_FEATURES, read by pcalib.solvers: a size or rule set without a timing; not re-measured since e9a947d (2026-11-23).]
+#: Sparse and Dask data: the p x p covariance from one pass up to this many features
+#: (134 MB per p x p matrix, one per chunk being reduced), the implicit route beyond
+#: (Lanczos for sparse data, block Krylov for Dask).
+SCATTER_MAX_FEATURES = 4096
+
+#: [SPARSE_PRODUCT_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [EIGH_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [LANCZOS_ENTRY_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [LANCZOS_VECTOR_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [SPARSE_EXACT_PREMIUM, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: Sparse data, solver="auto": the cost model of pcalib.solvers' docstring, in seconds on 2 cores
+#: (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
+#: X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
+#: at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
+#: m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
+#: ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
+#: with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
+#: the vectors dominate). Lanczos is taken only if estimated at least
+#: SPARSE_EXACT_PREMIUM times faster than the best exact route.
+SPARSE_PRODUCT_SECONDS = 1.5e-8
+EIGH_SECONDS = 1e-10
+LANCZOS_ENTRY_SECONDS = 1.2e-9
+LANCZOS_VECTOR_SECONDS = 7e-10
+SPARSE_EXACT_PREMIUM = 2.0
+
+# -- The dense eigensolver top_eigh (pcalib._linalg.eigen) -------------------------------
+#: [DENSE_MAX_M, read by pcalib._linalg.eigen: measured as said here; value since bde150c (2026-11-22), not re-measured since.]
+#: Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
+#: k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
+#: 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
+DENSE_MAX_M = 1200
+
+#: [NUMPY_MAX_M, read by pcalib._linalg.eigen: measured as said here; value since aee7069 (2026-11-23), not re-measured since.]
+#: Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
+#: at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it
+#: (pcalib._linalg.moments.gram_and_sums): measured on 2 cores, SciPy's ?syevr at m = 500 takes
+#: 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
+NUMPY_MAX_M = 512
+
+#: [KRYLOV_MAX_FRACTION, read by pcalib._linalg.eigen: measured as said here; value since 346915b (2026-11-22), not re-measured since.]
+#: Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
+#: reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
+#: 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
+KRYLOV_MAX_FRACTION = 0.2
+
+# -- The covariance routes (pcalib._routes.decomposition) --------------------------------
+#: [KEPT_MOMENTS_MAX_FEATURES, read by pcalib._routes.decomposition: a size or rule set without a timing; not re-measured since cf92881 (2026-11-24).]
+#: The covariance routes keep the p x p scatter matrix of the data for a later
+#: PCA.partial_fit when p is at most this (8 MB).
+KEPT_MOMENTS_MAX_FEATURES = 1024
+
+# -- Streaming PCA (pcalib._estimator.streaming) -----------------------------------------
+#: [PARTIAL_FIT_MAX_FEATURES, read by pcalib._estimator.streaming: a size or rule set without a timing; not re-measured since e9a947d (2026-11-23).]
+#: partial_fit keeps a p x p state: refused beyond this many features (512 MB).
+PARTIAL_FIT_MAX_FEATURES = 8192
+
+# -- Moments and Gram matrices (pcalib._linalg.moments) ----------------------------------
+#: [SHIFT_HEAD_ROWS, read by pcalib._linalg.moments: a size or rule set without a timing; not re-measured since b5c641d (2026-11-24).]
+#: Rows from which Moments.of_rows chooses its shift: enough for a mean within a thirtieth
+#: of a standard deviation (256 rows misjudged columns whose mean is 0.9 of it), few
+#: enough to cost little against the pass (0.3 ms of 18 for a batch of 10,000 x 200).
+SHIFT_HEAD_ROWS = 1024
+
+#: [SHIFT_HEAD_COLUMNS, read by pcalib._linalg.moments: a size or rule set without a timing; not re-measured since f484f97 (2026-11-26).]
+#: Their variances are taken this many columns at a time, so that the temporary of the
+#: deviations stays at SHIFT_HEAD_ROWS x 256 (2 MiB) however wide the data (at 1024 x 20000,
+#: 164 MB in one piece).
+SHIFT_HEAD_COLUMNS = 256
+
+#: [PARALLEL_MIN_ENTRIES, read by pcalib._linalg.moments: a size or rule set without a timing; not re-measured since 6410091 (2026-11-23).]
+#: Below this many entries shifted_gram runs on one thread (the threads would cost more
+#: than they save).
+PARALLEL_MIN_ENTRIES = 2**22
+
+# -- Sparse input (pcalib._inputs.sparse) ------------------------------------------------
+#: [SPARSE_SUMS_CHUNK, read by pcalib._inputs.sparse: a size or rule set without a timing; not re-measured since c3d0cef (2026-11-24).]
+#: Stored entries per run in SparseMatrix's column sums (8 MiB of float64 temporaries).
+SPARSE_SUMS_CHUNK = 2**20
+
+#: [SPARSE_PARALLEL_MIN_STORED, read by pcalib._inputs.sparse: measured as said here; value since e9186dc (2026-11-24), not re-measured since.]
+#: Stored entries per thread below which a sparse product is not split further. Measured
+#: (fit, k = 10, 2 cores, split in two from 65,536 entries): 0.79x the serial time at
+#: 100,000 stored entries, 0.6x at 400,000, 0.5x at 2,000,000, equal at 50,000 (the
+#: hand-off costs what the split saves).
+SPARSE_PARALLEL_MIN_STORED = 2**15
+
+# -- Null spectra (pcalib._linalg.spectra) -----------------------------------------------
+#: [STACK_ENTRIES, read by pcalib._linalg.spectra: a size or rule set without a timing; not re-measured since f215913 (2026-11-24).]
+#: Null and bootstrap data sets are processed in stacks of at most this many entries
+#: (8 MB of float64): large enough that NumPy's stacked products and eigensolvers run
+#: at full speed, small enough that the stack stays in memory.
+STACK_ENTRIES = 2**20
+
+# -- The bootstrap (pcalib.bootstrap) ----------------------------------------------------
+#: [BOOTSTRAP_STACK_ENTRIES, read by pcalib.bootstrap: measured as said here; value since f215913 (2026-11-24), not re-measured since.]
+#: Resamples are processed in stacks of at most this many entries (8 MB of float64; the
+#: stack's Gram matrices, axes and aligned axes are a few times that): measured at
+#: 300 x 300, B = 300, peak 260 MB with 2**20 (216 MB of them the kept samples), 696 MB with
+#: 2**22 and three copies of the samples; the same results, 10.6 s against 12.1 s.
+BOOTSTRAP_STACK_ENTRIES = 2**20
+
+#: [BOOTSTRAP_STACKED_MAX_ORDER, read by pcalib.bootstrap: measured as said here; value since 38a4593 (2026-11-28), not re-measured since.]
+#: Up to this order (min(n, p)) every eigenpair of a stack of resamples is computed by
+#: NumPy's stacked ``eigh`` in one call; above it, k eigenpairs a resample by SciPy's
+#: partial solver. Measured on one core, 200 resamples, k = 3: 20 against 115 us a
+#: resample at order 8, 270 against 250 us at 32, 900 against 615 us at 64.
+BOOTSTRAP_STACKED_MAX_ORDER = 32
+
+# -- Principal coordinates (pcalib.principal_coordinates) --------------------------------
+#: [PCOA_DENSE_MAX_N, read by pcalib.principal_coordinates: a size or rule set without a timing; not re-measured since d43fed3 (2026-11-21).]
+#: Up to this n the eigenproblem is solved densely; above it, when only k axes are
+#: wanted, by a block Krylov method (much faster for k << n).
+PCOA_DENSE_MAX_N = 500
+
+# -- Distance matrices (pcalib._linalg.distances) ----------------------------------------
+#: [DISTANCE_ROW_BLOCK, read by pcalib._linalg.distances: a size or rule set without a timing; not re-measured since d43fed3 (2026-11-21).]
+#: Rows per block when validating and squaring D (keeps blocks in cache).
+DISTANCE_ROW_BLOCK = 64
+
+# -- Kernels (pcalib._kernel.kernels) ----------------------------------------------------
+#: [KERNEL_BLOCK_ENTRIES, read by pcalib._kernel.kernels: a size or rule set without a timing; not re-measured since 0297eb8 (2026-11-24).]
+#: Entries of one block of rows of k(X, R) (2**23 float64: 64 MiB), so that transform,
+#: the Nyström fit and the pre-images never hold a whole q x n_ref kernel.
+KERNEL_BLOCK_ENTRIES = 2**23
+
+#: [KERNEL_FORM_ENTRIES, read by pcalib._kernel.kernels: measured as said here; value since d697113 (2026-11-28), not re-measured since.]
+#: Entries of one block of the Gaussian kernel formed at a time (2**24 float64: 128 MiB).
+#: Each block costs one call of the threaded dgemm, whose start-up dominates small
+#: blocks on a busy machine (measured on 2 shared cores, n = 12000: 8.9 s with blocks of
+#: 175 rows, 5.1 s with 700, 4.4 s with 1400 rows or the whole matrix at once).
+KERNEL_FORM_ENTRIES = 2**24
+
+# -- Kernel PCA's exact fit (pcalib._kernel.algebra) -------------------------------------
+#: [KERNEL_LANCZOS_MAX_FRACTION, read by pcalib._kernel.algebra: measured as said here; value since ceae347 (2026-11-28), not re-measured since.]
+#: The iterative routes of the exact fit stop at about the cost of the dense one. Block
+#: Krylov: ``KRYLOV_MAX_FRACTION * n`` columns (its measured break-even with LAPACK).
+#: ARPACK's Lanczos: this many products ``K @ v`` per row of K, as one LAPACK solve of
+#: the k leading pairs (``top_eigh``) costs 0.14 n to 0.27 n of them (measured at
+#: n = 600, 1000 and 2000, one thread). Convergent fits need far fewer: 45 products at
+#: n = 600, k = 3; 52 and 84 at n = 1500, k = 5 and 20 (Gaussian kernels).
+KERNEL_LANCZOS_MAX_FRACTION = 0.2
+
+# -- Correspondence analysis (pcalib._categories) ----------------------------------------
+#: [CA_SPARSE_DENSITY, read by pcalib._categories.ca_tables: measured as said here; value since 5737f9c (2026-11-28), not re-measured since.]
+#: A dense table with at most this share of non-zero entries is fitted as a sparse
+#: one: a product with CSR costs about 12 bytes and an indirect load per non-zero,
+#: against 8 bytes per entry for the dense array. Measured (2 cores, loaded machine,
+#: 6000 x 2000, 20% non-zeros, k = 10, a flat spectrum): 8.2 s by the sparse route
+#: against 29 s by the dense one.
+CA_SPARSE_DENSITY = 0.25
+
+#: [CA_LAPACK_MAX, read by pcalib._categories.ca_solver: measured as said here; value since a257d1b (2026-11-28), not re-measured since.]
+#: Up to this order of the smaller side, LAPACK's SVD of the formed E (every singular
+#: value; measured on 2 cores: 0.05 s at 400 x 400, where a Krylov run for k = 10 takes
+#: about as long).
+CA_LAPACK_MAX = 400
+
+#: [CA_BLOCK_BYTES, read by pcalib._categories.ca_solver: a size or rule set without a timing; not re-measured since a257d1b (2026-11-28).]
+#: Rows of E formed at a time (about 8 MB of temporaries at J = 1000).
+CA_BLOCK_BYTES = 2**23
+
+#: [BURT_MAX_J, read by pcalib._categories.mca_fit: a size or rule set without a timing; not re-measured since a257d1b (2026-11-28).]
+#: Up to this many categories the Burt route is taken whatever n (a J x J float64 array
+#: of 8 MiB; LAPACK's eigh of it takes about 0.3 s on 2 cores).
+BURT_MAX_J = 1024
