@@ -30,9 +30,9 @@ def small_auto_krylov(monkeypatch):
     ``KEPT_MOMENTS_MAX_FEATURES`` it keeps the scatter matrix), so that the tests of
     what the route does run on 500 x 400 data; which shapes take the route at the real
     threshold is test_auto_takes_krylov_and_matches_the_svd's."""
-    import pcalib.solvers as solvers
+    import pcalib._linalg.constants as constants
 
-    monkeypatch.setattr(solvers, "KEPT_MOMENTS_MAX_FEATURES", 100)
+    monkeypatch.setattr(constants, "KEPT_MOMENTS_MAX_FEATURES", 100)
 
 
 def reference(X, k):
