@@ -30,8 +30,8 @@ Each PCA shape also times a bare "floor" (:func:`floor_pca`: centering, one
 reference. No exact method of this kind can be much faster than it, so its
 ratio to scikit-learn says what ratio is reachable on the machine at hand.
 
-To see the numpy/scipy OpenBLAS thread-switching effect (DESIGN, "Performance
-trap"), run it again with ``OPENBLAS_THREAD_TIMEOUT=1`` in the environment.
+To see the numpy/scipy OpenBLAS thread-switching effect (the docstring of
+``pcalib._linalg.eigen``, "Why one BLAS library"), run it again with ``OPENBLAS_THREAD_TIMEOUT=1`` in the environment.
 """
 
 from __future__ import annotations
