@@ -174,8 +174,15 @@ def set_viewport(driver, width: int, height: int, mobile: bool) -> None:
 # ------------------------------------------------------------------------- the server
 
 
+#: an empty page of the server's own origin: the browser leaves a long page for it before
+#: changing the viewport (cheap on an empty page) and keeps its renderer process and
+#: caches for the next page of the book (about:blank would start a new process).
+BLANK = "/__blank__.html"
+
+
 class BookServer:
-    """``_build/html`` over HTTP on 127.0.0.1 (a free port), in a background thread.
+    """``_build/html`` over HTTP on 127.0.0.1 (a free port), in a background thread,
+    and an empty page at ``BLANK``.
 
     ``requests`` lists (path, status) of every request, so a test can name the files a
     page asked for and did not get.
@@ -191,6 +198,16 @@ class BookServer:
 
             def log_request(self, code="-", size="-"):
                 recorder.append((self.path, int(code) if str(code).isdigit() else 0))
+
+            def do_GET(self):
+                if self.path != BLANK:
+                    return super().do_GET()
+                body = b"<!DOCTYPE html><title>blank</title>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
         handler = functools.partial(Handler, directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
