@@ -202,7 +202,7 @@ class BookServer:
             def do_GET(self):
                 if self.path != BLANK:
                     return super().do_GET()
-                body = b"<!DOCTYPE html><title>blank</title>"
+                body = b'<!DOCTYPE html><title>blank</title><link rel="icon" href="data:,">'
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))

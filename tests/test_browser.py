@@ -272,14 +272,15 @@ def desktop(browser, report):
     viewport goes back to desktop width on the server's empty page: re-laying out a
     long page takes 2-4 s, as long as narrowing it."""
     server = browser.pcabook_server
-    drain_logs(browser, server.origin)
+    blank = server.url(support.BLANK.lstrip("/"))
     ids_cache: dict[Path, set[str] | None] = {}
     for page in PAGES:
+        browser.get(blank)
+        support.set_viewport(browser, *DESKTOP, mobile=False)
+        drain_logs(browser, server.origin)  # the browser's start page and the blank page
         visit = Visit(page, origin=server.origin)
         report.desktop[page] = visit
         first_request = len(server.requests)
-        browser.get(server.url(support.BLANK.lstrip("/")))
-        support.set_viewport(browser, *DESKTOP, mobile=False)
         try:
             visit.ready = open_page(browser, server.url(f"{page}.html"))
             if "solution" in expected_boxes(page):
@@ -295,8 +296,9 @@ def desktop(browser, report):
         internal = [u for u in visit.data.get("links", []) if server.file_for(u) is not None]
         visit.links_total = len(internal)
         visit.links_ok = len(internal) - len(visit.broken_links)
-    browser.get(server.url(support.BLANK.lstrip("/")))
+    browser.get(blank)
     support.set_viewport(browser, *DESKTOP, mobile=False)
+    drain_logs(browser, server.origin)
     return report.desktop
 
 
