@@ -5,6 +5,7 @@
     python3 tasks.py test    # run the library tests and execute every chapter
     python3 tasks.py pdf     # build the whole book as one PDF (needs LaTeX, see below)
     python3 tasks.py minimum # the built wheel alone, on its declared minimum versions
+    python3 tasks.py environment  # only create or update .venv
 
 Both create the virtual environment ``.venv`` on first use and install
 ``requirements.txt`` into it (again whenever requirements.txt or pyproject.toml
@@ -256,8 +257,28 @@ def test_workers(extra: list[str]) -> list[str]:
     return ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else []
 
 
+#: What reads the book's build (``_build/html`` and the notebooks it executed): the
+#: chapters (book/, one item per code cell) and two test files. ``--lane book`` runs
+#: them, ``--lane library`` the rest of tests/; together they are the whole suite
+#: (pyproject's testpaths: tests, book).
+READS_THE_BUILD = ("book", "tests/test_browser.py", "tests/test_notebook_download.py")
+LANES = {
+    "library": ["tests", *(f"--ignore={path}" for path in READS_THE_BUILD if path.startswith("tests/"))],
+    "book": list(READS_THE_BUILD),
+}
+
+
 def run_tests(extra: list[str]) -> None:
-    """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py)."""
+    """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py).
+
+    ``--lane library`` or ``--lane book`` (LANES) runs one part: .ci/run runs the library
+    lane beside the book's build, at low priority, and the book lane after it."""
+    if "--lane" in extra:
+        at = extra.index("--lane")
+        lane = extra[at + 1] if at + 1 < len(extra) else ""
+        if lane not in LANES:
+            sys.exit(f"--lane takes one of {', '.join(LANES)}, got {lane!r}")
+        extra = extra[:at] + LANES[lane] + extra[at + 2:]
     run(PYTHON, "-m", "pytest", *test_workers(extra), *extra, MPLBACKEND="Agg")
 
 
@@ -342,7 +363,8 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["jupyter-book"]:  # build_book's own call, inside the environment
         jupyter_book(argv[1:])
         return
-    commands = {"book": build_book, "test": run_tests, "pdf": build_pdf, "minimum": run_minimum}
+    commands = {"book": build_book, "test": run_tests, "pdf": build_pdf, "minimum": run_minimum,
+                "environment": lambda extra: None}
     if not argv or argv[0] not in commands:
         sys.exit(__doc__)
     ensure_environment()
