@@ -233,14 +233,17 @@ def test_ky_fan_bound_holds_and_is_attained(matrix, data):
     k = data.draw(st.integers(1, p))
     values, vectors, bound = ky_fan_setup(A, k)
     scale = np.abs(values).max() + 1e-300
-    for _ in range(50):
-        Q = random_orthonormal(rng, p, k)
-        assert np.trace(Q.T @ A @ Q) <= bound + 1e-12 * scale * k
-        h = np.sum((vectors.T @ Q) ** 2, axis=1)               # h_j = ||Q^T v_j||^2
-        assert np.all(h >= -1e-13) and np.all(h <= 1 + 1e-13)
-        np.testing.assert_allclose(h.sum(), k, rtol=1e-12)
-        # the column sums of the matrix (v_j^T q_l)^2 are 1: doubly substochastic
-        np.testing.assert_allclose(np.sum((vectors.T @ Q) ** 2, axis=0), 1.0, rtol=1e-12)
+    # 50 random orthonormal p x k matrices Q at once, as a stack: the same draws and
+    # the same Q as 50 calls of random_orthonormal, each checked as in a loop
+    Q = np.linalg.qr(rng.normal(size=(50, p, k)))[0]
+    traces = np.einsum("sik,ij,sjk->s", Q, A, Q)                 # tr(Q^T A Q) per Q
+    assert np.all(traces <= bound + 1e-12 * scale * k)
+    squares = (vectors.T @ Q) ** 2                             # (v_j^T q_l)^2 per Q
+    h = squares.sum(axis=2)                                    # h_j = ||Q^T v_j||^2
+    assert np.all(h >= -1e-13) and np.all(h <= 1 + 1e-13)
+    np.testing.assert_allclose(h.sum(axis=1), k, rtol=1e-12)
+    # the column sums of the matrix (v_j^T q_l)^2 are 1: doubly substochastic
+    np.testing.assert_allclose(squares.sum(axis=1), 1.0, rtol=1e-12)
     V_k = vectors[:, :k]
     np.testing.assert_allclose(np.trace(V_k.T @ A @ V_k), bound, atol=1e-12 * scale * k)
 

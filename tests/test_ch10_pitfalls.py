@@ -370,12 +370,17 @@ def test_axis_signs_applies_the_convention_of_the_proposition(entries):
 
 @theorem("prop-pitfalls-sign-convention")
 @settings(max_examples=200)
-@given(st.integers(1, 8), seeds, st.floats(1e-16, 1e-3))
-def test_the_flip_is_stable_under_perturbations_away_from_the_threshold(p, seed, delta):
+@given(st.integers(1, 8), seeds, st.floats(1e-8, 1.0, exclude_max=True))
+def test_the_flip_is_stable_under_perturbations_away_from_the_threshold(p, seed, fraction):
     # Part 3: if no |v_l| lies within 2 delta of (1 - tau) max|v|, a perturbation of at
-    # most delta per entry changes neither the pivot nor the flip.
+    # most delta per entry changes neither the pivot nor the flip. The largest entry
+    # lies tau max|v| from the threshold, so the premise needs delta < tau max|v| / 2
+    # (as the chapter says): delta is drawn as a fraction of that bound, up to the
+    # bound itself. (Drawn in [1e-16, 1e-3], 91% of the draws failed the premise and
+    # were discarded: 2,329 draws for 200 examples.)
     rng = np.random.default_rng(seed)
     v = rng.normal(size=p)
+    delta = fraction * TIE_TOLERANCE * np.abs(v).max() / 2
     e = rng.uniform(-delta, delta, size=p)
     threshold = (1 - TIE_TOLERANCE) * np.abs(v).max()
     assume(np.all(np.abs(np.abs(v) - threshold) > 2 * delta))

@@ -185,11 +185,13 @@ def _chunk(i, rows, p, offset):
 
 @pytest.mark.slow
 def test_local_cluster_with_processes_and_a_memory_limit_below_the_data():
-    """Two worker processes limited to 400 MiB each fit 480 MB of data (never all in one
-    worker: each chunk is generated, reduced to its moments and dropped), in one pass,
+    """One worker process limited to 400 MiB fits 480 MB of data (never all of it in
+    memory: each chunk is generated, reduced to its moments and dropped), in one pass,
     equal to NumPy's eigendecomposition of the exactly centered scatter matrix of the
-    same data in memory, to 1e-10. (About 25 s on a quiet 2-core machine, most of it
-    starting the worker processes.)"""
+    same data in memory, to 1e-10. One worker is the smallest cluster that proves it:
+    the data cross a process boundary only as moments, and no worker could hold them.
+    (Two workers took about 25 s on a quiet 2-core machine, most of it starting the
+    worker processes.)"""
     distributed = pytest.importorskip("distributed")
     import dask
 
@@ -199,14 +201,14 @@ def test_local_cluster_with_processes_and_a_memory_limit_below_the_data():
     limit = 400 * 2**20
     assert rows * p * chunks * 8 > limit
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
+        n_workers=1, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None
     ) as cluster, distributed.Client(cluster):
         blocks = [da.from_delayed(dask.delayed(_chunk)(i, rows, p, offset), (rows, p), dtype=float) for i in range(chunks)]
         X = da.concatenate(blocks)
         pca = PCA(5).fit(X)
         scores_head = pca.transform(X[:1000]).compute()
         workers = cluster.scheduler_info["workers"].values()
-        assert len(workers) == 2 and all(w["memory_limit"] == limit for w in workers)
+        assert len(workers) == 1 and all(w["memory_limit"] == limit for w in workers)
     full = np.vstack([_chunk(i, rows, p, offset) for i in range(chunks)])
     full -= full.mean(axis=0)
     shift = full.mean(axis=0)

@@ -78,7 +78,10 @@ def patched_targets(source: str) -> list[tuple[int, str, str]]:
 def test_every_patched_name_exists_on_its_target():
     missing, seen = [], 0
     for path in sorted(TESTS.glob("test_*.py")):
-        for line, target, name in patched_targets(path.read_text(encoding="utf-8")):
+        source = path.read_text(encoding="utf-8")
+        if "setattr" not in source:  # no monkeypatch.setattr to read: skip the parse (67 of 81 files)
+            continue
+        for line, target, name in patched_targets(source):
             seen += 1
             try:
                 ok = hasattr(_resolve(target), name)

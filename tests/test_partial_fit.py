@@ -320,25 +320,30 @@ def test_more_exact_than_incremental_pca():
     assert their_error > 1e3 * our_error
 
 
-@pytest.mark.parametrize("offset", [0.0, 1e6])
-def test_gram_pass_split_between_threads(offset, monkeypatch, all_blas_threads):
+@pytest.mark.parametrize(("offset", "shape"), [(0.0, (8200, 50)), (1e6, (20000, 210))])
+def test_gram_pass_split_between_threads(offset, shape, monkeypatch, all_blas_threads):
     """shifted_gram splits a large pass over rows between the BLAS threads (each with
     one BLAS thread): the sums equal math.fsum's of the products to round-off, with the
-    split, on one thread, and without threadpoolctl; the BLAS thread counts are restored."""
+    split, on one thread, and without threadpoolctl; the BLAS thread counts are restored.
+    At offset 1e6 the pass is split at the real threshold (20000 x 210); at offset 0 on
+    8200 x 50 (3 row blocks), the threshold lowered to its size."""
     import pcalib._linalg.constants as constants
     import pcalib._linalg.moments as moments
     import pcalib._utils.threads as threads
 
     rng = np.random.default_rng(31)
-    X = rng.standard_normal((20000, 210)) + offset
+    X = rng.standard_normal(shape) + offset
+    if offset == 0.0:
+        monkeypatch.setattr(constants, "PARALLEL_MIN_ENTRIES", X.size)
     assert X.size >= constants.PARALLEL_MIN_ENTRIES
+    assert len(moments.row_blocks(*X.shape)) >= 2  # blocks to split between threads
     shift = np.round(X[:256].mean(axis=0))
     Y = X - shift
     before = threads.blas_threads()
     if before < 2:
         pytest.skip("one BLAS thread: no pass to split")
     split = moments.shifted_gram(X, shift)
-    cols = [0, 7, 209]
+    cols = [0, 7, X.shape[1] - 1]
     exact = np.array([[math.fsum(Y[:, i] * Y[:, j]) for j in cols] for i in cols])
     np.testing.assert_allclose(split[0][np.ix_(cols, cols)], exact, rtol=1e-12, atol=1e-12 * exact.max())
     np.testing.assert_allclose(split[1], [math.fsum(c) for c in Y.T], rtol=1e-12, atol=1e-9)
