@@ -36,7 +36,8 @@ def test_mean_imputation_scales_variances_by_1_minus_rho_and_covariances_by_its_
 def test_several_maxima_at_55_percent_missing_are_the_exception():
     """The chapter's pattern (seed 0) has two maxima for k = 2 at 55% missing; on the
     next ten patterns every start reaches the same one (review of chapter 13, round 2,
-    finding 7: seeds 1-10, eight starts each, a single maximum every time)."""
+    finding 7: seeds 1-10, a single maximum every time; the chapter states four starts
+    each, as here)."""
     import warnings
 
     import pcalib
