@@ -5,6 +5,7 @@
     python3 tasks.py test    # run the library tests and execute every chapter
     python3 tasks.py pdf     # build the whole book as one PDF (needs LaTeX, see below)
     python3 tasks.py minimum # the built wheel alone, on its declared minimum versions
+                             # (--quick: the CI lane, MINIMUM_QUICK)
 
 Both create the virtual environment ``.venv`` on first use and install
 ``requirements.txt`` into it (again whenever requirements.txt or pyproject.toml
@@ -267,6 +268,13 @@ MINIMUM_DIR = ROOT / "_build" / "minimum"
 #: dependencies and extras, pytest, hypothesis and the standard library
 MINIMUM_IMPORTS = {"numpy", "scipy", "pandas", "dask", "matplotlib", "threadpoolctl", "pytest",
                    "hypothesis", "pcalib", "numpy_references", "shared_strategies"}
+#: ``minimum --quick``, the lane .ci/run can afford (about 20 s of CPU against 140 s for all
+#: the files): every public entry point called once against a NumPy reference (the smoke file
+#: checks that it calls each one), every docstring example, every input kind and solver
+#: against an exact reference, the Dask paths, and the pandas tables and error messages
+MINIMUM_QUICK = ("tests/test_minimum_versions_smoke.py", "tests/test_docstring_examples.py",
+                 "tests/test_every_input_kind.py", "tests/test_dask.py", "tests/test_tables.py",
+                 "tests/test_errors_point_to_fix.py")
 
 
 def minimum_pins() -> list[str]:
@@ -297,8 +305,9 @@ def run_minimum(extra: list[str]) -> None:
     """Build the wheel, install it with every dependency at its declared minimum in a
     fresh virtual environment (MINIMUM_VENV), and run there the library tests that need
     nothing else, copied out of the source tree so that they import the installed wheel
-    (`extra`: test files, e.g. ``tests/test_tables.py``, to run only those, and pytest
-    options). A failing import or test means a declared minimum is false (issue 33)."""
+    (`extra`: test files, e.g. ``tests/test_tables.py``, to run only those, ``--quick``
+    for the files of MINIMUM_QUICK, and pytest options). A failing import or test means
+    a declared minimum is false (issue 33)."""
     shutil.rmtree(MINIMUM_DIR, ignore_errors=True)
     wheels = MINIMUM_DIR / "wheel"
     run(PYTHON, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", wheels, ".")
@@ -320,8 +329,9 @@ def run_minimum(extra: list[str]) -> None:
         + "filterwarnings =\n" + "".join(f"    {f}\n" for f in settings["filterwarnings"])
     )
     print(f"{len(chosen)} test files on the minimum versions: {' '.join(p.stem for p in chosen)}", flush=True)
-    targets = [a for a in extra if a.startswith("tests/")] or ["tests"]
-    options = [a for a in extra if not a.startswith("tests/")]
+    quick = "--quick" in extra
+    targets = [a for a in extra if a.startswith("tests/")] or (list(MINIMUM_QUICK) if quick else ["tests"])
+    options = [a for a in extra if not a.startswith("tests/") and a != "--quick"]
     status = subprocess.call([str(python), "-P", "-m", "pytest", "-q", *targets, *options], cwd=MINIMUM_DIR,
                              env=environment() | {"MPLBACKEND": "Agg", "VIRTUAL_ENV": str(MINIMUM_VENV)})
     if status:
