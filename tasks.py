@@ -5,6 +5,7 @@
     python3 tasks.py test    # run the library tests and execute every chapter
     python3 tasks.py pdf     # build the whole book as one PDF (needs LaTeX, see below)
     python3 tasks.py minimum # the built wheel alone, on its declared minimum versions
+                             # (--quick: the CI lane, MINIMUM_QUICK)
     python3 tasks.py environment  # only create or update .venv
 
 Both create the virtual environment ``.venv`` on first use and install
@@ -17,6 +18,7 @@ the command that does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -89,20 +91,28 @@ def ensure_environment() -> None:
 
 
 def install(python: Path, *requirements: str | os.PathLike) -> None:
-    """``pip install`` `requirements` into the environment of `python`, by uv (UV) when
-    it installs there, else by pip.
+    """``pip install`` `requirements` into the environment of `python`, by the uv of
+    .venv (UV, installed there first) when it can be installed, else by pip.
 
     uv resolves, downloads and unpacks in parallel: ``requirements.txt`` took 9.7 s
     with uv against 155 s with pip (143 s of CPU: pip works one file at a time and
     byte-compiles every module it installs) on the 2-core CI machine, from empty
     caches. The bytecode is written on first import instead (environment())."""
-    uv_installed = subprocess.call([str(python), "-m", "pip", "install", "--quiet", UV], cwd=ROOT,
-                                   env=environment()) == 0
-    if uv_installed:
-        run(python, "-m", "uv", "pip", "install", "--python", python, "--quiet", *requirements)
+    if has_uv():
+        run(PYTHON, "-m", "uv", "pip", "install", "--python", python, "--quiet", *requirements)
     else:
         print("uv could not be installed here: pip installs the requirements (a few minutes)", flush=True)
         run(python, "-m", "pip", "install", "--quiet", *requirements)
+
+
+@functools.cache
+def has_uv() -> bool:
+    """Whether .venv has uv, after installing it there if it can."""
+    if subprocess.call([str(PYTHON), "-m", "uv", "--version"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL) == 0:
+        return True
+    return subprocess.call([str(PYTHON), "-m", "pip", "install", "--quiet", UV], cwd=ROOT,
+                           env=environment()) == 0
 
 
 def build_book(extra: list[str]) -> None:
@@ -288,6 +298,13 @@ MINIMUM_DIR = ROOT / "_build" / "minimum"
 #: dependencies and extras, pytest, hypothesis and the standard library
 MINIMUM_IMPORTS = {"numpy", "scipy", "pandas", "dask", "matplotlib", "threadpoolctl", "pytest",
                    "hypothesis", "pcalib", "numpy_references", "shared_strategies"}
+#: ``minimum --quick``, the lane .ci/run can afford (about 20 s of CPU against 140 s for all
+#: the files): every public entry point called once against a NumPy reference (the smoke file
+#: checks that it calls each one), every docstring example, every input kind and solver
+#: against an exact reference, the Dask paths, and the pandas tables and error messages
+MINIMUM_QUICK = ("tests/test_minimum_versions_smoke.py", "tests/test_docstring_examples.py",
+                 "tests/test_every_input_kind.py", "tests/test_dask.py", "tests/test_tables.py",
+                 "tests/test_errors_point_to_fix.py")
 
 
 def minimum_pins() -> list[str]:
@@ -318,12 +335,16 @@ def run_minimum(extra: list[str]) -> None:
     """Build the wheel, install it with every dependency at its declared minimum in a
     fresh virtual environment (MINIMUM_VENV), and run there the library tests that need
     nothing else, copied out of the source tree so that they import the installed wheel
-    (`extra`: test files, e.g. ``tests/test_tables.py``, to run only those, and pytest
-    options). A failing import or test means a declared minimum is false (issue 33)."""
+    (`extra`: test files, e.g. ``tests/test_tables.py``, to run only those, ``--quick``
+    for the files of MINIMUM_QUICK, and pytest options). A failing import or test means
+    a declared minimum is false (issue 33)."""
     shutil.rmtree(MINIMUM_DIR, ignore_errors=True)
     wheels = MINIMUM_DIR / "wheel"
-    run(PYTHON, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", wheels, ".")
-    venv.EnvBuilder(with_pip=True, clear=True).create(MINIMUM_VENV)
+    if has_uv():  # uv builds in its own isolated environment too, in seconds
+        run(PYTHON, "-m", "uv", "build", "--quiet", "--wheel", "--out-dir", wheels, ".")
+    else:
+        run(PYTHON, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", wheels, ".")
+    venv.EnvBuilder(with_pip=not has_uv(), clear=True).create(MINIMUM_VENV)
     python = MINIMUM_VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     (wheel,) = wheels.glob("*.whl")
     install(python, wheel, *minimum_pins())
@@ -341,8 +362,9 @@ def run_minimum(extra: list[str]) -> None:
         + "filterwarnings =\n" + "".join(f"    {f}\n" for f in settings["filterwarnings"])
     )
     print(f"{len(chosen)} test files on the minimum versions: {' '.join(p.stem for p in chosen)}", flush=True)
-    targets = [a for a in extra if a.startswith("tests/")] or ["tests"]
-    options = [a for a in extra if not a.startswith("tests/")]
+    quick = "--quick" in extra
+    targets = [a for a in extra if a.startswith("tests/")] or (list(MINIMUM_QUICK) if quick else ["tests"])
+    options = [a for a in extra if not a.startswith("tests/") and a != "--quick"]
     status = subprocess.call([str(python), "-P", "-m", "pytest", "-q", *targets, *options], cwd=MINIMUM_DIR,
                              env=environment() | {"MPLBACKEND": "Agg", "VIRTUAL_ENV": str(MINIMUM_VENV)})
     if status:

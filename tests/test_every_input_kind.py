@@ -81,7 +81,12 @@ def _check(est: PCA, scores: np.ndarray, exponent: int, ref, standardize: bool) 
     np.testing.assert_allclose(est.explained_variance_ratio_, ratio, rtol=1e-12)
     unit = 0 if standardize else exponent
     if abs(unit) < 900:
-        np.testing.assert_allclose(np.ldexp(est.explained_variance_, -2 * unit), ev, rtol=1e-12)
+        # Below 2**-1022 float64 holds numbers to a step of 2**-1074: the variances of
+        # entries near 2**-3 at scale 2**-513 are such subnormal numbers, and the best any
+        # float64 result can do (pcalib's, with a warning) is the exact value rounded to
+        # that grid, up to half a step (5e-12 relative there) away.
+        step = np.ldexp(np.finfo(float).smallest_subnormal, -2 * unit)
+        np.testing.assert_allclose(np.ldexp(est.explained_variance_, -2 * unit), ev, rtol=1e-12, atol=step)
         np.testing.assert_allclose(np.ldexp(scores, -unit) * signs, Z, rtol=0,
                                    atol=1e-11 * np.abs(Z).max())
 
@@ -169,6 +174,47 @@ def test_any_kind_scale_and_offset_match_the_exact_reference(
             "dask": lambda: da.from_array(X, chunks=(40, P)), "batches": lambda: X}[kind]
     est, scores = _fitted(kind, make, solver, standardize, kind == "batches")
     _check(est, scores, exponent, ref, standardize)
+
+
+def _determinant(M: list[list[Fraction]]) -> Fraction:
+    """det(M) exactly, by Gaussian elimination in rational arithmetic."""
+    M, result = [row[:] for row in M], Fraction(1)
+    for i in range(len(M)):
+        pivot = next(r for r in range(i, len(M)) if M[r][i] != 0)
+        if pivot != i:
+            M[i], M[pivot], result = M[pivot], M[i], -result
+        result *= M[i][i]
+        for r in range(i + 1, len(M)):
+            factor = M[r][i] / M[i][i]
+            M[r] = [a - factor * b for a, b in zip(M[r], M[i])]
+    return result
+
+
+@pytest.mark.parametrize("exponent", [-513, -520])
+@pytest.mark.parametrize("solver", ["eig", "svd", "krylov", "randomized"])
+def test_subnormal_variances_are_the_exact_ones_rounded(solver, exponent):
+    """(1e8 + X_int ulp) * 2**e at e = -513 and -520 (the minimum-versions lane drew
+    them): the variances, about 2**-1037 to 2**-1051, are subnormal, held to a step
+    of 2**-1074 (5e-12 to 2e-7 relative), which rtol=1e-12 cannot resolve. pcalib
+    says so, and each variance is within one step of the exact eigenvalue of the
+    exactly centered covariance: det(C - t I) changes sign between the value minus
+    a step and the value plus a step (in rational arithmetic)."""
+    X_int = _integers(0)
+    unit = np.spacing(1e8)
+    X = np.ldexp(1e8 + X_int * unit, exponent)
+    ref = _reference(_exactly_centered(X_int)[0] * unit, False)
+    with pytest.warns(RuntimeWarning, match="explained variances: below the normal float64 range"):
+        est, scores = _fitted("numpy", lambda: X, solver, False, False)
+    _check(est, scores, exponent, ref, False)
+    means = [Fraction(sum(int(v) for v in X_int[:, j]), N) for j in range(P)]
+    Xc = [[(int(v) - means[j]) * Fraction(unit) * Fraction(2) ** exponent for j, v in enumerate(row)]
+          for row in X_int]
+    C = [[sum(row[i] * row[j] for row in Xc) / (N - 1) for j in range(P)] for i in range(P)]
+    step = Fraction(np.finfo(float).smallest_subnormal)
+    for variance in map(Fraction, est.explained_variance_):
+        signs = {_determinant([[C[i][j] - (t if i == j else 0) for j in range(P)] for i in range(P)]) > 0
+                 for t in (variance - step, variance + step)}
+        assert signs == {True, False}, float(variance)
 
 
 # -- PPCA with missing values, impute_pca and choose_k at extreme scales (issue 22 item 11) --
