@@ -340,6 +340,9 @@ def run_minimum(extra: list[str]) -> None:
     a declared minimum is false (issue 33)."""
     shutil.rmtree(MINIMUM_DIR, ignore_errors=True)
     wheels = MINIMUM_DIR / "wheel"
+    # setuptools builds in ./build and never empties it: a module moved or deleted since
+    # an earlier build would still be in the wheel
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     if has_uv():  # uv builds in its own isolated environment too, in seconds
         run(PYTHON, "-m", "uv", "build", "--quiet", "--wheel", "--out-dir", wheels, ".")
     else:
