@@ -17,10 +17,24 @@ from scipy.linalg import blas
 
 from .._linalg.center import Center, standardized_block
 from .._linalg.moments import Moments, tree_reduce
+from .._utils.frames import check_numeric_columns
 from .._utils.threads import cores, limited_blas
 from .._utils.validation import as_numeric_array, checked_finite, output_dtype
 
-__all__ = ["DaskMatrix"]
+__all__ = ["DaskMatrix", "frame_rows"]
+
+
+def frame_rows(X: Any, name: str) -> Any:
+    """A ``dask.dataframe.DataFrame`` as the Dask array of its rows, one chunk per
+    partition: ``X.to_dask_array(lengths=True)`` (a pass that counts the rows of each
+    partition, so that every chunk knows where it starts), after its columns' dtypes are
+    checked to be numbers (:func:`pcalib._utils.frames.check_numeric_columns` on the
+    empty pandas DataFrame that carries them, ``X._meta``: no data are read for it).
+    pandas' nullable columns ("Int64", "Float64") are read as float64 with ``pd.NA`` as
+    NaN, as a pandas DataFrame is (:func:`pcalib._utils.frames.float_values`)."""
+    check_numeric_columns(X._meta, name)
+    nullable = {column: "float64" for column, dtype in X.dtypes.items() if not isinstance(dtype, np.dtype)}
+    return (X.astype(nullable) if nullable else X).to_dask_array(lengths=True)
 
 
 def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Moments:
