@@ -20,6 +20,7 @@ from .._linalg.moments import Moments, tree_reduce
 from .._utils.frames import check_numeric_columns
 from .._utils.threads import cores, limited_blas
 from .._utils.validation import as_numeric_array, checked_finite, output_dtype
+from .route_table import RouteTable
 
 __all__ = ["DaskMatrix", "frame_rows"]
 
@@ -62,8 +63,14 @@ class DaskMatrix:
     primitive works on whole rows. Chunks are checked for NaN and inf as they are
     read (the error names the first row), so the check costs no extra pass."""
 
-    implicit = True
-    in_memory = False  #: each product is a pass over the chunks: block Krylov, few passes
+    #: each product is a pass over the chunks: block Krylov, few passes; no n x n Gram
+    #: matrix; "auto" by one pass (the accuracy guard, TSQR, checks the covariance route)
+    routes = RouteTable(
+        label="dask",
+        runs={"eig": "moments", "randomized": "block_krylov", "krylov": "block_krylov", "svd": "tsqr"},
+        auto="one_pass", guarded=frozenset({"eig"}),
+        refusal="needs the dask data in memory; use solver='auto', 'eig', 'randomized' or 'svd' (TSQR)",
+    )
 
     def __init__(self, X: Any, name: str) -> None:
         import dask.array as da

@@ -48,6 +48,7 @@ from .._utils.kinds import DASK_ARRAY, DASK_FRAME, SPARSE, input_kind
 from .._utils.threads import cores, limited_blas
 from .._utils.validation import as_data_matrix, checked_finite, output_dtype
 from .dask import DaskMatrix, frame_rows
+from .route_table import IN_MEMORY, RouteTable
 from .sparse import SparseMatrix
 
 __all__ = [
@@ -59,8 +60,12 @@ __all__ = [
 class DenseMatrix:
     """A validated NumPy array in memory (integers kept as they are)."""
 
-    implicit = False  #: the in-memory routes of pcalib._routes.dense read `arr` directly
-    in_memory = True
+    #: every solver, by the in-memory skeletons of pcalib._routes.dense, which read `arr`
+    #: directly; "auto" by the shape; the Krylov route of "auto" may end as eig or gram
+    routes = RouteTable(
+        label="dense", runs=dict.fromkeys(("eig", "svd", "gram", "krylov", "randomized"), IN_MEMORY),
+        auto="shape", guarded=frozenset({"eig", "gram", "krylov"}), reports_route=True,
+    )
 
     def __init__(self, arr: np.ndarray, name: str = "X", *, finite_checked: bool = True) -> None:
         self.arr = arr
