@@ -29,6 +29,7 @@ from ._linalg import constants
 from ._linalg.eigen import top_eigh
 from ._linalg.spectra import check_level, rank_tolerance
 from ._linalg.units import center_array, rescale
+from ._utils.kinds import LAZY, input_kind, lazy_input_error
 from ._utils.progress import progress
 from ._utils.validation import check_flag, check_n_components, check_random_state, output_dtype, validated
 from .estimator import PCA
@@ -433,6 +434,8 @@ def bootstrap_pca(
         `level`, `interval` or `align`; when standardizing, for a resample in which
         a column is constant.
     """
+    if input_kind(X) in LAZY:  # read in memory below: refused before PCA's Dask route reads it
+        raise lazy_input_error(X)
     reference = PCA(n_components=k, solver="svd", standardize=standardize, ddof=ddof).fit(X)
     arr, ddof = validated(X, ddof)
     dtype = output_dtype(arr)

@@ -52,6 +52,13 @@ class MissingValueHooks:
     """The missing-value hooks of :class:`PCA`: filling new data from the fitted model
     (``fit`` completes its data by :func:`pcalib._ppca.missing_fits.complete_for_pca`)."""
 
+    missing: str | None
+
+    @property
+    def _reads_dask(self) -> bool:
+        """PCA's Dask routes read a Dask DataFrame; its missing-value fits read X in memory."""
+        return self.missing is None
+
     def _filled(self: _Fitted, X: ArrayLike) -> Any:
         """`X` (checked against the fit) with its NaN filled by :func:`pcalib._ppca.missing_fits.fill_for_pca`;
         `X` itself if it has none."""
@@ -219,7 +226,6 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
     @property  # per instance: NaN are missing values only with `missing`
     def _accepts_nan(self) -> bool:  # type: ignore[override]
         return self.missing is not None
-
     @property
     def _n_features_out(self) -> int:
         return self.n_components_
@@ -279,7 +285,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         `X` may be a NumPy array (or anything ``numpy.asarray`` accepts), a
         ``scipy.sparse`` matrix or array (CSR or CSC; never densified) or a
         ``dask.array.Array`` chunked by rows (a Dask array chunked by columns is
-        rechunked to whole rows first, ``X.rechunk({1: -1})``). Fitted attributes are
+        rechunked to whole rows first, ``X.rechunk({1: -1})``); a Dask DataFrame as
+        ``X.to_dask_array(lengths=True)``, named by its columns. Fitted attributes are
         NumPy arrays whatever the input. A pandas DataFrame must hold numbers only
         (integer, float, their nullable dtypes, or objects that are numbers): a column
         of dates, durations, strings (even "1.5"), categories or booleans raises

@@ -2,12 +2,15 @@ r"""Which route fits which data: the policy of ``PCA(solver="auto")``.
 
 :class:`pcalib.PCA` asks :func:`dense_route` (NumPy arrays) or :func:`implicit_route`
 (sparse and Dask data) which route to run, and :func:`fit_by_route` runs it with the
-accuracy guard of "auto". The functions that choose are pure functions of the shape,
-the number of components and (for sparse data) the stored entries per row and column;
-no data are read there. The routes themselves live in ``pcalib._routes.dense`` (the
-skeletons that ``pca_eig``, ``pca_svd`` and ``pca_gram`` run too). Every constant is a
-measurement on the 2-core machine the book is built on (the comments in the source
-say which), so the policy can be re-measured with
+accuracy guard of "auto". What a kind of data runs (its routes, the rule of "auto", the
+routes the guard checks) is the route table of its input adapter
+(``pcalib._inputs.route_table.RouteTable``); the policy asks the table, never the kind.
+The functions that choose are pure functions of the shape, the number of components and
+(for sparse data) the stored entries per row and column; no data are read there. The
+routes themselves live in ``pcalib._routes.dense`` (the skeletons that ``pca_eig``,
+``pca_svd`` and ``pca_gram`` run too). Every constant is a measurement on the 2-core
+machine the book is built on (the comments in the source say which), so the policy can
+be re-measured with
 ``python -m tests.benchmarks`` (timings against scikit-learn) without reading the
 estimator. To see which route "auto" takes for a shape::
 
@@ -276,32 +279,32 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
 
 
 def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, data: Any) -> str:
-    """The route for sparse or Dask data (`data`, ``pcalib._inputs.matrix``): the covariance
-    from the one-pass moments up to ``constants.SCATTER_MAX_FEATURES`` features, the implicit
-    Krylov route beyond (and for solver="randomized" or "krylov" with an integer k);
-    "auto" on sparse data takes the route of least estimated cost
-    (:func:`sparse_route_costs`).
+    """The route for sparse or Dask data (`data`, ``pcalib._inputs.matrix``), as its route
+    table (``data.routes``, a ``pcalib._inputs.route_table.RouteTable``) allows: the
+    covariance from the one-pass moments up to ``constants.SCATTER_MAX_FEATURES`` features,
+    the implicit Krylov route beyond (and for solver="randomized" or "krylov" with an
+    integer k); "auto" by the table's rule: "least_cost" (sparse data) takes the route of
+    least estimated cost (:func:`sparse_route_costs`), "one_pass" (Dask) the covariance
+    route wherever it fits.
 
     Raises
     ------
     ValueError
-        For "gram" on Dask data, "gram" or "svd" on sparse data with min(n, p) above
-        ``constants.SCATTER_MAX_FEATURES``, and every component beyond that many features.
+        For a solver the table does not run ("gram" on Dask data), one that keeps a
+        dense min(n, p) x min(n, p) matrix ("gram" or "svd" on sparse data) with min(n, p)
+        above ``constants.SCATTER_MAX_FEATURES``, and every component beyond that many
+        features.
     """
-    kind = type(data).__name__.replace("Matrix", "").lower()
-    if solver == "gram" and not data.in_memory:
+    table = data.routes
+    if solver != "auto" and solver not in table.runs:
+        raise ValueError(f"solver={solver!r} {table.refusal}")
+    if solver in table.square and min(n, p) > constants.SCATTER_MAX_FEATURES:
         raise ValueError(
-            f"solver='gram' needs the {kind} data in memory; use solver='auto', 'eig', "
-            "'randomized' or 'svd' (TSQR)"
-        )
-    if solver in ("gram", "svd") and data.in_memory and min(n, p) > constants.SCATTER_MAX_FEATURES:
-        raise ValueError(
-            f"solver={solver!r} on sparse data keeps a {min(n, p)} x {min(n, p)} dense "
-            f"matrix (at most {constants.SCATTER_MAX_FEATURES} allowed): use solver='auto' or "
-            "'randomized' (Lanczos)"
+            f"solver={solver!r} on {table.label} data keeps a {min(n, p)} x {min(n, p)} dense "
+            f"matrix (at most {constants.SCATTER_MAX_FEATURES} allowed): {table.square_instead}"
         )
     route = solver
-    if solver == "auto" and data.in_memory:
+    if solver == "auto" and table.auto == "least_cost":
         costs = sparse_route_costs(n, p, k, *data.stored_per_row_and_column())
         exact = {name: cost for name, cost in costs.items() if name != "randomized"}
         route = min(exact, key=lambda name: exact[name]) if exact else "randomized"
@@ -315,7 +318,7 @@ def implicit_route(solver: str, n: int, p: int, k: int, every_component: bool, d
         if p <= constants.SCATTER_MAX_FEATURES:
             return "eig"
         raise ValueError(
-            f"the {kind} route for p = {p} > {constants.SCATTER_MAX_FEATURES} features computes only "
+            f"the {table.label} route for p = {p} > {constants.SCATTER_MAX_FEATURES} features computes only "
             "the k leading components: pass an integer n_components"
         )
     return route
@@ -336,18 +339,19 @@ def fit_by_route(
 ) -> tuple[Decomposition, str]:
     """The principal axes of `data` (``pcalib._inputs.matrix.as_matrix``) by the route that
     `solver` names, or for "auto" by the one :func:`dense_route` or :func:`implicit_route`
-    chooses, then cut by `truncate` (a fraction of variance or Minka's rule), then, for
-    "auto", checked by the accuracy guard above and recomputed by the "svd" route when
+    chooses (as the rule of the data's route table, ``data.routes.auto``, says), then cut
+    by `truncate` (a fraction of variance or Minka's rule), then, for "auto", checked by the accuracy guard above and recomputed by the "svd" route when
     it fails. Returns the decomposition and the route that computed it (for dense
     "auto", "krylov" only when it converged within :func:`krylov_budget`, else the
     eig or gram route that finished). With `tol`, the Krylov routes stop at the
     residual test ``tol * theta_1`` and the decomposition carries the error bounds it
     certifies (``certified``)."""
     n, p = data.shape
-    if data.implicit:
-        route = implicit_route(solver, n, p, k, every_component, data)
-    else:
+    table = data.routes  # what the kind of data runs (pcalib._inputs.route_table.RouteTable)
+    if table.auto == "shape":
         route = dense_route(solver, n, p, k, every_component, tol)
+    else:
+        route = implicit_route(solver, n, p, k, every_component, data)
     budget = {"max_blocks": krylov_budget(n, p, k, keep_moments=tol is None)} if solver == "auto" else {}
 
     def run(route: str) -> Decomposition:
@@ -357,11 +361,10 @@ def fit_by_route(
         return found if tol is None else certified(data, found)
 
     found = run(route)
-    if not data.implicit:
+    if table.reports_route:
         route = found.route
     # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
-    guarded = ("eig", "gram", "randomized") if data.implicit and data.in_memory else ("eig", "gram", "krylov")
-    if solver == "auto" and route in guarded and found.lost_digits(n):
+    if solver == "auto" and route in table.guarded and found.lost_digits(n):
         if min(n, p) <= constants.SCATTER_MAX_FEATURES or route != "randomized":
             return run("svd"), "svd"
         warn_outside_pcalib(

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse
 
+from .._utils.kinds import LAZY, SPARSE, input_kind, lazy_input_error
 from .._utils.validation import check_random_state, check_two_dimensional
 
 __all__ = ["Columns", "category_names", "code_column", "coded_columns", "columns_of", "indicator", "ventilate"]
@@ -36,9 +37,12 @@ class Columns(NamedTuple):
 
 def columns_of(X: Any) -> Columns:
     """The columns of `X` (a DataFrame or a 2-D array), not copied."""
+    kind = input_kind(X)
+    if kind in LAZY:  # a Dask DataFrame: its columns would be computed one by one
+        raise lazy_input_error(X, "X", "MCA")
     if hasattr(X, "columns") and hasattr(X, "iloc"):  # a pandas DataFrame
         return Columns([X.iloc[:, j] for j in range(X.shape[1])], [str(v) for v in X.columns], X.shape[0])
-    if scipy.sparse.issparse(X):
+    if kind == SPARSE:
         raise TypeError("MCA does not support sparse input: X must be a table of categories")
     arr = np.asarray(X)
     if np.iscomplexobj(arr):

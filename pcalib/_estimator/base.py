@@ -30,7 +30,6 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse
 from numpy.typing import ArrayLike
 
 from .._utils.frames import (
@@ -43,6 +42,7 @@ from .._utils.frames import (
     requested_output,
     to_frame,
 )
+from .._utils.kinds import DASK_FRAME, DENSE, LAZY, SPARSE, InputKind, input_kind, lazy_input_error
 from .._utils.tables import LabelledTables, row_index_of
 from .._utils.validation import NotFittedError, check_two_dimensional
 
@@ -54,22 +54,33 @@ Minimum = tuple[tuple[int, str], tuple[int, str]]
 AT_LEAST_ONE: Minimum = ((1, ""), (1, ""))
 
 
-def _as_array(X: ArrayLike, owner: str, accepts_sparse: bool, minimum: Minimum = AT_LEAST_ONE) -> Any:
-    """`X` as a 2-D array with at least `minimum` (samples, features), not copied if possible.
+def _readable_kind(X: ArrayLike, owner: str, reads_dask: bool) -> InputKind:
+    """The kind of `X` (:func:`pcalib._utils.kinds.input_kind`), checked before anything
+    is read from it: a Dask DataFrame is read only if `reads_dask` (the estimator has
+    routes for Dask data), another Dask collection never; either is refused without
+    being computed (:func:`pcalib._utils.kinds.lazy_input_error`)."""
+    kind = input_kind(X)
+    if kind in LAZY and not (kind == DASK_FRAME and reads_dask):
+        raise lazy_input_error(X, "X", owner)
+    return kind
 
-    A Dask collection (``__dask_graph__``) and, if `accepts_sparse`, a
-    ``scipy.sparse`` matrix are returned as they are; an input NumPy cannot
-    convert, or converts to something other than numbers, is returned as it
-    is too, for pcalib's validation to explain.
+
+def _as_array(X: ArrayLike, kind: InputKind, owner: str, accepts_sparse: bool, minimum: Minimum = AT_LEAST_ONE) -> Any:
+    """`X` of kind `kind` (:func:`_readable_kind`) as a 2-D array with at least `minimum`
+    (samples, features), not copied if possible.
+
+    A Dask array, a Dask DataFrame and, if `accepts_sparse`, a ``scipy.sparse`` matrix
+    are returned as they are; an input NumPy cannot convert, or converts to something
+    other than numbers, is returned as it is too, for pcalib's validation to explain.
     """
-    if scipy.sparse.issparse(X):
+    if kind == SPARSE:
         if accepts_sparse:
             return X
         raise TypeError(
             f"{owner} does not support sparse input (got {type(X).__name__}): pass a dense "
             "array, e.g. X.toarray() if it fits in memory"
         )
-    if hasattr(X, "__dask_graph__"):
+    if kind != DENSE:
         return X
     check_numeric_columns(X)  # a DataFrame's dates, strings, bools: refused by column name
     try:
@@ -123,6 +134,12 @@ class EstimatorBase(LabelledTables):
     _accepts_nan: bool = False
     #: the fewest samples and features ``fit`` accepts, with the reasons
     _fit_minimum: Minimum = ((2, "X needs at least 2 samples to estimate a variance"), (1, ""))
+
+    @property
+    def _reads_dask(self) -> bool:
+        """Whether ``fit`` and ``transform`` have routes for Dask data, so that a Dask
+        DataFrame is read as its Dask array; without, it is refused, not computed."""
+        return False
 
     # -- parameters -----------------------------------------------------------------
 
@@ -179,9 +196,11 @@ class EstimatorBase(LabelledTables):
         ``_fit_minimum`` (the first batch of ``partial_fit`` may hold one
         sample). Returns `X` as an array.
         """
+        owner = type(self).__name__
+        kind = _readable_kind(X, owner, self._reads_dask)
         names = feature_names_of(X)
         minimum = self._fit_minimum if minimum is None else minimum
-        arr = _as_array(X, type(self).__name__, self._accepts_sparse, minimum)
+        arr = _as_array(X, kind, owner, self._accepts_sparse, minimum)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -203,8 +222,9 @@ class EstimatorBase(LabelledTables):
             of columns from ``n_features_in_``.
         """
         owner = type(self).__name__
+        kind = _readable_kind(X, owner, self._reads_dask)
         check_feature_names(owner, getattr(self, "feature_names_in_", None), feature_names_of(X))
-        arr = _as_array(X, owner, self._accepts_sparse)
+        arr = _as_array(X, kind, owner, self._accepts_sparse)
         if getattr(arr, "ndim", None) == 2 and arr.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {arr.shape[1]} features, but {owner} is expecting {self.n_features_in_} "

@@ -17,10 +17,25 @@ from scipy.linalg import blas
 
 from .._linalg.center import Center, standardized_block
 from .._linalg.moments import Moments, tree_reduce
+from .._utils.frames import check_numeric_columns
 from .._utils.threads import cores, limited_blas
 from .._utils.validation import as_numeric_array, checked_finite, output_dtype
+from .route_table import RouteTable
 
-__all__ = ["DaskMatrix"]
+__all__ = ["DaskMatrix", "frame_rows"]
+
+
+def frame_rows(X: Any, name: str) -> Any:
+    """A ``dask.dataframe.DataFrame`` as the Dask array of its rows, one chunk per
+    partition: ``X.to_dask_array(lengths=True)`` (a pass that counts the rows of each
+    partition, so that every chunk knows where it starts), after its columns' dtypes are
+    checked to be numbers (:func:`pcalib._utils.frames.check_numeric_columns` on the
+    empty pandas DataFrame that carries them, ``X._meta``: no data are read for it).
+    pandas' nullable columns ("Int64", "Float64") are read as float64 with ``pd.NA`` as
+    NaN, as a pandas DataFrame is (:func:`pcalib._utils.frames.float_values`)."""
+    check_numeric_columns(X._meta, name)
+    nullable = {column: "float64" for column, dtype in X.dtypes.items() if not isinstance(dtype, np.dtype)}
+    return (X.astype(nullable) if nullable else X).to_dask_array(lengths=True)
 
 
 def _chunk_moments(block: np.ndarray, start: int, name: str, full: bool) -> Moments:
@@ -48,8 +63,14 @@ class DaskMatrix:
     primitive works on whole rows. Chunks are checked for NaN and inf as they are
     read (the error names the first row), so the check costs no extra pass."""
 
-    implicit = True
-    in_memory = False  #: each product is a pass over the chunks: block Krylov, few passes
+    #: each product is a pass over the chunks: block Krylov, few passes; no n x n Gram
+    #: matrix; "auto" by one pass (the accuracy guard, TSQR, checks the covariance route)
+    routes = RouteTable(
+        label="dask",
+        runs={"eig": "moments", "randomized": "block_krylov", "krylov": "block_krylov", "svd": "tsqr"},
+        auto="one_pass", guarded=frozenset({"eig"}),
+        refusal="needs the dask data in memory; use solver='auto', 'eig', 'randomized' or 'svd' (TSQR)",
+    )
 
     def __init__(self, X: Any, name: str) -> None:
         import dask.array as da

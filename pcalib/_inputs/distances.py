@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._linalg import constants
 from .._utils.frames import aligned, is_default_index, pandas_frame
+from .._utils.kinds import LAZY, input_kind, lazy_input_error
 from .._utils.validation import as_data_matrix, as_square_matrix
 
 # Relative tolerance for the symmetry and zero-diagonal checks of a distance matrix.
@@ -22,6 +23,8 @@ def distance_input(D: Any) -> tuple[np.ndarray, Any]:
     """(square float array, labels or None) from a square array, a pandas DataFrame, an
     object with ``data`` and ``ids`` (a ``skbio.DistanceMatrix``: duck-typed, skbio is
     never imported) or a condensed vector (``scipy.spatial.distance.pdist``)."""
+    if input_kind(D) in LAZY:  # its shape and values would be computed
+        raise lazy_input_error(D, "D")
     labels = None
     frame = pandas_frame(D)
     if frame is not None:

@@ -19,13 +19,14 @@ implemented once per kind: :class:`DenseMatrix` here,
 * :meth:`project`: the scores :math:`((X - \mathbf 1 \bar x^\top) D^{-1}) V`;
 * :meth:`map_rows`: a function applied to blocks of rows (in memory, dense).
 
-:func:`as_matrix` is the one place where pcalib looks at the kind of its input.
-Dask is imported only when a Dask array comes in (:func:`as_matrix` looks at
-``sys.modules``, so a program that never imported Dask never pays for it), and
-every Dask computation goes through ``dask.compute`` with the scheduler the
-user set up (threads by default, a ``dask.distributed.Client`` if one exists;
-under the threads scheduler with BLAS limited to one thread per task,
-``pcalib._inputs.dask._compute``).
+:func:`as_matrix` wraps its input by the kind :func:`pcalib._utils.kinds.input_kind`
+finds, the one place where pcalib looks at it (a Dask DataFrame is read as the Dask
+array of its rows). Dask is imported only when a Dask collection comes in
+(:func:`pcalib._utils.kinds.input_kind` looks at ``sys.modules``, so a program that
+never imported Dask never pays for it), and every Dask computation goes through
+``dask.compute`` with the scheduler the user set up (threads by default, a
+``dask.distributed.Client`` if one exists; under the threads scheduler with BLAS
+limited to one thread per task, ``pcalib._inputs.dask._compute``).
 
 The names that other modules import from here, which now live in the modules
 below it, stay importable from here: :class:`pcalib._linalg.moments.Moments`,
@@ -36,18 +37,18 @@ below it, stay importable from here: :class:`pcalib._linalg.moments.Moments`,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.sparse
 
 from .._linalg.center import Center, standardized_block
 from .._linalg.moments import Moments, gram_and_sums, row_blocks, shifted_gram, tree_reduce
+from .._utils.kinds import DASK_ARRAY, DASK_FRAME, SPARSE, input_kind
 from .._utils.threads import cores, limited_blas
 from .._utils.validation import as_data_matrix, checked_finite, output_dtype
-from .dask import DaskMatrix
+from .dask import DaskMatrix, frame_rows
+from .route_table import IN_MEMORY, RouteTable
 from .sparse import SparseMatrix
 
 __all__ = [
@@ -59,8 +60,12 @@ __all__ = [
 class DenseMatrix:
     """A validated NumPy array in memory (integers kept as they are)."""
 
-    implicit = False  #: the in-memory routes of pcalib._routes.dense read `arr` directly
-    in_memory = True
+    #: every solver, by the in-memory skeletons of pcalib._routes.dense, which read `arr`
+    #: directly; "auto" by the shape; the Krylov route of "auto" may end as eig or gram
+    routes = RouteTable(
+        label="dense", runs=dict.fromkeys(("eig", "svd", "gram", "krylov", "randomized"), IN_MEMORY),
+        auto="shape", guarded=frozenset({"eig", "gram", "krylov"}), reports_route=True,
+    )
 
     def __init__(self, arr: np.ndarray, name: str = "X", *, finite_checked: bool = True) -> None:
         self.arr = arr
@@ -103,22 +108,20 @@ class DenseMatrix:
         return func(self.checked())
 
 
-def _dask_array_type() -> type | None:
-    """``dask.array.Array`` if Dask is already imported (else no Dask array can exist)."""
-    module = sys.modules.get("dask.array")
-    return getattr(module, "Array", None) if module is not None else None
-
-
 def as_matrix(X: Any, name: str = "X", *, defer_finite: bool = False) -> DenseMatrix | SparseMatrix | DaskMatrix:
-    """`X` validated and wrapped in the primitives of its kind (the one place where
-    pcalib looks at the kind of its input). With `defer_finite`, a NumPy array's
+    """`X` validated and wrapped in the primitives of its kind
+    (:func:`pcalib._utils.kinds.input_kind`): a Dask DataFrame as the Dask array of its
+    rows (:func:`pcalib._inputs.dask.frame_rows`), another Dask collection refused
+    (:func:`pcalib._utils.kinds.lazy_input_error`). With `defer_finite`, a NumPy array's
     values are not yet checked for NaN and infinity (``finite_checked`` is False):
     :func:`pcalib._routes.dense._decompose_data`, the one reader of such an array, checks
     them or finds them finite in its own pass."""
-    dask_array = _dask_array_type()
-    if dask_array is not None and isinstance(X, dask_array):
+    kind = input_kind(X)
+    if kind == DASK_FRAME:
+        return DaskMatrix(frame_rows(X, name), name)
+    if kind == DASK_ARRAY:
         return DaskMatrix(X, name)
-    if scipy.sparse.issparse(X):
+    if kind == SPARSE:
         return SparseMatrix(X, name)
     arr = as_data_matrix(X, name, copy=False, keep_integers=True, check_finite=not defer_finite)
     return DenseMatrix(arr, name, finite_checked=not defer_finite)

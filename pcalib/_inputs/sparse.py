@@ -29,6 +29,7 @@ from .._linalg.center import Center
 from .._linalg.moments import Moments, sum_into_first
 from .._utils.threads import cores
 from .._utils.validation import NonFiniteError, as_numeric_array, output_dtype, warn_outside_pcalib
+from .route_table import RouteTable
 
 __all__ = ["SparseMatrix"]
 
@@ -316,8 +317,15 @@ class SparseMatrix:
     columns) gives each thread its own part of the work, the parts added in a fixed
     order (deterministic for a given number of cores)."""
 
-    implicit = True
-    in_memory = True  #: a product costs no pass over a store: Lanczos, one vector at a time
+    #: products cost no pass over a store: Lanczos, one vector at a time; QR of dense
+    #: blocks and the n x n Gram matrix keep a min(n, p)^2 matrix; "auto" by least cost
+    routes = RouteTable(
+        label="sparse",
+        runs={"eig": "moments", "randomized": "lanczos", "krylov": "lanczos", "svd": "sparse_qr",
+              "gram": "sparse_gram"},
+        auto="least_cost", guarded=frozenset({"eig", "gram", "randomized"}),
+        square=frozenset({"gram", "svd"}), square_instead="use solver='auto' or 'randomized' (Lanczos)",
+    )
     #: rows per dense block in map_rows (score_samples): a small multiple of p entries
     _ROWS = 1024
 

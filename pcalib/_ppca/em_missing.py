@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy.sparse
 
 from .._linalg.units import incomplete_units
 from .._utils.frames import to_frame
+from .._utils.kinds import LAZY, SPARSE, input_kind, lazy_input_error
 from .._utils.validation import check_n_components
 from .em import Params, PosteriorMoments, PPCAFit, run_em
 from .model import check_noise_variance
@@ -33,8 +33,18 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def has_missing(X: object) -> bool:
-    """True if `X` is a floating array (or nested list) holding at least one NaN."""
-    if scipy.sparse.issparse(X):
+    """True if `X` is a floating array (or nested list) holding at least one NaN.
+
+    Raises
+    ------
+    TypeError
+        If `X` is a Dask DataFrame or Series (:data:`pcalib._utils.kinds.LAZY`): looking
+        for NaN would compute it (:func:`pcalib._utils.kinds.lazy_input_error`).
+    """
+    kind = input_kind(X)
+    if kind in LAZY:
+        raise lazy_input_error(X)
+    if kind == SPARSE:
         return False
     try:
         arr = np.asarray(X)

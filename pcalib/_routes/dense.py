@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._inputs.matrix import DaskMatrix, DenseMatrix, SparseMatrix
+from .._inputs.route_table import IN_MEMORY
 from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh, top_eigh_of_varying
 from .._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
 from .._linalg.units import Centered, center_array, rescale
@@ -272,24 +272,26 @@ def _decompose_data(
 
 
 def decompose_matrix(
-    data: DenseMatrix | SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
-    tol: float | None = None, **in_memory: Any,
+    data: Any, k: int, route: str, *, ddof: int, standardize: bool, tol: float | None = None, **in_memory: Any,
 ) -> Decomposition:
-    r"""Principal axes of data of any kind (:func:`pcalib._inputs.matrix.as_matrix`) by one route.
+    r"""Principal axes of data of any kind (an adapter of :func:`pcalib._inputs.matrix.as_matrix`)
+    by one route, run by the decomposition that the adapter's route table names for it
+    (``data.routes.runs``, :class:`pcalib._inputs.route_table.RouteTable`).
 
-    NumPy arrays go to the in-memory routes (:func:`_decompose_data`, which also takes
-    the `in_memory` options `need_scores`, `random_state` and
-    `max_blocks`); sparse and Dask data to
-    :func:`pcalib._routes.implicit.decompose_sparse_or_dask`, with no scores
-    (``transform`` gives them). `tol` (``PCA(tol=...)``) replaces the residual test of
-    the Krylov routes, :math:`10^{-11}\theta_1` in memory and :math:`10^{-10}\theta_1`
+    :data:`pcalib._inputs.route_table.IN_MEMORY` (a NumPy array, ``data.arr``): the
+    in-memory skeletons (:func:`_decompose_data`, which also takes the `in_memory`
+    options `need_scores`, `random_state` and `max_blocks`); any other name: that
+    decomposition of :func:`pcalib._routes.implicit.decompose_sparse_or_dask`, with no
+    scores (``transform`` gives them). `tol` (``PCA(tol=...)``) replaces the residual test
+    of the Krylov routes, :math:`10^{-11}\theta_1` in memory and :math:`10^{-10}\theta_1`
     for sparse and Dask data.
     """
-    if isinstance(data, DenseMatrix):
+    decomposition = data.routes.runs[route]
+    if decomposition == IN_MEMORY:
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
                                finite_checked=data.finite_checked, name=data.name,
                                rtol=DENSE_KRYLOV_RTOL if tol is None else tol, **in_memory)
-    return decompose_sparse_or_dask(data, k, route, ddof=ddof, standardize=standardize,
+    return decompose_sparse_or_dask(data, k, decomposition, ddof=ddof, standardize=standardize,
                                     rtol=KRYLOV_RTOL if tol is None else tol)
 
 

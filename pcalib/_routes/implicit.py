@@ -5,24 +5,26 @@ None of them forms the centered data :math:`X_c` (centering a sparse matrix make
 dense; a Dask array does not fit in memory). They read the data through
 :mod:`pcalib._inputs.matrix`, whose one-pass moments, products with the implicitly centered
 data and QR factorizations of dense blocks carry the centering, and end as the dense
-routes do (:mod:`pcalib._routes.decomposition`), with no scores (``transform`` gives them):
+routes do (:mod:`pcalib._routes.decomposition`), with no scores (``transform`` gives them).
+Each adapter's route table (:class:`pcalib._inputs.route_table.RouteTable`) names the
+decomposition that runs each route; :func:`decompose_sparse_or_dask` takes that name to
+its function:
 
-* "eig": :func:`decompose_moments`, the k leading eigenpairs of the scatter matrix
-  from the one-pass moments (any kind of data, and the stream of ``partial_fit``);
-* "randomized" and "krylov": :func:`_decompose_implicit`, Lanczos (sparse) or block
-  Krylov (Dask) on products with :math:`X_c^\top X_c`, never formed;
-* "svd": :func:`_decompose_sparse_qr` (sparse) and :func:`_decompose_tsqr` (Dask), the
-  singular values of the triangular factor of :math:`X_c`;
-* "gram": :func:`_decompose_sparse_gram`, the n x n matrix :math:`X_c X_c^\top` of
-  sparse data with few rows.
-
-:func:`decompose_sparse_or_dask` takes a route's name to its function.
+* "moments" (route "eig"): :func:`decompose_moments`, the k leading eigenpairs of the
+  scatter matrix from the one-pass moments (any kind of data, and the stream of
+  ``partial_fit``);
+* "lanczos" and "block_krylov" (routes "randomized" and "krylov", sparse and Dask data):
+  :func:`_decompose_implicit` on products with :math:`X_c^\top X_c`, never formed;
+* "sparse_qr" and "tsqr" (route "svd", sparse and Dask data): :func:`_decompose_sparse_qr`
+  and :func:`_decompose_tsqr`, the singular values of the triangular factor of :math:`X_c`;
+* "sparse_gram" (route "gram"): :func:`_decompose_sparse_gram`, the n x n matrix
+  :math:`X_c X_c^\top` of sparse data with few rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
@@ -53,21 +55,18 @@ _LARGEST_POWER = np.finfo(np.float64).maxexp - 1  # 1023: 2**1023 is the largest
 
 
 def decompose_sparse_or_dask(
-    data: SparseMatrix | DaskMatrix, k: int, route: str, *, ddof: int, standardize: bool,
+    data: SparseMatrix | DaskMatrix, k: int, decomposition: str, *, ddof: int, standardize: bool,
     rtol: float = KRYLOV_RTOL,
 ) -> Decomposition:
-    r"""Principal axes of sparse or Dask data by one route: "eig" from the one-pass
-    moments, "randomized" and "krylov" by the implicit Krylov routes, "svd" by TSQR
-    (Dask) or QR factorizations of dense blocks (sparse), "gram" from the sparse
-    :math:`X X^\top` (sparse only); `rtol` is the Krylov routes' residual test."""
-    if route == "eig":
-        return decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
-    if route in ("randomized", "krylov"):
-        return _decompose_implicit(data, k, ddof=ddof, standardize=standardize, rtol=rtol)
-    if isinstance(data, SparseMatrix):
-        sparse_route = _decompose_sparse_gram if route == "gram" else _decompose_sparse_qr
-        return sparse_route(data, k, ddof=ddof, standardize=standardize)
-    return _decompose_tsqr(data, k, ddof=ddof, standardize=standardize)
+    r"""Principal axes of sparse or Dask data by the decomposition that the data's route
+    table names for a route (:class:`pcalib._inputs.route_table.RouteTable`), one of
+    :data:`IMPLICIT_DECOMPOSITIONS`: "moments" (the covariance from the one-pass moments),
+    "lanczos" and "block_krylov" (the implicit Krylov routes; `rtol` is their residual
+    test), "tsqr" (Dask's SVD route), "sparse_qr" (QR factorizations of dense blocks) and
+    "sparse_gram" (the sparse :math:`X X^\top`)."""
+    if decomposition in _KRYLOV:
+        return _KRYLOV[decomposition](data, k, ddof=ddof, standardize=standardize, rtol=rtol)
+    return _EXACT[decomposition](data, k, ddof=ddof, standardize=standardize)
 
 
 @dataclass(frozen=True)
@@ -142,36 +141,24 @@ def _decomposition_of_axes(
                          column_ss=units.column_ss(moments), constant=moments.constant)
 
 
+#: the k leading eigenpairs (w, V) of an operator given by ``times(Q)``, of order p,
+#: to the residual test `rtol`: (times, p, k, rtol) -> (w, V)
+TopPairs = Callable[[Callable[[np.ndarray], np.ndarray], int, int, float], tuple[np.ndarray, np.ndarray]]
+
+
 def _decompose_implicit(
-    data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool = False, rtol: float = KRYLOV_RTOL
+    data: SparseMatrix | DaskMatrix, k: int, top_pairs: TopPairs, *, ddof: int, standardize: bool, rtol: float
 ) -> Decomposition:
     r"""The wide route for data that stay sparse or out of core: the k leading
     eigenpairs of :math:`D^{-1} X_c^\top X_c D^{-1}` given only by its products
     with thin blocks (:meth:`gram_times`, implicit centering: :math:`X_c` is never
-    formed). A sparse matrix in memory, whose products are cheap, goes to the
-    Lanczos method (:func:`pcalib._linalg.eigen.lanczos_top_operator`, one vector per
-    product), each product split between the cores
-    (:meth:`pcalib._inputs.matrix.SparseMatrix.parallel`) and BLAS limited to one thread
-    (ARPACK's steps are vector operations of order p: BLAS threads, left spinning
-    after each, took the cores from the products; measured at 100,000 x 20,000 with
-    2,000,000 stored entries, k = 10: 1.2 s without the limit, 0.74 s with it, 0.5 s
-    with the products split as well); a Dask array, where each product is a pass over
-    the chunks, to block Krylov (:func:`pcalib._linalg.eigen.krylov_top_operator`, one
-    pass per block of :math:`\max(2k, k + 10)` vectors: few passes). Both
-    accept the Ritz pairs when every residual
+    formed), by `top_pairs` (:func:`_decompose_by_lanczos`, :func:`_decompose_by_block_krylov`).
+    Both accept the Ritz pairs when every residual
     :math:`\|M v_j - \theta_j v_j\| \le 10^{-10} \theta_1` (`rtol`; the a-posteriori
     error estimate: each Ritz value is then within :math:`10^{-10}\lambda_1` of an
     eigenvalue, each axis within an angle of about :math:`10^{-10}\lambda_1/\delta_j`
     of an eigenvector, :math:`\delta_j` its gap to the rest of the spectrum).
-    One more pass first, for the column means (and scales).
-
-    Raises
-    ------
-    RuntimeError
-        If the method stops before the residual test passes (a flat spectrum at
-        the k-th eigenvalue): ARPACK after 1000 restarts, block Krylov when its
-        space reaches ``KRYLOV_MAX_BLOCKS`` blocks.
-    """
+    One more pass first, for the column means (and scales)."""
     n, p = data.shape
     moments = data.moments(full=False)
     units = _MomentUnits.of(moments, ddof, standardize)
@@ -180,8 +167,61 @@ def _decompose_implicit(
     def times(Q: np.ndarray) -> np.ndarray:
         return data.gram_times(Q, center, units.divisor)
 
-    top: tuple[Any, ...] | None
-    if isinstance(data, SparseMatrix) and k < p:  # in memory: Lanczos
+    w, V = top_pairs(times, p, k, rtol)
+    return _decomposition_of_axes(V, sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
+
+
+def _block_krylov_pairs(
+    times: Callable[[np.ndarray], np.ndarray], p: int, k: int, rtol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Block Krylov (:func:`pcalib._linalg.eigen.krylov_top_operator`), one product per
+    block of :math:`\max(2k, k + 10)` vectors.
+
+    Raises
+    ------
+    RuntimeError
+        If its space reaches ``KRYLOV_MAX_BLOCKS`` blocks before the residual test
+        passes (a flat spectrum at the k-th eigenvalue).
+    """
+    top = krylov_top_operator(times, p, k, rtol, max_dim=min(p, KRYLOV_MAX_BLOCKS * krylov_block(k, p)))
+    if top is None:
+        raise RuntimeError(
+            f"the block Krylov method did not reach a residual of {rtol:g} within "
+            f"{KRYLOV_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
+            "ask for fewer or more components, or densify X if it fits in memory"
+        )
+    return top[0], top[1]
+
+
+def _decompose_by_block_krylov(
+    data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool, rtol: float
+) -> Decomposition:
+    """The implicit route by block Krylov: for a Dask array, where each product is a
+    pass over the chunks, few passes (:func:`_block_krylov_pairs`)."""
+    return _decompose_implicit(data, k, _block_krylov_pairs, ddof=ddof, standardize=standardize, rtol=rtol)
+
+
+def _decompose_by_lanczos(data: SparseMatrix, k: int, *, ddof: int, standardize: bool, rtol: float) -> Decomposition:
+    r"""The implicit route by the Lanczos method for a sparse matrix in memory, whose
+    products are cheap (:func:`pcalib._linalg.eigen.lanczos_top_operator`, one vector per
+    product), each product split between the cores
+    (:meth:`pcalib._inputs.sparse.SparseMatrix.parallel`) and BLAS limited to one thread
+    (ARPACK's steps are vector operations of order p: BLAS threads, left spinning
+    after each, took the cores from the products; measured at 100,000 x 20,000 with
+    2,000,000 stored entries, k = 10: 1.2 s without the limit, 0.74 s with it, 0.5 s
+    with the products split as well); block Krylov for k = p, which ARPACK refuses.
+
+    Raises
+    ------
+    RuntimeError
+        If ARPACK stops after 1000 restarts before the residual test passes.
+    """
+
+    def lanczos_pairs(
+        times: Callable[[np.ndarray], np.ndarray], p: int, k: int, rtol: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if k >= p:
+            return _block_krylov_pairs(times, p, k, rtol)
         with limited_blas(), data.parallel():
             top = lanczos_top_operator(times, p, k, rtol)
         if top is None:
@@ -190,16 +230,14 @@ def _decompose_implicit(
                 f"within 1000 restarts (the spectrum is flat near component {k}); ask for "
                 "fewer or more components, or densify X if it fits in memory"
             )
-    else:
-        top = krylov_top_operator(times, p, k, rtol, max_dim=min(p, KRYLOV_MAX_BLOCKS * krylov_block(k, p)))
-        if top is None:
-            raise RuntimeError(
-                f"the block Krylov method did not reach a residual of {rtol:g} within "
-                f"{KRYLOV_MAX_BLOCKS} passes over X (the spectrum is flat near component {k}); "
-                "ask for fewer or more components, or densify X if it fits in memory"
-            )
-    w, V = top[:2]
-    return _decomposition_of_axes(V, sqrt_eigenvalues(w, n, p), units.total_ss(moments), moments, units, "randomized")
+        return top[0], top[1]
+
+    return _decompose_implicit(data, k, lanczos_pairs, ddof=ddof, standardize=standardize, rtol=rtol)
+
+
+def _decompose_by_moments(data: SparseMatrix | DaskMatrix, k: int, *, ddof: int, standardize: bool) -> Decomposition:
+    """The covariance route: :func:`decompose_moments` of the data's one-pass moments."""
+    return decompose_moments(data.moments(), k, ddof=ddof, standardize=standardize)
 
 
 def _recovered_axes(data: SparseMatrix, U: np.ndarray, s: np.ndarray, center: Center, scale: np.ndarray) -> np.ndarray:
@@ -277,3 +315,16 @@ def _decompose_tsqr(data: DaskMatrix, k: int, *, ddof: int, standardize: bool = 
     units = _MomentUnits.of(moments, ddof, standardize)
     _, s_all, Vt = exact_svd(data.tsqr_r(moments.center(), units.divisor), overwrite_a=True)
     return _decomposition_of_axes(Vt[:k].T, s_all[:k], float(s_all @ s_all), moments, units, "svd")
+
+
+#: the decompositions of sparse and Dask data by the names the route tables give them
+#: (:class:`pcalib._inputs.route_table.RouteTable`): the Krylov ones take a residual test
+_KRYLOV: dict[str, Callable[..., Decomposition]] = {
+    "lanczos": _decompose_by_lanczos, "block_krylov": _decompose_by_block_krylov,
+}
+_EXACT: dict[str, Callable[..., Decomposition]] = {
+    "moments": _decompose_by_moments, "sparse_gram": _decompose_sparse_gram, "sparse_qr": _decompose_sparse_qr,
+    "tsqr": _decompose_tsqr,
+}
+#: every name of a decomposition of sparse or Dask data
+IMPLICIT_DECOMPOSITIONS = frozenset(_KRYLOV) | frozenset(_EXACT)

@@ -39,9 +39,10 @@ OUTPUTS = ("default", "pandas")
 def feature_names_of(X: Any) -> np.ndarray | None:
     """The column names of a table `X` as an object array, or None.
 
-    None when `X` has no ``columns`` (an array, a list) or when its column
-    names are not strings (pandas' default 0, 1, 2, ...): only string names
-    are remembered, as in scikit-learn.
+    None when `X` has no ``columns`` (an array, a list), is not 2-D (a Dask
+    Series has ``columns``, its name) or when its column names are not strings
+    (pandas' default 0, 1, 2, ...): only string names are remembered, as in
+    scikit-learn.
 
     Raises
     ------
@@ -49,7 +50,7 @@ def feature_names_of(X: Any) -> np.ndarray | None:
         If some column names are strings and others are not (ambiguous).
     """
     columns = getattr(X, "columns", None)
-    if columns is None or isinstance(X, np.ndarray):
+    if columns is None or isinstance(X, np.ndarray) or getattr(X, "ndim", 2) != 2:
         return None
     names = np.asarray(list(columns), dtype=object)
     if names.size == 0:

@@ -18,6 +18,7 @@ import scipy.sparse
 from numpy.typing import ArrayLike
 
 from .frames import check_numeric_columns
+from .kinds import LAZY, SPARSE, input_kind, lazy_input_error
 
 __all__ = [
     "NonFiniteError",
@@ -100,7 +101,10 @@ def as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
     check_numeric_columns(value, name)
-    if scipy.sparse.issparse(value):
+    kind = input_kind(value)
+    if kind in LAZY:  # a Dask DataFrame or Series: never computed behind the user's back
+        raise lazy_input_error(value, name)
+    if kind == SPARSE:
         raise TypeError(
             f"{name} must be a dense array here, got a scipy.sparse {type(value).__name__}: "
             f"pcalib.PCA accepts sparse input (never densified); otherwise densify it with "
