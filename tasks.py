@@ -301,10 +301,11 @@ MINIMUM_IMPORTS = {"numpy", "scipy", "pandas", "dask", "matplotlib", "threadpool
 #: ``minimum --quick``, the lane .ci/run can afford (about 20 s of CPU against 140 s for all
 #: the files): every public entry point called once against a NumPy reference (the smoke file
 #: checks that it calls each one), every docstring example, every input kind and solver
-#: against an exact reference, the Dask paths, and the pandas tables and error messages
+#: against an exact reference, the Dask paths, the pandas tables and error messages, and
+#: the README's quick start
 MINIMUM_QUICK = ("tests/test_minimum_versions_smoke.py", "tests/test_docstring_examples.py",
                  "tests/test_every_input_kind.py", "tests/test_dask.py", "tests/test_tables.py",
-                 "tests/test_errors_point_to_fix.py")
+                 "tests/test_errors_point_to_fix.py", "tests/test_readme.py")
 
 
 def minimum_pins() -> list[str]:
@@ -358,6 +359,11 @@ def run_minimum(extra: list[str]) -> None:
     chosen = minimum_test_files()
     for path in chosen:
         shutil.copy(path, tests)
+    # the README's quick start on the wheel alone: test_readme reads the README one
+    # folder above itself, as in the source tree
+    shutil.copy(ROOT / "README.md", MINIMUM_DIR)
+    shutil.copy(ROOT / "tests" / "test_readme.py", tests)
+    chosen.append(ROOT / "tests" / "test_readme.py")
     settings = tomllib_section("tool.pytest.ini_options")
     (MINIMUM_DIR / "pytest.ini").write_text(
         "[pytest]\naddopts = -p no:cacheprovider -ra\nmarkers =\n"
