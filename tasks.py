@@ -281,8 +281,10 @@ LANES = {
 def run_tests(extra: list[str]) -> None:
     """Run tests/ and every chapter of _toc.yml under nbval (see pyproject and conftest.py).
 
-    ``--lane library`` or ``--lane book`` (LANES) runs one part: .ci/run runs the library
-    lane beside the book's build, at low priority, and the book lane after it."""
+    ``--lane library`` or ``--lane book`` (LANES) runs one part: the library tests alone,
+    without a build, or what reads the build. .ci/run runs the whole suite in one
+    session after the build (beside the build, the library lane slowed it as much as it
+    saved: the run is CPU-bound)."""
     if "--lane" in extra:
         at = extra.index("--lane")
         lane = extra[at + 1] if at + 1 < len(extra) else ""
@@ -298,7 +300,7 @@ MINIMUM_DIR = ROOT / "_build" / "minimum"
 #: dependencies and extras, pytest, hypothesis and the standard library
 MINIMUM_IMPORTS = {"numpy", "scipy", "pandas", "dask", "matplotlib", "threadpoolctl", "pytest",
                    "hypothesis", "pcalib", "numpy_references", "shared_strategies"}
-#: ``minimum --quick``, the lane .ci/run can afford (about 20 s of CPU against 140 s for all
+#: ``minimum --quick``, the lane .ci/run can afford (about 25 s of CPU against 140 s for all
 #: the files): every public entry point called once against a NumPy reference (the smoke file
 #: checks that it calls each one), every docstring example, every input kind and solver
 #: against an exact reference, the Dask paths, the pandas tables and error messages, and
