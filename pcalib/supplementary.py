@@ -267,6 +267,10 @@ def describe_axes(
         columns.append(center_array(arr, 0, scale=True, name="quantitative").values)
         names += _names(quantitative, "y", arr.shape[1])
     r = np.clip(_correlations(np.hstack(columns), T), -1.0, 1.0)
+    if qualitative is not None and not callable(getattr(qualitative, "items", None)):
+        raise TypeError(
+            "qualitative must map each variable's name to its labels (a dict or a DataFrame),"
+            f" got {type(qualitative).__name__}: for one variable, pass {{'name': labels}}")
     factors = dict(qualitative.items()) if qualitative is not None else {}
     grouped = {name: _groups(labels, n, f"qualitative[{name!r}]") for name, labels in factors.items()}
     out = []

@@ -60,8 +60,8 @@ def test_dask_extra_installs_only_what_pcalib_imports():
 
 
 def test_distribution_has_a_name_of_its_own_and_says_what_it_is():
-    """The installed distribution (editable here, the wheel in the library lane of
-    .ci/run) is not the index's unrelated ``pcalib``: its metadata name the import,
+    """The installed distribution (tasks.py's editable install) is not the index's
+    unrelated ``pcalib``: its metadata name the import,
     classify it, point to the source and changelog, and ship the changelog."""
     from importlib import metadata, resources
 

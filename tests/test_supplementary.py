@@ -237,6 +237,9 @@ def test_bad_arguments_are_named():
         pcalib.category_ellipses(model, X, ORIGIN, components=(0, 0))
     with pytest.raises(ValueError, match="proba"):
         pcalib.describe_axes(model, X, proba=0)
+    for labels in (np.array(ORIGIN), ORIGIN):  # one variable's labels, not name -> labels
+        with pytest.raises(TypeError, match="qualitative must map each variable's name"):
+            pcalib.describe_axes(model, X, qualitative=labels)
     with pytest.raises(TypeError, match="got SparsePCA"):
         pcalib.supplementary_categories(pcalib.SparsePCA(2, n_nonzero=3).fit(X), X, ORIGIN)
 
