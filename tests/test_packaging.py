@@ -61,8 +61,8 @@ def test_dask_extra_installs_only_what_pcalib_imports():
 
 def test_distribution_has_a_name_of_its_own_and_says_what_it_is():
     """The installed distribution (tasks.py's editable install) is not the index's
-    unrelated ``pcalib``: its metadata name the import,
-    classify it, point to the source and changelog, and ship the changelog."""
+    unrelated ``pcalib``: its metadata name the import, classify it, point to the
+    source and changelog, and ship the changelog."""
     from importlib import metadata, resources
 
     # (an editable install lists its distribution twice: its RECORD and its finder)
