@@ -27,7 +27,7 @@ tasks = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tasks)
 
 CHAPTER = "02_centering"  # the smallest chapter with a figure
-FIRST_CELL_LINES = ["%matplotlib inline", '%config InlineBackend.figure_formats = ["svg", "pdf"]']
+FIRST_CELL_LINES = ["%matplotlib inline", '%config InlineBackend.figure_formats = ["svg"]']
 UNICODE = "λ Σ ∎ ≤ ° ² ⁴ – → ä"
 FRONT_MATTER = """# PCA, derived and verified
 
@@ -158,8 +158,9 @@ def chapter_text(tex: str, docname: str) -> str:
 
 
 def test_figures_of_a_chapter_come_as_pdf(latex, tex):
-    """A chapter that draws SVG and PDF figures enters the PDF with the PDF ones (MyST-NB's
-    priority for the LaTeX builder puts application/pdf first): vector, not a bitmap."""
+    """A chapter that draws its figures as SVG (the HTML's format) enters the PDF with PDF
+    figures: the LaTeX builder asks its kernel for PDF too (book/_ext/latex_book.py) and
+    MyST-NB's priority for LaTeX puts application/pdf first: vector, not a bitmap."""
     graphics = re.findall(r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{([^}]+)\}(\.\w+)\}",
                           chapter_text(tex, f"book/{CHAPTER}"))
     assert graphics, f"{CHAPTER}: no figure in the LaTeX output"

@@ -20,6 +20,12 @@
   in italics, no box, and an end-of-proof mark ∎. A solution is a bold heading and its
   text without a box: in a box, Sphinx keeps a code block that it wrongly believes
   fits on the page in one piece, and a long solution ran over the page's foot.
+- **Figures as PDF.** The chapters draw their figures as SVG only (their first cell's
+  ``%config InlineBackend.figure_formats = ["svg"]``), which is what the HTML and a
+  reader's notebook show. xelatex cannot include SVG, so for the LaTeX builder that line
+  asks for SVG and PDF (:func:`figures_as_pdf_too`), and MyST-NB's priority for LaTeX
+  takes the PDF: vector figures, not bitmaps. Drawing every figure twice in the HTML
+  build cost 17-19% of a chapter's CPU (chapters 12 and 15, session 7).
 - ``bbm.sty``, which sphinx-jupyterbook-latex's document class loads and Debian ships
   only in the 500 MB texlive-fonts-extra, is replaced by a three-line stand-in.
 
@@ -250,10 +256,20 @@ def number_like_html(app: Sphinx) -> None:
         app.config.numfig_secnum_depth = 1
 
 
+SVG_ONLY = re.compile(r'^(%config InlineBackend\.figure_formats = )\["svg"\]$', re.M)
+
+
+def figures_as_pdf_too(app: Sphinx, docname: str, source: list[str]) -> None:
+    """For the LaTeX builder, a chapter's figures are drawn as PDF as well as SVG."""
+    if isinstance(app.builder, LaTeXBuilder):
+        source[0] = SVG_ONLY.sub(r'\1["svg", "pdf"]', source[0])
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("latex_book_preface_title", "Preface", "env", str)
     app.connect("config-inited", configure_latex, priority=900)
     app.connect("builder-inited", number_like_html, priority=900)
+    app.connect("source-read", figures_as_pdf_too)
     app.set_translator("latex", BookLaTeXTranslator, override=True)
     app.add_post_transform(DropContentsHeading)
     app.add_node(solution_node, override=True, latex=(visit_solution, depart_solution))
