@@ -51,6 +51,11 @@ CHROMIUM_FLAGS = (
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
     "--proxy-server=http://127.0.0.1:9",
     "--window-size=1400,900",
+    # CPU, not behaviour (the suite is CPU-bound on CI's 2 cores): the desktop fixture
+    # leaves every page for an empty one, and the back-forward cache would freeze the
+    # long page instead (and evict it later); scrollIntoView need not animate.
+    "--disable-back-forward-cache",
+    "--disable-smooth-scrolling",
 )
 
 
@@ -151,6 +156,9 @@ def start_browser(chromium: str, chromedriver: str):
     for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    # the performance log is read for requests only (test_browser.drain_logs): leave out
+    # the Page domain's events
+    options.add_experimental_option("perfLoggingPrefs", {"enableNetwork": True, "enablePage": False})
     driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
     driver.set_script_timeout(60)
     driver.set_page_load_timeout(60)
