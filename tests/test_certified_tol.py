@@ -127,3 +127,18 @@ def test_the_randomized_bound_on_the_next_eigenvalue_holds_over_many_seeds():
                 assert all(np.all(c.axis_bounds < 1e-12) for c in certificates)
             else:
                 assert uppers.max() <= worst * lam[k]
+
+
+def test_block_norms_from_the_gram_matrix_bound_the_svd_norms():
+    """certify's spectral norms of residual blocks, taken from R^T R (k x k) instead of
+    an SVD of each p x k block: equal to the SVD's to a few eps, never below it."""
+    from pcalib._linalg.certificate import block_norm
+
+    rng = np.random.default_rng(7)
+    for scale in (1e-100, 1e-8, 1.0):  # certify's residuals are in frame units (at most 1)
+        R = rng.standard_normal((3000, 12)) * np.logspace(0, -6, 12) * scale
+        gram = R.T @ R
+        for columns in (np.arange(12), np.array([3, 7, 11]), np.array([5]), np.array([], int)):
+            exact = np.linalg.norm(R[:, columns], 2) if columns.size else 0.0
+            got = block_norm(gram, columns)
+            assert exact <= got <= exact * (1 + 1e-13) + 1e-300
