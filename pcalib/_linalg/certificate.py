@@ -113,11 +113,11 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
     # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
     gram = blas.dgemm(1.0, R, R, trans_a=1)  # R^T R: every block's 2-norm from k x k numbers
-    eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order) + rounding
+    eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order, p) + rounding
     axis_bounds = np.ones(k)
     for a in range(k, 0, -1):  # the a leading pairs, all k first
         lead, rest = order[:a], order[a:]
-        bound = upper if a == k else max(float(theta[rest[0]]), upper) + block_norm(gram, rest)
+        bound = upper if a == k else max(float(theta[rest[0]]), upper) + block_norm(gram, rest, p)
         gaps = _certified_gaps(theta[lead], residuals[lead], bound)
         if gaps is not None:
             eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
@@ -127,15 +127,17 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     return Certificate(theta, residuals, eigenvalue_bounds, axis_bounds, float(upper))
 
 
-def block_norm(gram: np.ndarray, columns: np.ndarray) -> float:
-    r"""The spectral norm of the columns `columns` of R from ``gram`` = :math:`R^\top R`:
-    :math:`\|R_{:,c}\|_2 = \lambda_{\max}(R_{:,c}^\top R_{:,c})^{1/2}`, a k x k
-    eigenvalue problem instead of an SVD of a p x k block (50 of them cost 2.9 s at
-    p = 50,000, k = 50). Rounded up by ``len(columns) * eps`` relative, the error of the
-    computed largest eigenvalue, so that it stays a bound."""
+def block_norm(gram: np.ndarray, columns: np.ndarray, length: int) -> float:
+    r"""The spectral norm of the columns `columns` of R (`length` rows) from ``gram`` =
+    :math:`R^\top R`: :math:`\|R_{:,c}\|_2 = \lambda_{\max}(R_{:,c}^\top R_{:,c})^{1/2}`,
+    a k x k eigenvalue problem instead of an SVD of a p x k block (50 of them cost 2.9 s
+    at p = 50,000, k = 50). Rounded up by :math:`(\sqrt{p} + |c|)\,\epsilon` relative,
+    the rounding of the Gram matrix's entries (as for the residuals in :func:`certify`)
+    and of its largest eigenvalue."""
     block = gram[np.ix_(columns, columns)]
     largest = float(np.linalg.eigvalsh(block)[-1]) if block.size else 0.0
-    return np.sqrt(max(largest, 0.0)) * (1.0 + len(columns) * np.finfo(np.float64).eps)
+    margin = (np.sqrt(length) + len(columns)) * np.finfo(np.float64).eps
+    return float(np.sqrt(max(largest, 0.0)) * (1.0 + margin))
 
 
 def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> np.ndarray | None:
