@@ -80,18 +80,17 @@ def resolve_numref_reading_each_page_once(app: Sphinx) -> None:
     original = StandardDomain._resolve_numref_xref
     if getattr(original, "reads_each_page_once", False):
         return
-    cache: dict[int, DoctreesReadOnce] = {}
+    current: list[DoctreesReadOnce] = []  # the one of this build's environment, if made
 
     @functools.wraps(original)
     def resolve(self: StandardDomain, env: BuildEnvironment, *args: Any) -> Any:
-        doctrees = cache.get(id(env))
-        if doctrees is None or doctrees._env is not env:
-            doctrees = cache[id(env)] = DoctreesReadOnce(env)
-        return original(self, doctrees, *args)
+        if not current or current[0]._env is not env:
+            current[:] = [DoctreesReadOnce(env)]
+        return original(self, current[0], *args)
 
     resolve.reads_each_page_once = True  # type: ignore[attr-defined]
     StandardDomain._resolve_numref_xref = resolve  # type: ignore[method-assign]
-    app.connect("build-finished", lambda app, exception: cache.clear())
+    app.connect("build-finished", lambda app, exception: current.clear())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
