@@ -67,14 +67,15 @@ fixed number of steps, no residual test).
    ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
    a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
    that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-   block Krylov may spend up to the estimated time of the exact route,
-   :math:`t_\text{exact} = a\, n p m + e\, m^3`, at
+   block Krylov may spend up to the estimated cost of the exact route,
+   :math:`t_\text{exact} = n p m + e\, m^3` multiply-adds of the ``syrk``, at
    :math:`t_\text{block} = 4 c\, n p b` per block of
    :math:`b = k + 3` columns, and is tried when that allows 4
-   blocks (:math:`a = 1.1 \cdot 10^{-11}` s per multiplication of the
-   ``syrk``, :math:`e = 4 \cdot 10^{-11}` s per :math:`m^3` of the
-   eigensolver, :math:`c = 3.3 \cdot 10^{-11}` s per flop of the thin
-   products and their share of the orthogonalization, measured on 2 cores).
+   blocks (:math:`e = 40/11` per :math:`m^3` of the eigensolver and
+   :math:`c = 3` per flop of the thin products and their share of the
+   orthogonalization: the ratios of their times to the ``syrk``'s, measured on 2
+   cores, 4e-11 and 3.3e-11 s against 1.1e-11 s; counts, not timings, so that a shape
+   takes the same route on every machine and at every call).
    It stops early when the decay of its residual predicts a failure (a flat
    spectrum near :math:`\lambda_k`): when even the fastest decay seen so
    far, or, past half the budget, twice the latest one, would not reach the
@@ -156,12 +157,12 @@ model that counts the stored entries :math:`r_i` of each row and
     t_\text{Lanczos} &= (16 k + 20)\,\big(b\, \mathrm{nnz}
     + v\, p \max(2k + 1, 30)\big),
 
-with :math:`a = 1.5 \cdot 10^{-8}` s per multiplication of the sparse
-product :math:`X^\top X` or :math:`X X^\top` (and per entry of its dense
-result), :math:`e = 10^{-10}` s per :math:`m^3` of a dense eigensolve,
-:math:`b = 1.2 \cdot 10^{-9}` s per stored entry of a Lanczos product and
-:math:`v = 7 \cdot 10^{-10}` s per entry of ARPACK's Lanczos vectors
-(measured on 2 cores); "eig" only up to 4096 features, "gram" up to 4096
+in multiplications of the sparse product :math:`X^\top X` or :math:`X X^\top`
+(a = 1 per multiplication and per entry of its dense result), with the weights
+:math:`e = 1/150` per :math:`m^3` of a dense eigensolve, :math:`b = 0.08` per
+stored entry of a Lanczos product and :math:`v = 7/150` per entry of ARPACK's
+Lanczos vectors (the ratios of their times, measured on 2 cores, 1e-10, 1.2e-9 and
+7e-10 s, to the sparse product's 1.5e-8 s); "eig" only up to 4096 features, "gram" up to 4096
 samples, Lanczos (an integer k < p only) when estimated at least twice as
 fast as the better exact route. For example, 1000 x 200,000 with 200,000
 stored entries: "gram", 1.6 s at k = 100 and 3.7 s at k = 300, where
@@ -202,7 +203,7 @@ __all__ = [
 
 
 def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.ndarray) -> dict[str, float]:
-    r"""Estimated seconds of each route for a sparse n x p matrix with ``rows[i]``
+    r"""Estimated cost of each route for a sparse n x p matrix with ``rows[i]``
     entries stored in row i and ``columns[j]`` in column j (nnz in all), k components:
 
     .. math::
@@ -211,22 +212,24 @@ def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nda
         t_\text{gram} = a \Big(\sum_j c_j^2 + n^2\Big) + e\, n^3 + b\, \mathrm{nnz}\, k, \\
         t_\text{Lanczos} &= (16 k + 20)\, \big(b\, \mathrm{nnz} + v\, p\, \max(2k + 1, 30)\big)
 
-    (a per multiplication of the sparse product :math:`X^\top X` or :math:`X X^\top`
-    and per entry of its dense result, e per :math:`m^3` of the eigensolver, b per
-    stored entry of a Lanczos product, v per entry of ARPACK's Lanczos vectors, about
-    16 products per component as measured). "eig" only up to
+    in units of a = 1 per multiplication of the sparse product :math:`X^\top X` or
+    :math:`X X^\top` and per entry of its dense result, with the weights e per
+    :math:`m^3` of the eigensolver (``constants.EIGH_COST``), b per stored entry of a
+    Lanczos product (``constants.LANCZOS_ENTRY_COST``) and v per entry of ARPACK's
+    Lanczos vectors (``constants.LANCZOS_VECTOR_COST``), about 16 products per
+    component as measured. "eig" only up to
     ``constants.SCATTER_MAX_FEATURES`` features, "gram" up to as many samples (their dense
     matrices), Lanczos for k < p."""
     costs = {}
     nnz = float(rows.sum())
     if p <= constants.SCATTER_MAX_FEATURES:
-        costs["eig"] = constants.SPARSE_PRODUCT_SECONDS * (float(rows @ rows) + p * p) + constants.EIGH_SECONDS * p**3
+        costs["eig"] = float(rows @ rows) + p * p + constants.EIGH_COST * p**3
     if n <= constants.SCATTER_MAX_FEATURES:
-        costs["gram"] = (constants.SPARSE_PRODUCT_SECONDS * (float(columns @ columns) + n * n) + constants.EIGH_SECONDS * n**3
-                         + constants.LANCZOS_ENTRY_SECONDS * nnz * k)
+        costs["gram"] = (float(columns @ columns) + n * n + constants.EIGH_COST * n**3
+                         + constants.LANCZOS_ENTRY_COST * nnz * k)
     if k < p:
         vectors = p * max(2 * k + 1, 30)
-        costs["randomized"] = (16 * k + 20) * (constants.LANCZOS_ENTRY_SECONDS * nnz + constants.LANCZOS_VECTOR_SECONDS * vectors)
+        costs["randomized"] = (16 * k + 20) * (constants.LANCZOS_ENTRY_COST * nnz + constants.LANCZOS_VECTOR_COST * vectors)
     return costs
 
 
@@ -239,10 +242,10 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
         t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
 
-    m = min(n, p), b = k + 3 the block width, a, e and c the measured
-    seconds per multiplication of the syrk, per :math:`m^3` of the eigensolver and per
-    flop of a thin product (``constants.SYRK_SECONDS``, ``constants.EIGENSOLVER_SECONDS``,
-    ``constants.THIN_PRODUCT_SECONDS``), and :math:`s = 1` (``constants.KRYLOV_SHARE``): a block Krylov
+    m = min(n, p), b = k + 3 the block width, in multiply-adds of the syrk (a = 1),
+    e and c the weights of an :math:`m^3` of the eigensolver and of a flop of a thin
+    product relative to one of those (``constants.EIGENSOLVER_COST``,
+    ``constants.THIN_PRODUCT_COST``), and :math:`s = 1` (``constants.KRYLOV_SHARE``): a block Krylov
     run that converges at the end of its budget costs what the exact route would have
     cost, and one that will not converge is stopped as soon as the decay of its
     residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``).
@@ -252,8 +255,8 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     m = min(n, p)
     if p <= constants.KEPT_MOMENTS_MAX_FEATURES and keep_moments:
         return 0
-    exact = constants.SYRK_SECONDS * n * p * m + constants.EIGENSOLVER_SECONDS * m**3
-    block = constants.THIN_PRODUCT_SECONDS * 4 * n * p * dense_krylov_block(k, m)
+    exact = n * p * m + constants.EIGENSOLVER_COST * m**3
+    block = constants.THIN_PRODUCT_COST * 4 * n * p * dense_krylov_block(k, m)
     return int(constants.KRYLOV_SHARE * exact / block)
 
 

@@ -1,9 +1,11 @@
 """The tuning constants of pcalib: the module-level numbers that steer routes and sizes
-(thresholds between routes, fractions, block and stack sizes, seconds per operation of
-the cost models), in one place, each with where and how it was measured.
+(thresholds between routes, fractions, block and stack sizes, the weights of the cost
+models), in one place, each with where and how it was measured.
 
-The seconds per operation (``*_SECONDS``) and the break-even points were measured on the
-2-core machine the book is built on; ``python -m tests.benchmarks`` re-measures the
+The cost models count operations, each weighted by its cost relative to the model's
+unit operation (``*_COST``: ratios of times, not times, so that the route of a shape
+is the same on every machine and at every call). Those ratios and the break-even points
+were measured on the 2-core machine the book is built on; ``python -m tests.benchmarks`` re-measures the
 policy of ``PCA(solver="auto")`` (timings against scikit-learn). A constant whose note
 says "not re-measured since <commit>" was set for memory or by a rule, not timed, or
 its timing is no longer known; its value dates from that commit.
@@ -34,26 +36,32 @@ define.
 SMALL_WORK = 1e6
 ASPECT = 4
 
-#: [SYRK_SECONDS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
-#: [EIGENSOLVER_SECONDS, read by pcalib.solvers: measured as said here; value since 8215fef (2026-11-26), not re-measured since.]
-#: [THIN_PRODUCT_SECONDS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
+#: [EIGENSOLVER_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 8215fef (2026-11-26), not re-measured since.]
+#: [THIN_PRODUCT_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 85255df (2026-11-26), not re-measured since.]
 #: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since d510def (2026-11-26), not re-measured since.]
 #: [KRYLOV_MIN_BLOCKS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
-#: The dense Krylov route of "auto" (rule 3 of pcalib.solvers' docstring), costed in seconds on
-#: 2 cores: a syrk forming X_c^T X_c or X_c X_c^T, per multiplication (n p min(n, p),
-#: 0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000: about 9e10 per second); the
-#: eigensolver of that m x m matrix, per m^3 (0.5 s at m = 2500, 6-7 s at 5000); a Krylov
-#: block, the two products X_c^T (X_c Q) and the block's share of the orthogonalization
-#: and Rayleigh-Ritz steps, per flop 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7
-#: ms per column for k = 5 to 50, 1e8 flops each, so 2.3-3.7e-11 s per flop). Block
-#: Krylov may spend up to KRYLOV_SHARE of the exact route's estimated time; it is tried
-#: only when that allows KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their syrk:
-#: measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
+#: The dense Krylov route of "auto" (rule 3 of pcalib.solvers' docstring) is costed in
+#: operations, not in seconds: in multiply-adds of the syrk that forms X_c^T X_c or
+#: X_c X_c^T (the unit), each other operation weighted by what it costs relative to one
+#: of those. The choice depends only on ratios of costs, so a count chooses the same
+#: route on every machine and at every call; a timing taken at first use would make the
+#: route, and with it the last digits of a result, depend on the machine's load at that
+#: moment. The weights are ratios of times measured on 2 cores (OpenBLAS): the syrk,
+#: about 1.1e-11 s per multiply-add (0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000);
+#: the eigensolver of an m x m matrix, 4e-11 s per m^3 (0.5 s at m = 2500, 6-7 s at
+#: 5000), so EIGENSOLVER_COST = 4 / 1.1 per m^3; a Krylov block, the two products
+#: X_c^T (X_c Q) and the block's share of the orthogonalization and Rayleigh-Ritz steps,
+#: 3.3e-11 s per flop of 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7 ms per
+#: column for k = 5 to 50, 1e8 flops each), so THIN_PRODUCT_COST = 3.3 / 1.1 = 3 per
+#: flop. A machine whose eigensolver gains less from more cores than its syrk has a
+#: larger EIGENSOLVER_COST; the weights are what to re-measure there.
+#: Block Krylov may spend up to KRYLOV_SHARE of the exact route's estimated cost; it is
+#: tried only when that allows KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their
+#: syrk: measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
 #: spectra), block Krylov within this budget saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s
 #: more where it gave up.
-SYRK_SECONDS = 1.1e-11
-EIGENSOLVER_SECONDS = 4e-11
-THIN_PRODUCT_SECONDS = 3.3e-11
+EIGENSOLVER_COST = 40 / 11
+THIN_PRODUCT_COST = 3.0
 KRYLOV_SHARE = 1.0
 KRYLOV_MIN_BLOCKS = 4
 
@@ -63,24 +71,27 @@ KRYLOV_MIN_BLOCKS = 4
 #: (Lanczos for sparse data, block Krylov for Dask).
 SCATTER_MAX_FEATURES = 4096
 
-#: [SPARSE_PRODUCT_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
-#: [EIGH_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
-#: [LANCZOS_ENTRY_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
-#: [LANCZOS_VECTOR_SECONDS, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [EIGH_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [LANCZOS_ENTRY_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 3bb5d1b (2026-11-24), not re-measured since.]
+#: [LANCZOS_VECTOR_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 3bb5d1b (2026-11-24), not re-measured since.]
 #: [SPARSE_EXACT_PREMIUM, read by pcalib.solvers: measured as said here; value since 3bb5d1b (2026-11-24), not re-measured since.]
-#: Sparse data, solver="auto": the cost model of pcalib.solvers' docstring, in seconds on 2 cores
-#: (measured with tests/benchmarks.py-like random CSR matrices): a sparse product X^T X or
-#: X X^T, per multiplication and per entry of its dense result (0.07 s for 100,000 x 2000
-#: at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve, per m^3 (0.11 s at
-#: m = 1000, 0.7 s at 2000); a Lanczos product, per stored entry and per entry of ARPACK's
-#: ncv vectors of length p (0.5 s for the benchmark's 160 products of 100,000 x 20,000
-#: with 2,000,000 stored entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where
-#: the vectors dominate). Lanczos is taken only if estimated at least
-#: SPARSE_EXACT_PREMIUM times faster than the best exact route.
-SPARSE_PRODUCT_SECONDS = 1.5e-8
-EIGH_SECONDS = 1e-10
-LANCZOS_ENTRY_SECONDS = 1.2e-9
-LANCZOS_VECTOR_SECONDS = 7e-10
+#: Sparse data, solver="auto": the cost model of pcalib.solvers' docstring, counted in
+#: multiplications of the sparse product X^T X or X X^T (the unit; one per
+#: multiplication and one per entry of its dense result), each other operation weighted
+#: by its cost relative to one of those (for the reason given above for dense data).
+#: The weights are ratios of times measured on 2 cores with tests/benchmarks.py-like
+#: random CSR matrices: the sparse product, about 1.5e-8 s per unit (0.07 s for
+#: 100,000 x 2000 at 0.1%, 0.32 s for 2000 x 50,000 at 1%); a dense m x m eigensolve,
+#: 1e-10 s per m^3 (0.11 s at m = 1000, 0.7 s at 2000), so EIGH_COST = 1 / 150; a
+#: Lanczos product, 1.2e-9 s per stored entry (LANCZOS_ENTRY_COST = 0.08) and 7e-10 s
+#: per entry of ARPACK's ncv vectors of length p (LANCZOS_VECTOR_COST = 7 / 150)
+#: (0.5 s for the benchmark's 160 products of 100,000 x 20,000 with 2,000,000 stored
+#: entries; 45 s for 1000 x 200,000 with 200,000, k = 100, where the vectors dominate).
+#: Lanczos is taken only if estimated at least SPARSE_EXACT_PREMIUM times cheaper than
+#: the best exact route.
+EIGH_COST = 1 / 150
+LANCZOS_ENTRY_COST = 0.08
+LANCZOS_VECTOR_COST = 7 / 150
 SPARSE_EXACT_PREMIUM = 2.0
 
 # -- The dense eigensolver top_eigh (pcalib._linalg.eigen) -------------------------------
