@@ -132,7 +132,10 @@ for Dask (one pass per block); both stopped by a residual test of
 :math:`10^{-10}\lambda_1`, each axis within an angle of about
 :math:`10^{-10}\lambda_1 / \delta_j`, :math:`\delta_j` its spectral gap),
 and deterministic (the sparse one deflates the pairs found and probes for
-missed copies of a repeated eigenvalue); "krylov" is the same route. "svd" is
+missed copies of a repeated eigenvalue); "krylov" is the same route. Past 4096
+features, where no exact route fits a Dask array, the guard of "auto" warns when the
+block Krylov route finds :math:`\lambda_k / \lambda_1 < \sqrt{\varepsilon}` (its
+smallest eigenvalues are then round-off). "svd" is
 TSQR for Dask (the accuracy guard of "auto" there) and, for sparse data, Householder QR of
 dense blocks (:math:`R^\top R` is :math:`Y_c^\top Y_c` if n >= p, :math:`Y_c
 Y_c^\top` if n < p; the singular values of R are those of :math:`Y_c`); "gram"
@@ -368,13 +371,14 @@ def fit_by_route(
         route = found.route
     # the accuracy guard (TSQR for a Dask array, QR of dense blocks for a sparse one)
     if solver == "auto" and route in table.guarded and found.lost_digits(n):
-        if min(n, p) <= constants.SCATTER_MAX_FEATURES or route != "randomized":
+        order, named = (p, "p") if table.svd_order == "features" else (min(n, p), "min(n, p)")
+        if order <= constants.SCATTER_MAX_FEATURES or route != "randomized":
             return run("svd"), "svd"
         warn_outside_pcalib(
-            f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the Lanczos route resolves "
+            f"lambda_{min(k, n - 1)} / lambda_1 < sqrt(eps): the {table.krylov_name} route resolves "
             "eigenvalues to 1e-10 lambda_1 only, so the smallest of these are round-off "
-            f"(min(n, p) = {min(n, p)} is too large for the exact route); ask for fewer "
-            "components, or densify X"
+            f"({named} = {order} is too large for the exact route); ask for fewer "
+            f"components, or {table.exact_instead}"
         )
     return found, route
 

@@ -5,6 +5,7 @@ memory limit below the size of the data."""
 import math
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -293,3 +294,30 @@ def test_offset_1e15_every_route_centers_exactly(solver):
         est = PCA(2, solver=solver, random_state=0)
         _check_against_reference(est, est.fit_transform(data), Xc, 2)
         _check_against_reference(est, est.transform(data), Xc, 2)
+
+
+
+def test_block_krylov_beyond_the_exact_routes_warns_when_it_loses_digits(monkeypatch):
+    """Past ``constants.SCATTER_MAX_FEATURES`` features (4096; 64 here, so that the
+    data stay small) "auto" fits a Dask array by block Krylov, and TSQR's p x p R is
+    too large to recompute it: when lambda_k / lambda_1 < sqrt(eps) the smallest
+    eigenvalues are round-off, and a RuntimeWarning says so (it was silent: lambda_7
+    and lambda_8 came back as 0 with no word). Data whose lambda_k stands well above
+    round-off stay silent."""
+    from pcalib._linalg import constants
+
+    monkeypatch.setattr(constants, "SCATTER_MAX_FEATURES", 64)
+    rng = np.random.default_rng(0)
+    n, p, k = 300, 100, 8
+    U = np.linalg.qr(rng.standard_normal((n, 2 * k)))[0]
+    V = np.linalg.qr(rng.standard_normal((p, 2 * k)))[0]
+    lost = (U * 10.0 ** -np.arange(2 * k, dtype=float)) @ V.T  # lambda_8 / lambda_1 = 1e-14
+    with pytest.warns(RuntimeWarning, match=r"lambda_8 / lambda_1 < sqrt\(eps\): the block Krylov "
+                      r"route .* \(p = 100 is too large for the exact route\); ask for fewer "
+                      r"components, or fit X.compute\(\) in memory"):
+        pca = PCA(k).fit(da.from_array(lost, chunks=(100, p)))
+    assert pca.solver_ == "randomized"
+    kept = (U * np.r_[2.0 ** -np.arange(k), 1e-3 * 0.5 ** np.arange(k)]) @ V.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert PCA(k).fit(da.from_array(kept, chunks=(100, p))).solver_ == "randomized"

@@ -64,11 +64,14 @@ class DaskMatrix:
     read (the error names the first row), so the check costs no extra pass."""
 
     #: each product is a pass over the chunks: block Krylov, few passes; no n x n Gram
-    #: matrix; "auto" by one pass (the accuracy guard, TSQR, checks the covariance route)
+    #: matrix; "auto" by one pass. The accuracy guard recomputes the covariance route by
+    #: TSQR; past ``constants.SCATTER_MAX_FEATURES`` features, where TSQR's p x p R is
+    #: too large, it warns when block Krylov lost digits
     routes = RouteTable(
         label="dask",
         runs={"eig": "moments", "randomized": "block_krylov", "krylov": "block_krylov", "svd": "tsqr"},
-        auto="one_pass", guarded=frozenset({"eig"}),
+        auto="one_pass", guarded=frozenset({"eig", "randomized"}),
+        svd_order="features", krylov_name="block Krylov", exact_instead="fit X.compute() in memory",
         refusal="needs the dask data in memory; use solver='auto', 'eig', 'randomized' or 'svd' (TSQR)",
     )
 

@@ -41,12 +41,22 @@ class RouteTable:
     #: ``constants.SCATTER_MAX_FEATURES`` features and the Krylov route beyond
     #: (the last two in :func:`pcalib.solvers.implicit_route`)
     auto: Literal["shape", "least_cost", "one_pass"]
-    #: the routes whose result the accuracy guard of "auto" checks (then "svd" recomputes)
+    #: the routes whose result the accuracy guard of "auto" checks (then "svd" recomputes,
+    #: or, where the "svd" route would keep too large a matrix, a warning says so)
     guarded: frozenset[str]
     #: the solvers that keep a dense min(n, p) x min(n, p) matrix of this kind's data,
     #: refused beyond ``constants.SCATTER_MAX_FEATURES``, and what to use instead
     square: frozenset[str] = field(default_factory=frozenset)
     square_instead: str = ""
+    #: the order of the dense matrix the kind's "svd" route keeps: "min", min(n, p)
+    #: (LAPACK's SVD, the sparse block QR), or "features", p (TSQR's p x p R); the guard
+    #: recomputes a "randomized" fit by "svd" only up to ``constants.SCATTER_MAX_FEATURES``
+    #: of that order, and beyond it warns
+    svd_order: Literal["min", "features"] = "min"
+    #: the guard's warning: the Krylov route's name, and the advice after "ask for fewer
+    #: components, or "
+    krylov_name: str = "Lanczos"
+    exact_instead: str = "densify X"
     #: what a solver the kind does not run is told (after "solver='name' ")
     refusal: str = "is not a route of this kind of data"
     #: whether the route that ran is the one the decomposition reports (the dense Krylov
