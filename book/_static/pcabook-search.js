@@ -25,9 +25,11 @@
   };
 
   // The page's text as a snippet should show it: no buttons, sidebars or fold labels
-  // (the theme puts them inside role=main), one token per formula.
+  // (the theme puts them inside role=main), one token per formula; and, as Sphinx's own
+  // Search.htmlToText removes them, no header links, scripts or styles.
   const CHROME = ".bd-header-article, .bd-sidebar-secondary, .prev-next-area, " +
-    ".bd-footer-article, footer, summary, .headerlink, .toggle-button, .onlyprint";
+    ".bd-footer-article, footer, summary, .headerlink, .toggle-button, .onlyprint, " +
+    "script, style";
   const withoutTeX = (htmlString) => {
     const page = new DOMParser().parseFromString(htmlString, "text/html");
     page.querySelectorAll(CHROME).forEach((el) => el.remove());
@@ -36,7 +38,18 @@
       const tex = el.textContent.trim().replace(/^\\\(/, "").replace(/\\\)$/, "");
       el.replaceWith(tokenFor(tex));
     });
-    return page.documentElement.outerHTML;
+    return page;
+  };
+
+  // Sphinx's Search.htmlToText on the page parsed once: the text of the anchored block
+  // of role=main, or of role=main. Where neither is found, Sphinx's own function (on the
+  // cleaned page) says so in the console as it always did.
+  const pageText = (htmlString, anchor, sphinxHtmlToText) => {
+    const page = withoutTeX(htmlString);
+    const block = (anchor && page.querySelector(`[role="main"] ${anchor}`)) ||
+      (!anchor && page.querySelector('[role="main"]'));
+    const text = block ? block.textContent : sphinxHtmlToText(page.documentElement.outerHTML, anchor);
+    return text.replace(/\s+/g, " ");
   };
 
   // Put the formulas back into a snippet as TeX MathJax will typeset; true if any.
@@ -84,7 +97,6 @@
   document.addEventListener("DOMContentLoaded", () => {
     if (typeof Search === "undefined") return;
     const htmlToText = Search.htmlToText;
-    Search.htmlToText = (htmlString, anchor) =>
-      htmlToText(withoutTeX(htmlString), anchor).replace(/\s+/g, " ");
+    Search.htmlToText = (htmlString, anchor) => pageText(htmlString, anchor, htmlToText);
   });
 })();
