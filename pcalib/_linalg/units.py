@@ -31,6 +31,7 @@ these units no square or sum of squares overflows or underflows, at any scale of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -58,13 +59,18 @@ def rescale(values: np.ndarray, exponent: np.ndarray | int, what: str) -> np.nda
     values = np.asarray(values, dtype=np.float64)
     with np.errstate(over="ignore", under="ignore"):
         result = np.ldexp(values, exponent)
+        back = np.ldexp(result, -np.asarray(exponent))
+    # An entry that overflowed (inf from a finite value) or lost digits does not come
+    # back: one comparison clears the common case, the two tests below tell them apart.
+    if back.shape == values.shape and np.equal(back, values).all():
+        return result
     if np.any(np.isinf(result) & np.isfinite(values)):
         warn_outside_pcalib(
             f"{what}: above the float64 range (about 1.8e308) at the scale of X, so "
             "reported as inf (scale-free results, such as axes and ratios, are not "
             "affected): rescale X to get finite values"
         )
-    elif not np.array_equal(np.ldexp(result, -np.asarray(exponent)), values):  # digits lost
+    else:  # digits lost (or NaN, which never compares equal)
         warn_outside_pcalib(
             f"{what}: below the normal float64 range (about 2.2e-308) at the scale of X, so "
             "digits are lost or values are 0 (scale-free results, such as axes and ratios, "
@@ -103,7 +109,7 @@ class Frame:
     @classmethod
     def of(cls, arr: np.ndarray, *, per_column: bool = False) -> Frame:
         """The frame of a validated array (two passes: column minima and maxima)."""
-        low, high = arr.min(axis=0), arr.max(axis=0)
+        low, high = np.minimum.reduce(arr, axis=0), np.maximum.reduce(arr, axis=0)
         if arr.dtype.kind in "iu":
             offset = low
             spread = (high.astype(np.uint64) - low.astype(np.uint64)).astype(np.float64)
@@ -112,9 +118,11 @@ class Frame:
             offset = None  # halves, so that the range of a column at +-1e308 stays finite
             spread = high.astype(np.float64) / 2 - low.astype(np.float64) / 2
             shift = 1
-        if not per_column:
-            spread = spread.max()
-        exponent = np.where(spread > 0, np.frexp(spread)[1] + shift, 0).astype(np.int64)
+        if per_column:
+            exponent = np.where(spread > 0, np.frexp(spread)[1] + shift, 0).astype(np.int64)
+        else:  # one exponent, found in Python's float arithmetic (the same frexp)
+            largest = float(np.maximum.reduce(spread))
+            exponent = np.array(math.frexp(largest)[1] + shift if largest > 0 else 0, dtype=np.int64)
         return cls(offset, exponent, low == high)
 
     def read(self, block: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -125,15 +133,23 @@ class Frame:
             out = np.array(block, dtype=np.float64, order="C")
         else:
             np.copyto(out, block)
-        power = -np.asarray(self.exponent)
-        if np.all((power >= -1022) & (power <= 1023)):
+        if self.exponent.ndim == 0:  # one exponent: Python arithmetic, no reductions
+            power = -int(self.exponent)
+            if power == 0:  # the data's own units: nothing to scale
+                return out
+            if -1022 <= power <= 1023:  # see below
+                out *= math.ldexp(1.0, power)
+                return out
+            return np.ldexp(out, power, out=out)
+        powers = -self.exponent
+        if np.all((powers >= -1022) & (powers <= 1023)):
             # a normal power of two: the product is the same correctly rounded number
             # as ldexp's, and NumPy's multiplication is vectorized (ldexp is not: 1.9 s
             # against about 0.3 s over 1,000,000 x 200). Beyond (subnormal data, whose
             # exponent reaches -1074), the power itself is not a float64: ldexp.
-            out *= np.ldexp(1.0, power)
+            out *= np.ldexp(1.0, powers)
             return out
-        return np.ldexp(out, power, out=out)
+        return np.ldexp(out, powers, out=out)
 
     def data_center(self, center: Center) -> Center:
         """Column means in the data's units (the exact pair, :class:`pcalib._linalg.center.Center`)
@@ -178,12 +194,13 @@ def center_array(arr: np.ndarray, ddof: int, *, scale: bool = False, name: str =
     frame = Frame.of(arr, per_column=scale)
     Xc = frame.read(arr)
     steps = []
-    for _ in range(2):
-        steps.append(Xc.mean(axis=0))
+    for _ in range(2):  # the column means, as ndarray.mean takes them (a sum over n)
+        steps.append(np.add.reduce(Xc, axis=0) / Xc.shape[0])
         Xc -= steps[-1]
-    Xc[:, frame.constant] = 0.0
+    if frame.constant.any():
+        Xc[:, frame.constant] = 0.0
     sd = np.ones(arr.shape[1])
-    exponent = int(frame.exponent.max())
+    exponent = int(frame.exponent) if frame.exponent.ndim == 0 else int(frame.exponent.max())
     if scale:
         sd = checked_scale(frame.constant, np.einsum("ij,ij->j", Xc, Xc), arr.shape[0], ddof, name)
         Xc /= sd

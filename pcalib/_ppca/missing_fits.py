@@ -51,10 +51,10 @@ def _shrunk_fit(Z: np.ndarray, k: int, noise: str | None) -> tuple[np.ndarray, f
     n, p = Z.shape
     gram_of_columns = n >= p
     G = Z.T @ Z if gram_of_columns else Z @ Z.T
-    total = float(np.trace(G))
+    total = float(G.trace())
     w, U = top_eigh(G, k + 1 if noise == "df" else k)
     w = np.maximum(w, 0.0)
-    tail = max(total - float(w[:k].sum()), 0.0)  # n sum_{j>k} lambda_j
+    tail = max(total - float(np.add.reduce(w[:k])), 0.0)  # n sum_{j>k} lambda_j
     if noise == "df":
         dof = (n - 1) * p - (n - 1) * k - p * k + k**2
         level = min(n * p / min(p, n - 1) * tail / dof, float(w[k]))  # n sigma^2
@@ -89,18 +89,20 @@ def _refill_map(y: np.ndarray, observed: np.ndarray, k: int, noise: str | None, 
     rows, columns = np.nonzero(~observed)
     completed = np.where(observed, y, 0.0)
     n = y.shape[0]
+    ones = np.ones(y.shape[1])  # the scales without standardizing (only read)
 
     def refill(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         completed[rows, columns] = values
-        mean = completed.mean(axis=0)
+        mean = np.add.reduce(completed, axis=0) / n  # as ndarray.mean, without its overhead
         centered = completed - mean
-        sd = np.ones(y.shape[1])
+        sd = ones
         if standardize:
             squares = np.einsum("ij,ij->j", centered, centered)
             sd = checked_scale(squares == 0, squares, n, 0)
             centered /= sd
         fitted, total = _shrunk_fit(centered, k, noise)
-        return fitted[rows, columns] * sd[columns] + mean[columns], sd, total
+        at_holes = fitted[rows, columns] * sd[columns] if standardize else fitted[rows, columns]
+        return at_holes + mean[columns], sd, total
 
     return refill
 

@@ -98,6 +98,8 @@ def _object_array_as_float(arr: np.ndarray, name: str) -> np.ndarray:
 
 def as_numeric_array(value: ArrayLike, name: str) -> np.ndarray:
     """`value` as a real (integer or floating) NumPy array, or a TypeError saying what it is."""
+    if type(value) is np.ndarray and value.dtype.kind in "iuf":  # the common case, checked
+        return value
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a {type(value).__name__}")
     check_numeric_columns(value, name)
@@ -151,7 +153,7 @@ def as_data_matrix(
         If `X` is not 2-D, is empty, or holds NaN or infinity.
     """
     arr = as_numeric_array(X, name)
-    if np.issubdtype(arr.dtype, np.integer) and keep_integers:
+    if arr.dtype.kind in "iu" and keep_integers:
         pass
     else:
         # np.asarray, not np.array(copy=None): NumPy 1.26 (the declared minimum) has no
@@ -314,7 +316,7 @@ def fewest_samples(ddof: int) -> int:
 def check_ddof(ddof: object, n_samples: int | None, name: str = "X") -> int:
     """Check ``ddof`` and that the data have more than ``ddof`` samples (the value
     alone if `n_samples` is None)."""
-    if isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral):
+    if type(ddof) is not int and (isinstance(ddof, bool) or not isinstance(ddof, numbers.Integral)):
         raise TypeError(f"ddof must be an integer, got {ddof!r} of type {type(ddof).__name__}")
     ddof = int(ddof)
     if ddof < 0:
