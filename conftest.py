@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -88,17 +89,32 @@ def executed_notebook(chapter: Path) -> Path:
     return EXECUTED / chapter.resolve().relative_to(ROOT).with_suffix(".ipynb")
 
 
+def code_cell_directives(chapter: Path) -> int:
+    """The ```{code-cell} directives of a MyST chapter, counted in its text (each one a
+    code cell of jupytext's reading, which the items check)."""
+    return len(re.findall(r"^`{3,}\{code-cell\}", chapter.read_text(), re.M))
+
+
+@functools.cache
+def source_code_cells(chapter: Path) -> list[str]:
+    """The sources of the chapter's code cells as jupytext's MyST reader gives them:
+    parsed once per process, by the first item of the chapter that runs (collection
+    counts the cells in the text, so that every xdist worker does not parse every
+    chapter)."""
+    notebook = jupytext.read(chapter, fmt="md:myst")
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
 class BuiltChapter(pytest.File):
     """A chapter that the passing build of its current source executed."""
 
     def collect(self):
-        source = jupytext.read(self.path, fmt="md:myst")
         executed = nbformat.read(executed_notebook(self.path), as_version=4)
         ran = [cell for cell in executed.cells if cell.cell_type == "code"]
-        code = [cell for cell in source.cells if cell.cell_type == "code"]
-        for number, cell in enumerate(code):
+        cells = code_cell_directives(self.path)
+        for number in range(cells):
             yield BuiltCell.from_parent(
-                self, name=f"Cell {number}", source=cell.source,
+                self, name=f"Cell {number}", number=number, cells=cells,
                 executed=ran[number] if number < len(ran) else None,
             )
 
@@ -106,14 +122,19 @@ class BuiltChapter(pytest.File):
 class BuiltCell(pytest.Item):
     """One code cell: the build executed this very source and it raised nothing."""
 
-    def __init__(self, *, source: str, executed, **kwargs):
+    def __init__(self, *, number: int, cells: int, executed, **kwargs):
         super().__init__(**kwargs)
-        self.source, self.executed = source, executed
+        self.number, self.cells, self.executed = number, cells, executed
 
     def runtest(self):
         where = f"{self.path.name}, {self.name}"
+        source = source_code_cells(self.path)
+        assert len(source) == self.cells, (
+            f"{self.path.name}: jupytext reads {len(source)} code cells, the text has "
+            f"{self.cells} code-cell directives"
+        )
         assert self.executed is not None, f"{where}: the build's notebook has no such cell"
-        assert self.executed.source == self.source, (
+        assert self.executed.source == source[self.number], (
             f"{where}: the build executed another version of this cell; rebuild the book"
         )
         assert self.executed.get("execution_count") is not None, f"{where}: not executed"
