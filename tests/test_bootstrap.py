@@ -234,34 +234,46 @@ def test_a_resample_with_a_constant_column_cannot_be_standardized():
 # -- coverage ------------------------------------------------------------------------
 
 
-def coverage(eigenvalues, n, replications, n_resamples, level, seed):
-    """Fraction of simulated samples whose interval for lambda_1 covers lambda_1(C)."""
+def replicate(eigenvalues, n, replications, n_resamples, level, seed):
+    """The population's axes and the bootstrap of each of `replications` simulated
+    samples of n rows (k = 1)."""
     rng = np.random.default_rng(seed)
     basis = np.linalg.qr(rng.standard_normal((len(eigenvalues), len(eigenvalues))))[0]
-    hits = 0
-    for _ in range(replications):
-        X = gaussian_sample(n, eigenvalues, rng, basis)
-        lower, upper = bootstrap_pca(X, 1, n_resamples=n_resamples, level=level,
-                                     random_state=rng).explained_variance_interval[:, 0]
-        hits += lower <= eigenvalues[0] <= upper
-    return hits / replications
+    results = [bootstrap_pca(gaussian_sample(n, eigenvalues, rng, basis), 1, n_resamples=n_resamples,
+                             level=level, random_state=rng) for _ in range(replications)]
+    return basis, results
+
+
+def coverage(eigenvalues, results):
+    """Fraction of the bootstraps whose interval for lambda_1 covers lambda_1(C)."""
+    lower, upper = np.array([result.explained_variance_interval[:, 0] for result in results]).T
+    return np.mean((lower <= eigenvalues[0]) & (eigenvalues[0] <= upper))
+
+
+SEPARATED = [10.0, 3.0, 1.0, 0.5]
+
+
+@pytest.fixture(scope="module")
+def separated():
+    """300 samples of 200 rows with distinct eigenvalues, each bootstrapped (300
+    resamples, 90%): shared by the coverage of lambda_1 and of v_1."""
+    return replicate(SEPARATED, n=200, replications=300, n_resamples=300, level=0.9, seed=0)
 
 
 @theorem("thm-howmany-bootstrap")
-def test_interval_for_a_distinct_largest_eigenvalue_covers_about_as_often_as_its_level():
+def test_interval_for_a_distinct_largest_eigenvalue_covers_about_as_often_as_its_level(separated):
     # 300 replications: the binomial standard error at 0.9 is 0.017; the percentile
     # interval of a distinct eigenvalue is asymptotically exact (Beran and Srivastava 1985)
-    observed = coverage([10.0, 3.0, 1.0, 0.5], n=200, replications=300, n_resamples=300,
-                        level=0.9, seed=0)
+    observed = coverage(SEPARATED, separated[1])
     assert 0.85 <= observed <= 0.95
 
 
 @theorem("thm-howmany-bootstrap")
 def test_interval_for_a_tied_largest_eigenvalue_undercovers():
     # lambda_1 = lambda_2: the bootstrap is not consistent for the ordered eigenvalues
-    observed = coverage([4.0, 4.0, 1.0, 0.5], n=200, replications=300, n_resamples=300,
-                        level=0.9, seed=1)
-    assert observed < 0.8
+    tied = [4.0, 4.0, 1.0, 0.5]
+    _, results = replicate(tied, n=200, replications=300, n_resamples=300, level=0.9, seed=1)
+    assert coverage(tied, results) < 0.8
 
 
 @theorem("thm-howmany-anderson")
@@ -275,19 +287,17 @@ def test_bootstrap_standard_error_matches_andersons_asymptotic_one():
     np.testing.assert_allclose(spread, np.sqrt(2 / 2000) * result.explained_variance, rtol=0.12)
 
 
-def test_axis_intervals_cover_the_population_axis():
-    rng = np.random.default_rng(8)
-    basis = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+def test_axis_intervals_cover_the_population_axis(separated):
+    # 300 replications (the samples of the test above): the binomial standard error of
+    # each entry's coverage at 0.9 is 0.017, so [0.8, 0.97] is -5.8 to +4.0 of them
+    basis, results = separated
     v1 = basis[:, 0] * np.where(basis[np.argmax(np.abs(basis[:, 0])), 0] < 0, -1, 1)
     hits = np.zeros(4)
-    replications = 200
-    for _ in range(replications):
-        X = gaussian_sample(300, [10.0, 3.0, 1.0, 0.5], rng, basis)
-        result = bootstrap_pca(X, 1, n_resamples=300, level=0.9, random_state=rng)
+    for result in results:
         target = v1 if result.components[0] @ v1 > 0 else -v1  # the sample's orientation
         lower, upper = result.components_interval[:, 0]
         hits += (lower <= target) & (target <= upper)
-    assert np.all((hits / replications >= 0.8) & (hits / replications <= 0.97))
+    assert np.all((hits / len(results) >= 0.8) & (hits / len(results) <= 0.97))
 
 
 # -- issue 31 F17, issue 32: alignment, interval kinds, Anderson, the truncated solver ----------

@@ -84,21 +84,30 @@ def test_standardize_whiten_score_and_inverse(solver):
     assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-8)
 
 
-@pytest.mark.parametrize("fmt", ["csr", "csc"])
-def test_wide_sparse_route_is_lanczos_on_the_implicit_covariance(fmt):
+@pytest.fixture(scope="module")
+def wide_sparse():
+    """300 x 5000 sparse data and NumPy's references, plain and standardized (the
+    columns with more than one stored entry): computed once for both formats (the
+    two SVDs of the dense copies were nine tenths of the test)."""
     rng = np.random.default_rng(3)
     X = sp.random(300, 5000, density=0.01, format="csr", random_state=rng)
     X = X @ sp.diags(rng.uniform(0.5, 1.0, 5000)) + sp.random(300, 5000, density=0.001, random_state=rng) * 30
+    varying = np.flatnonzero(X.getnnz(axis=0) > 1)  # no constant column to standardize
+    return X, exact_pca(X.toarray(), 4), varying, exact_pca(X[:, varying].toarray(), 4, standardize=True)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_wide_sparse_route_is_lanczos_on_the_implicit_covariance(fmt, wide_sparse):
+    X, (V, ev), varying, standardized_reference = wide_sparse
     X = X.asformat(fmt)
     ours = PCA(3, solver="randomized").fit(X)
     assert ours.solver_ == "randomized"
-    V, ev = exact_pca(X.toarray(), 4)
     assert (ev[2] - ev[3]) / ev[0] > 1e-3
     np.testing.assert_allclose(ours.components_, V[:3], atol=1e-8)
     np.testing.assert_allclose(ours.explained_variance_, ev[:3], rtol=1e-8)
-    X = X[:, np.flatnonzero(X.getnnz(axis=0) > 1)]  # no constant column to standardize
+    X = X[:, varying]
     standardized = PCA(3, solver="randomized", standardize=True).fit(X)
-    V, ev = exact_pca(X.toarray(), 4, standardize=True)
+    V, ev = standardized_reference
     assert X.shape[1] > 4096 and (ev[2] - ev[3]) / ev[0] > 1e-3
     np.testing.assert_allclose(standardized.components_, V[:3], atol=1e-8)
     np.testing.assert_allclose(standardized.explained_variance_, ev[:3], rtol=1e-8)
@@ -476,20 +485,28 @@ def test_constant_columns_of_sparse_moments(monkeypatch, chunk):
         np.testing.assert_allclose(moments.scatter, dense.var(axis=0) * 6, rtol=1e-12, atol=1e-14)
 
 
+@pytest.fixture(scope="module")
+def float32_sparse():
+    """3000 x 300 float32 sparse data, its float64 dense copy and NumPy's reference of
+    that copy (the same values in either format: computed once for the four cases)."""
+    rng = np.random.default_rng(11)
+    X = sp.random(3000, 300, density=0.02, format="csr", random_state=rng, dtype=np.float32)
+    X = (X @ sp.diags(np.exp(-np.arange(300) / 30).astype(np.float32) + 0.1)).tocsr()
+    dense = X.toarray().astype(np.float64)
+    return X, dense, exact_pca(dense, 4)
+
+
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 @pytest.mark.parametrize("solver", ["eig", "randomized"])
-def test_float32_sparse_is_read_in_float64(fmt, solver):
+def test_float32_sparse_is_read_in_float64(fmt, solver, float32_sparse):
     """float32 values (single-cell counts are often stored so): the fit is the exact PCA
     of the same values in float64, rounded to float32 (the estimator keeps float32
     input in float32), by both routes and formats. (That the values are converted
     once, not at every product, is checked by the pieces' memory in
     test_products_split_between_threads_equal_the_dense_product.)"""
-    rng = np.random.default_rng(11)
-    X = sp.random(3000, 300, density=0.02, format=fmt, random_state=rng, dtype=np.float32)
-    X = (X @ sp.diags(np.exp(-np.arange(300) / 30).astype(np.float32) + 0.1)).asformat(fmt)
+    X, dense, (V, ev) = float32_sparse
+    X = X.asformat(fmt)
     assert X.dtype == np.float32
-    dense = X.toarray().astype(np.float64)
-    V, ev = exact_pca(dense, 4)
     assert (ev[2] - ev[3]) / ev[0] > 1e-3
     ours = PCA(3, solver=solver).fit(X)
     assert ours.components_.dtype == ours.explained_variance_.dtype == np.float32
