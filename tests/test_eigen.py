@@ -138,19 +138,36 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
 
 
 def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
-    # 1500 rows instead of 6000: the eigensolver works on C (300 x 300) alone, and the
-    # two reference SVDs cost a quarter. (NB: with DENSE_MAX_M alone lowered, top_eigh
-    # solves order 300 by NumPy's eigh, below NUMPY_MAX_M = 512, at 1500 and 6000 rows.)
+    """The eig route's covariance solved by top_eigh's Krylov branch (orders above
+    NUMPY_MAX_M and DENSE_MAX_M, both lowered to 100 so that order 300 takes it; a
+    counter proves krylov_top ran and converged: since NUMPY_MAX_M = 512 came in,
+    lowering DENSE_MAX_M alone left order 300 to NumPy's eigh and this test to LAPACK)."""
     rng = np.random.default_rng(5)
-    X = rng.standard_normal((1500, 300)) * np.r_[np.geomspace(10, 2, 10), np.ones(290)] + 1e6
+    # five leading variances 1e6 to 2.5e5 over 295 of 1 (sample eigenvalues up to about
+    # 2.1): krylov_top converges within its subspace of KRYLOV_MAX_FRACTION * 300 = 60
+    # columns, four blocks of 15 (variances 100 to 25 did not)
+    X = rng.standard_normal((1500, 300)) * np.r_[np.geomspace(1000, 500, 5), np.ones(295)] + 1e6
     monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
+    monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
+    converged = []
+
+    def counted(*args, **kwargs):
+        found = krylov_top(*args, **kwargs)
+        converged.append(found is not None)
+        return found
+
+    monkeypatch.setattr(eigen_module, "krylov_top", counted)
     pca = pcalib.PCA(5, solver="eig").fit(X)
+    assert converged == [True]
     Xc = X - X.mean(axis=0)
     _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
     signs = np.sign(np.sum(pca.components_ * Vt[:5], axis=1))
     np.testing.assert_allclose(pca.components_ * signs[:, None], Vt[:5], atol=1e-8)
     np.testing.assert_allclose(pca.singular_values_, s[:5], rtol=1e-10)
+    # standardized, the columns' spreads are gone (about identity correlation): Krylov
+    # is tried, gives up, and LAPACK answers
     scores = pcalib.PCA(5, solver="eig", standardize=True).fit_transform(X)
+    assert len(converged) == 2
     Z = Xc / Xc.std(axis=0, ddof=1)
     np.testing.assert_allclose(np.abs(scores), np.abs(Z @ np.linalg.svd(Z, full_matrices=False)[2][:5].T),
                                atol=1e-8 * np.abs(scores).max())
