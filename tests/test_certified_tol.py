@@ -272,3 +272,29 @@ def test_formed_spectrum_error_bounds_the_eigenvalue_errors_of_a_formed_matrix()
         spectrum = formed_spectrum(computed, float(np.sum(Y * Y)), inner, n, p)
         assert np.all(np.abs(computed - s[: k + 1] ** 2) <= spectrum.error)
         assert spectrum.error < 1e-12 * np.sum(Y * Y)
+
+
+def test_the_powers_stop_once_a_smaller_bound_would_change_nothing():
+    """Five leading eigenvalues 64 to 100 over a tail at 10: the gaps of the certified
+    pairs are set by their neighbours (8 at the least) once U <= 56, long before U <=
+    32 = theta_min / 2 (the other stopping rule), so the powers stop at t = 2 (three
+    products) for every seed, and every bound is what a smaller U would give: the axis
+    bound r_j / (pairwise gap), the same for each seed."""
+    rng = np.random.default_rng(0)
+    p, k = 200, 5
+    Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    lam = np.r_[100.0, 90.0, 81.0, 72.0, 64.0, np.full(p - k, 10.0)]
+    M = (Q * lam) @ Q.T
+    bounds = []
+    for seed in range(20):
+        calls = []
+
+        def times(B, calls=calls):
+            calls.append(B.shape[1])
+            return M @ B
+
+        certificate = certify(times, Q[:, :k], np.random.default_rng(seed))
+        assert len(calls) == 3
+        assert lam[k] <= certificate.upper <= 56.0
+        bounds.append(certificate.axis_bounds)
+    assert np.all(np.array(bounds) == bounds[0]) and np.all(bounds[0] < 1e-12)

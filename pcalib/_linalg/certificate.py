@@ -21,9 +21,10 @@ eigenvalues (:func:`certify`):
              \big\|(PMP)^t\boldsymbol\omega_i\big\|\Big)^{1/t}
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
-   smallest over t = 1 to 10, stopping once it certifies every pair and is at most half
-   the smallest :math:`\theta_j`: all ten hold with probability at least
-   :math:`1 - 10\rho^{-J}`);
+   smallest over t = 1 to 10, stopping once it certifies every pair and either is at
+   most half the smallest :math:`\theta_j` or no longer sets any :math:`\delta_j` of
+   step 3, so that a smaller U would change no bound: all ten hold with probability
+   at least :math:`1 - 10\rho^{-J}`, and stopping early only drops tests);
 3. if the intervals are pairwise disjoint and all lie above U, they hold k distinct
    eigenvalues above U, and no more than k exceed U: each interval holds exactly one,
    and every other eigenvalue is at most U. So the distance from :math:`\theta_j` to
@@ -196,8 +197,12 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     upper = float(above[k])
     for upper_t in _power_bounds(times, V, W) if spectrum is None else ():
         upper = min(upper, upper_t)
-        if upper <= theta.min() / 2 and _certified_gaps(theta, residuals, upper) is not None:
-            break  # every pair certified, with gaps of at least half its eigenvalue
+        gaps = _certified_gaps(theta, residuals, upper)
+        if gaps is not None and (upper <= theta.min() / 2 or np.array_equal(gaps, _pairwise_gaps(theta, residuals))):
+            # every pair certified, with gaps of at least half its eigenvalue, or gaps
+            # that a smaller U would not widen (each set by another pair, not by U): then
+            # no bound below depends on U (the pairs' intervals lie above it)
+            break
     # for every pair: theta_j <= lambda_j (Cauchy interlacing) and lambda_j <=
     # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
     # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
@@ -241,9 +246,15 @@ def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> n
     order = np.argsort(-theta, kind="stable")
     if low.min() <= bound or np.any(low[order][:-1] <= high[order][1:]):
         return None
+    return np.minimum(theta - bound, _pairwise_gaps(theta, residuals))
+
+
+def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
+    r""":math:`\min_{i \ne j} (|\theta_j - \theta_i| - r_i)` for each j (inf for k = 1):
+    the part of :math:`\delta_j` (step 3) that the other pairs set."""
     others = np.abs(theta[:, None] - theta[None, :]) - residuals[None, :]
     np.fill_diagonal(others, np.inf)
-    return np.minimum(theta - bound, others.min(axis=1))
+    return others.min(axis=1)
 
 
 def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray) -> Iterator[float]:
