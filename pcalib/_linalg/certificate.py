@@ -99,7 +99,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import blas
 
 __all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum"]
 
@@ -180,7 +179,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     probes = np.empty((p, 0))
     if spectrum is None:
         probes = rng.standard_normal((p, _PROBES))
-        probes -= blas.dgemm(1.0, V, blas.dgemm(1.0, V, probes, trans_a=1))
+        probes -= V @ (V.T @ probes)
     MB = times(np.asfortranarray(np.hstack([V, probes])))
     MV, W = MB[:, :k], MB[:, k:]
     theta = np.einsum("ij,ij->j", V, MV)
@@ -206,7 +205,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # for every pair: theta_j <= lambda_j (Cauchy interlacing) and lambda_j <=
     # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
     # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
-    gram = blas.dgemm(1.0, R, R, trans_a=1)  # R^T R: every block's 2-norm from k x k numbers
+    gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
     eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order, p) + rounding
     if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
         formed = np.abs(theta[order] - computed[:k]) + spectrum.error + rounding
@@ -267,7 +266,7 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
-        W = W - blas.dgemm(1.0, V, blas.dgemm(1.0, V, W, trans_a=1))
+        W = W - V @ (V.T @ W)
         norms = np.linalg.norm(W, axis=0)
         if not np.any(norms > 0):
             yield 0.0  # M vanishes outside the span of V
