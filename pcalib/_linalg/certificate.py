@@ -191,8 +191,8 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     residuals += rounding
     order = np.argsort(-theta, kind="stable")
     # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
-    computed = None if spectrum is None else spectrum.eigenvalues[: k + 1]  # k may have been cut since
-    above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + spectrum.error, 0.0)
+    computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
+    above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
     upper = float(above[k])
     for upper_t in _power_bounds(times, V, W) if spectrum is None else ():
         upper = min(upper, upper_t)
@@ -208,7 +208,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
     eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order, p) + rounding
     if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
-        formed = np.abs(theta[order] - computed[:k]) + spectrum.error + rounding
+        formed = np.abs(theta[order] - computed[:k]) + error + rounding
         eigenvalue_bounds[order] = np.minimum(eigenvalue_bounds[order], formed)
     axis_bounds = np.ones(k)
     for a in range(k, 0, -1):  # the a leading pairs, all k first
