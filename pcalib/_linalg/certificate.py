@@ -119,7 +119,8 @@ _EPS = float(np.finfo(np.float64).eps)
 @dataclass(frozen=True)
 class Certificate:
     """What :func:`certify` proves about k approximate eigenpairs of a symmetric M, in
-    M's units, with probability at least ``1 - FAILURE_PROBABILITY``."""
+    M's units, with probability at least ``1 - FAILURE_PROBABILITY`` (with an exact
+    route's :class:`FormedSpectrum`, with certainty)."""
 
     theta: np.ndarray  #: (k,) the Rayleigh quotients of the axes
     residuals: np.ndarray  #: (k,) ||M v_j - theta_j v_j||
