@@ -386,9 +386,12 @@ def fit_by_route(
 def certified(data: Any, found: Decomposition) -> Decomposition:
     r"""`found` with the error bounds of :func:`pcalib._linalg.certificate.certify` on its axes,
     as eigenvectors of :math:`Y_c^\top Y_c` (Y the decomposed matrix, in the frame units
-    of `found`), from products with the data (``data.gram_times``, centered exactly;
-    a fixed seed for the random vectors, so that the bounds are deterministic)."""
+    of `found`), from products with the data (``data.gram_times``, centered exactly).
+    Where the route formed and solved that matrix (or :math:`Y_c Y_c^\top`) whole
+    (``found.formed``), its computed spectrum bounds the eigenvalues beyond the axes,
+    at the cost of one product; otherwise random vectors do, from a fixed seed, so that
+    the bounds are deterministic."""
     divisor = found.divisor()
     certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
-                          np.ascontiguousarray(found.components.T), np.random.default_rng(0))
+                          np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed)
     return replace(found, certificate=certificate)

@@ -142,3 +142,159 @@ def test_block_norms_from_the_gram_matrix_bound_the_svd_norms():
             exact = np.linalg.norm(R[:, columns], 2) if columns.size else 0.0
             got = block_norm(gram, columns, len(R))
             assert exact <= got <= exact * (1 + 1e-13) + 1e-300
+
+
+# -- the exact routes: the formed matrix's computed spectrum bounds the rest ------------------
+
+
+def _planted(n: int, p: int, singular: np.ndarray, seed: int) -> np.ndarray:
+    """Centered data with the planted singular values `singular` (any ties kept exact
+    before rounding) over a weak noise floor, so that the reference SVD sees them."""
+    rng = np.random.default_rng(seed)
+    k = singular.size
+    U = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    W = np.linalg.qr(rng.standard_normal((p, k)))[0]
+    return (U * singular) @ W.T + 1e-3 * rng.standard_normal((n, p))
+
+
+_SPECTRA = {  # singular values; the planted axes with an isolated eigenvalue
+    "separated": (np.array([40.0, 30.0, 20.0, 15.0, 10.0]), [0, 1, 2, 3]),
+    "clustered": (np.array([40.0, 20.0, 20.0 + 2e-6, 20.0 - 2e-6, 10.0]), [0]),
+    "tied": (np.array([40.0, 20.0, 20.0, 10.0, 10.0]), [0]),
+}
+
+
+def _exact_route_fit(X: np.ndarray, k: int, route: str):
+    """The decomposition of the exact route `route` with its certificate: "gram" (the
+    Gram route), or "fallback" (the Krylov route out of budget at once, which forms
+    and solves the smaller of X_c^T X_c and X_c X_c^T as the eig or gram route)."""
+    from pcalib._inputs.matrix import as_matrix
+    from pcalib._routes.dense import centered_copy, gram_route, krylov_route
+    from pcalib.solvers import certified
+
+    centered = centered_copy(X, ddof=1)
+    found = gram_route(centered, k) if route == "gram" else krylov_route(centered, k, max_blocks=0)
+    assert found.formed is not None  # LAPACK solved the formed matrix whole
+    return certified(as_matrix(X), found)
+
+
+@pytest.mark.theorem("prop-scale-certificate")
+@pytest.mark.parametrize("scale", [1e-300, 1.0, 1e300])
+@pytest.mark.parametrize("spectrum", sorted(_SPECTRA))
+@pytest.mark.parametrize("route, shape", [("gram", (120, 400)), ("fallback", (600, 150)), ("fallback", (90, 300))],
+                         ids=["gram-wide", "eig-tall", "gram-wide-fallback"])
+def test_exact_route_bounds_hold_and_certify_isolated_axes_to_round_off(route, shape, spectrum, scale):
+    """On the eig and gram routes the certificate bounds lambda_{k+1} by the formed
+    matrix's computed spectrum plus its error (Weyl): every bound holds against NumPy's
+    SVD of the unscaled data, on separated, clustered (2e-6 apart) and tied spectra, at
+    1e-300 and 1e300; the isolated axes are certified below 1e-10."""
+    singular, isolated = _SPECTRA[spectrum]
+    X0 = _planted(*shape, singular, seed=11)
+    k = 4  # the fifth planted value lies beyond: lambda_{k+1} is planted as well
+    found = _exact_route_fit(X0 * scale, k, route)
+    assert found.route in ("eig", "gram")
+    Xc = X0 - X0.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    certificate = found.certificate
+    reference = (s[:k] * np.ldexp(scale, -found.exponent)) ** 2  # frame units
+    sines = _sines(found.components, Vt[:k])
+    assert np.all(certificate.axis_bounds >= sines)
+    assert np.all(certificate.eigenvalue_bounds >= np.abs(certificate.theta - reference))
+    assert np.all(certificate.axis_bounds[isolated] < 1e-10)
+    assert certificate.upper >= (s[k] * np.ldexp(scale, -found.exponent)) ** 2
+
+
+def test_exact_route_certificate_costs_one_product_and_no_random_vector():
+    """With the formed spectrum, certify multiplies by M once (the residuals) and never
+    draws from the generator: the same bounds whatever the seed."""
+    from pcalib._linalg.certificate import FormedSpectrum
+
+    rng = np.random.default_rng(2)
+    p, k = 60, 3
+    Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    lam = np.r_[9.0, 5.0, 3.0, np.linspace(1.0, 0.1, p - k)]
+    M = (Q * lam) @ Q.T
+    calls = []
+
+    def times(B):
+        calls.append(B.shape[1])
+        return M @ B
+
+    computed = np.linalg.eigvalsh(M)[::-1][: k + 1]
+    spectrum = FormedSpectrum(computed, 1e-14)
+    first = certify(times, Q[:, :k], np.random.default_rng(0), spectrum)
+    second = certify(times, Q[:, :k], np.random.default_rng(99), spectrum)
+    assert calls == [k, k]
+    assert np.array_equal(first.axis_bounds, second.axis_bounds)
+    assert first.upper == pytest.approx(1.0 + 1e-14, rel=1e-14)
+    assert np.all(first.axis_bounds < 1e-13)
+
+
+@pytest.mark.theorem("prop-scale-certificate")
+def test_the_formed_error_is_needed_on_an_adversarial_near_tie():
+    """M has lambda_k = 1 and lambda_{k+1} = 1 - d; the formed matrix M + E, ||E|| = 1e-7
+    >> d = 1e-8, couples their eigenvectors, so its k-th eigenvector is about 45 degrees from
+    M's and its lambda~_{k+1} is 1e-7 below M's. With the error bound the certificate
+    certifies nothing on that axis; without it (error 0), it would certify a sine of
+    about d / (2 ||E||) = 0.05 for an axis off by a sine of 0.69."""
+    from pcalib._linalg.certificate import FormedSpectrum
+
+    rng = np.random.default_rng(4)
+    p, k, d, size = 40, 2, 1e-8, 1e-7
+    Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    lam = np.r_[3.0, 1.0, 1.0 - d, np.linspace(0.5, 0.1, p - 3)]
+    M = (Q * lam) @ Q.T
+    E = size * (np.outer(Q[:, 1], Q[:, 2]) + np.outer(Q[:, 2], Q[:, 1]))  # ||E||_2 = size
+    w, W = np.linalg.eigh(M + E)
+    w, W = w[::-1], W[:, ::-1]
+    certificate = certify(lambda B: M @ B, W[:, :k], np.random.default_rng(0), FormedSpectrum(w[: k + 1], size))
+    sines = _sines(W[:, :k].T, Q[:, :k].T)
+    assert sines[1] > 0.6
+    assert np.all(certificate.axis_bounds >= sines)
+    assert certificate.axis_bounds[0] < 1e-6
+    assert certificate.upper >= lam[k]
+
+
+def test_formed_spectrum_error_bounds_the_eigenvalue_errors_of_a_formed_matrix():
+    """formed_spectrum's eta bounds |lambda~_j - lambda_j| for X_c^T X_c and X_c X_c^T
+    formed in float64 from data whose columns span 1e-8 to 1e8 (the sum of squares
+    dominated by a few columns), against the SVD of the copy in higher-precision terms:
+    the eigenvalues of the exact Gram matrix are the squared singular values."""
+    from pcalib._linalg.certificate import formed_spectrum
+
+    rng = np.random.default_rng(6)
+    n, p, k = 300, 80, 5
+    Y = rng.standard_normal((n, p)) * np.logspace(-8, 8, p)
+    Y -= Y.mean(axis=0)
+    s = np.linalg.svd(Y, compute_uv=False)
+    for formed, inner in ((Y.T @ Y, n), (Y @ Y.T, p)):
+        computed = np.linalg.eigvalsh(formed)[::-1][: k + 1]
+        spectrum = formed_spectrum(computed, float(np.sum(Y * Y)), inner, n, p)
+        assert np.all(np.abs(computed - s[: k + 1] ** 2) <= spectrum.error)
+        assert spectrum.error < 1e-12 * np.sum(Y * Y)
+
+
+def test_the_powers_stop_once_a_smaller_bound_would_change_nothing():
+    """Five leading eigenvalues 64 to 100 over a tail at 10: the gaps of the certified
+    pairs are set by their neighbours (8 at the least) once U <= 56, long before U <=
+    32 = theta_min / 2 (the other stopping rule), so the powers stop at t = 2 (three
+    products) for every seed, and every bound is what a smaller U would give: the axis
+    bound r_j / (pairwise gap), the same for each seed."""
+    rng = np.random.default_rng(0)
+    p, k = 200, 5
+    Q = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    lam = np.r_[100.0, 90.0, 81.0, 72.0, 64.0, np.full(p - k, 10.0)]
+    M = (Q * lam) @ Q.T
+    bounds = []
+    for seed in range(20):
+        calls = []
+
+        def times(B, calls=calls):
+            calls.append(B.shape[1])
+            return M @ B
+
+        certificate = certify(times, Q[:, :k], np.random.default_rng(seed))
+        assert len(calls) == 3
+        assert lam[k] <= certificate.upper <= 56.0
+        bounds.append(certificate.axis_bounds)
+    assert np.all(np.array(bounds) == bounds[0]) and np.all(bounds[0] < 1e-12)

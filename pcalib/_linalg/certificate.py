@@ -21,9 +21,10 @@ eigenvalues (:func:`certify`):
              \big\|(PMP)^t\boldsymbol\omega_i\big\|\Big)^{1/t}
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
-   smallest over t = 1 to 10, stopping once it certifies every pair and is at most half
-   the smallest :math:`\theta_j`: all ten hold with probability at least
-   :math:`1 - 10\rho^{-J}`);
+   smallest over t = 1 to 10, stopping once it certifies every pair and either is at
+   most half the smallest :math:`\theta_j` or no longer sets any :math:`\delta_j` of
+   step 3, so that a smaller U would change no bound: all ten hold with probability
+   at least :math:`1 - 10\rho^{-J}`, and stopping early only drops tests);
 3. if the intervals are pairwise disjoint and all lie above U, they hold k distinct
    eigenvalues above U, and no more than k exceed U: each interval holds exactly one,
    and every other eigenvalue is at most U. So the distance from :math:`\theta_j` to
@@ -37,6 +38,48 @@ eigenvalues (:func:`certify`):
    (:math:`R = MV - V\Theta` the residuals), whose largest eigenvalue is at most
    :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
    (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold.
+
+**Exact routes** (the eig and gram routes' formed matrix, solved by LAPACK): there
+the full spectrum of a formed matrix :math:`\tilde M = M + E` is computed, and step 2
+needs no random vectors (:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
+:math:`u = \varepsilon/2` (the unit round-off), :math:`\gamma_L = Lu/(1 - Lu)`, Y the
+centered data in frame units (so :math:`M = Y^\top Y`) and :math:`\tilde Y` the stored
+copy the route formed its matrix from:
+
+a. the copy: each entry is read in its frame (one rounding: int64 offsets), centered
+   twice (two subtractions) and, standardized, divided by its scale (one rounding), so
+   :math:`|\tilde y_{ij} - y_{ij}| \le 5u|y_{ij}| + u|c_j|` to first order, with
+   :math:`c_j` the mean of the column after the first centering. Taking the first mean
+   within the column's root-mean-square spread (:math:`\sqrt n |c_j| \le \|y_j\|`: its
+   rounding error is at most :math:`\gamma_n` times the mean of :math:`|x_{ij}|`, so
+   this holds unless the mean exceeds about :math:`1/(n u)` times the spread),
+   :math:`\|\tilde Y - Y\|_F \le f = 6u\|\tilde Y\|_F`, and
+   :math:`\|\tilde Y^\top\tilde Y - Y^\top Y\|_2 \le 2f\|\tilde Y\|_F + f^2`;
+b. the product: each entry of :math:`\tilde M = \mathrm{fl}(\tilde Y^\top\tilde Y)` (or
+   :math:`\tilde Y\tilde Y^\top`) is a dot product of length L (n, or p), so
+   :math:`|\tilde M - \tilde Y^\top\tilde Y| \le \gamma_L |\tilde Y|^\top|\tilde Y|`
+   entrywise (Higham, *Accuracy and Stability of Numerical Algorithms*, section 3.5)
+   and :math:`\|\tilde M - \tilde Y^\top \tilde Y\|_2 \le \gamma_L \||\tilde Y|\|_2^2
+   \le \gamma_L \|\tilde Y\|_F^2`. With a and b, :math:`\|E\|_2 \le \eta_E =
+   (12u + 36u^2 + \gamma_L) \|\tilde Y\|_F^2`;
+c. the eigensolver: LAPACK's symmetric eigensolvers are backward stable, the computed
+   :math:`\tilde\lambda_j` being the eigenvalues of :math:`\tilde M + F` with
+   :math:`\|F\|_2 \le c_m \varepsilon \|\tilde M\|_2` for "a modestly growing
+   function" :math:`c_m` of the order m (LAPACK Users' Guide, section 4.7); we take
+   :math:`c_m = 2m` (observed errors are of order :math:`\sqrt m`), and
+   :math:`\|\tilde M\|_2 \le \max(\tilde\lambda_1/(1 - c_m\varepsilon), \eta_E)`
+   (:math:`\tilde M` has no eigenvalue below :math:`-\eta_E`, M being semi-definite).
+
+So by Weyl's inequality, :math:`|\lambda_j(M) - \tilde\lambda_j| \le \eta = \eta_E +
+c_m\varepsilon\|\tilde M\|_2` for every j (for the gram route's
+:math:`\tilde Y\tilde Y^\top`, of order n < p, the nonzero eigenvalues are those of
+:math:`Y^\top Y` too, whose others are 0). Every bound is rounded up (the sums of squares
+by :math:`2\gamma_{n+p}`, the result by 16u). Then :func:`certify` takes
+:math:`U = \tilde\lambda_{k+1} + \eta` in step 2, :math:`\min(U_a, \tilde\lambda_{a+1}
++ \eta)` in step 4, and bounds each eigenvalue also by :math:`|\theta_j -
+\tilde\lambda_j| + \eta`: one product with M (the residuals, which certify the computed
+axes themselves), no random vectors, and the bounds hold with certainty (up to the
+assumptions of a and c).
 
 The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
 (in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
@@ -56,9 +99,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import blas
 
-__all__ = ["Certificate", "block_norm", "certify"]
+__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum"]
 
 # The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
 # _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped at the first t whose bound
@@ -71,12 +113,14 @@ _PROBES = 5
 _SAFETY = 10.0
 _POWERS = 10
 FAILURE_PROBABILITY = _POWERS * _SAFETY**-_PROBES
+_EPS = float(np.finfo(np.float64).eps)
 
 
 @dataclass(frozen=True)
 class Certificate:
     """What :func:`certify` proves about k approximate eigenpairs of a symmetric M, in
-    M's units, with probability at least ``1 - FAILURE_PROBABILITY``."""
+    M's units, with probability at least ``1 - FAILURE_PROBABILITY`` (with an exact
+    route's :class:`FormedSpectrum`, with certainty)."""
 
     theta: np.ndarray  #: (k,) the Rayleigh quotients of the axes
     residuals: np.ndarray  #: (k,) ||M v_j - theta_j v_j||
@@ -85,15 +129,58 @@ class Certificate:
     upper: float  #: U, at least lambda_{k+1}(M)
 
 
-def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator) -> Certificate:
+@dataclass(frozen=True)
+class FormedSpectrum:
+    r"""The leading eigenvalues that an exact route computed for its formed matrix
+    :math:`\tilde M`, and a bound on their distance to those of M (module docstring,
+    a to c): :math:`|\lambda_j(M) - \tilde\lambda_j| \le` ``error`` for every j."""
+
+    eigenvalues: np.ndarray  #: (k + 1,) the k + 1 largest computed eigenvalues, decreasing (0 beyond the order)
+    error: float  #: eta
+
+
+def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p: int) -> FormedSpectrum:
+    r"""The :class:`FormedSpectrum` of a matrix formed as :math:`\tilde Y^\top \tilde Y`
+    or :math:`\tilde Y \tilde Y^\top` (products of length `inner`) from the centered
+    copy :math:`\tilde Y` (n x p, :math:`\|\tilde Y\|_F^2` = `total_ss`, computed) and
+    solved by LAPACK: `computed`, its k + 1 leading eigenvalues (0 beyond its order), with
+
+    .. math:: \eta = \big(\eta_E + c_m\varepsilon\max(\tilde\lambda_1/(1 - c_m\varepsilon),
+              \eta_E)\big)(1 + 16u), \qquad
+              \eta_E = (12u + 36u^2 + \gamma_L)\,\|\tilde Y\|_F^2 (1 + 2\gamma_{n+p}),
+
+    :math:`c_m = 2\min(n, p)`, L = `inner` (module docstring, a to c)."""
+    unit = _EPS / 2
+    gamma = _gamma(inner)
+    squares = total_ss * (1.0 + 2.0 * _gamma(n + p))
+    formed = (12.0 * unit + 36.0 * unit**2 + gamma) * squares
+    solver = 2.0 * min(n, p) * _EPS
+    norm = max(max(float(computed[0]), 0.0) / (1.0 - solver), formed)
+    error = (formed + solver * norm) * (1.0 + 16.0 * unit)
+    return FormedSpectrum(np.asarray(computed, dtype=np.float64), float(error))
+
+
+def _gamma(length: int) -> float:
+    r""":math:`\gamma_L = L u / (1 - L u)`, u the unit round-off: the relative error bound
+    of a sum or dot product of L terms (Higham, lemma 3.1)."""
+    product = length * _EPS / 2
+    return product / (1.0 - product)
+
+
+def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator,
+            spectrum: FormedSpectrum | None = None) -> Certificate:
     r"""Certified error bounds for the orthonormal columns of V (p, k) as approximate
     eigenvectors of the symmetric positive semi-definite M given by ``times(Q) = M Q``
-    (see the module docstring). Costs at most ``_POWERS`` products with M, the first
-    with k + J columns and the others with J (fewer when a power certifies every pair)."""
+    (see the module docstring). With the `spectrum` of an exact route, one product
+    with M (k columns) and no random vectors, the bounds certain; without, at most
+    ``_POWERS`` products, the first with k + J columns and the others with J (fewer when
+    a power certifies every pair)."""
     p, k = V.shape
     V = np.asfortranarray(V)
-    probes = rng.standard_normal((p, _PROBES))
-    probes -= blas.dgemm(1.0, V, blas.dgemm(1.0, V, probes, trans_a=1))
+    probes = np.empty((p, 0))
+    if spectrum is None:
+        probes = rng.standard_normal((p, _PROBES))
+        probes -= V @ (V.T @ probes)
     MB = times(np.asfortranarray(np.hstack([V, probes])))
     MV, W = MB[:, :k], MB[:, k:]
     theta = np.einsum("ij,ij->j", V, MV)
@@ -104,20 +191,30 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     rounding = np.sqrt(p) * np.finfo(np.float64).eps * max(float(theta.max()), 0.0)
     residuals += rounding
     order = np.argsort(-theta, kind="stable")
-    upper = np.inf
-    for upper_t in _power_bounds(times, V, W):
+    # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
+    computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
+    above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
+    upper = float(above[k])
+    for upper_t in _power_bounds(times, V, W) if spectrum is None else ():
         upper = min(upper, upper_t)
-        if upper <= theta.min() / 2 and _certified_gaps(theta, residuals, upper) is not None:
-            break  # every pair certified, with gaps of at least half its eigenvalue
+        gaps = _certified_gaps(theta, residuals, upper)
+        if gaps is not None and (upper <= theta.min() / 2 or np.array_equal(gaps, _pairwise_gaps(theta, residuals))):
+            # every pair certified, with gaps of at least half its eigenvalue, or gaps
+            # that a smaller U would not widen (each set by another pair, not by U): then
+            # no bound below depends on U (the pairs' intervals lie above it)
+            break
     # for every pair: theta_j <= lambda_j (Cauchy interlacing) and lambda_j <=
     # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
     # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
-    gram = blas.dgemm(1.0, R, R, trans_a=1)  # R^T R: every block's 2-norm from k x k numbers
+    gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
     eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order, p) + rounding
+    if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
+        formed = np.abs(theta[order] - computed[:k]) + error + rounding
+        eigenvalue_bounds[order] = np.minimum(eigenvalue_bounds[order], formed)
     axis_bounds = np.ones(k)
     for a in range(k, 0, -1):  # the a leading pairs, all k first
         lead, rest = order[:a], order[a:]
-        bound = upper if a == k else max(float(theta[rest[0]]), upper) + block_norm(gram, rest, p)
+        bound = upper if a == k else min(max(float(theta[rest[0]]), upper) + block_norm(gram, rest, p), above[a])
         gaps = _certified_gaps(theta[lead], residuals[lead], bound)
         if gaps is not None:
             eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
@@ -149,9 +246,15 @@ def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> n
     order = np.argsort(-theta, kind="stable")
     if low.min() <= bound or np.any(low[order][:-1] <= high[order][1:]):
         return None
+    return np.minimum(theta - bound, _pairwise_gaps(theta, residuals))
+
+
+def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
+    r""":math:`\min_{i \ne j} (|\theta_j - \theta_i| - r_i)` for each j (inf for k = 1):
+    the part of :math:`\delta_j` (step 3) that the other pairs set."""
     others = np.abs(theta[:, None] - theta[None, :]) - residuals[None, :]
     np.fill_diagonal(others, np.inf)
-    return np.minimum(theta - bound, others.min(axis=1))
+    return others.min(axis=1)
 
 
 def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray) -> Iterator[float]:
@@ -164,7 +267,7 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
-        W = W - blas.dgemm(1.0, V, blas.dgemm(1.0, V, W, trans_a=1))
+        W = W - V @ (V.T @ W)
         norms = np.linalg.norm(W, axis=0)
         if not np.any(norms > 0):
             yield 0.0  # M vanishes outside the span of V

@@ -46,7 +46,7 @@ from . import constants
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram",
-    "top_eigh", "top_eigh_of_varying", "transposed_times",
+    "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 
 # Relative residual at which a Ritz pair is accepted: ||M v - theta v|| <= rtol * max_{i<=k} |theta_i|.
@@ -471,22 +471,43 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     otherwise a partial LAPACK solve (``?syevr`` with an index range) when ``k < m``,
     the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
+    w, V, _ = _solved_top(M, k, with_next=False)
+    return w, V
+
+
+def top_eigh_and_next(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float | None]:
+    r""":func:`top_eigh`, and the (k + 1)-th largest eigenvalue :math:`\tilde\lambda_{k+1}`
+    that the same solve computed, when LAPACK solved `M` (NumPy's full ``?syevd``, or
+    ``?syevr`` asked for k + 1 eigenvalues: the k leading ones are those of
+    :func:`top_eigh` to round-off); 0.0 when k = m (there is none); None when the Krylov
+    method found the pairs (its Ritz values bound no eigenvalue of M). For
+    ``PCA(tol=...)``'s certificate (:mod:`pcalib._linalg.certificate`). `M` may be
+    overwritten."""
+    return _solved_top(M, k, with_next=True)
+
+
+def _solved_top(M: np.ndarray, k: int, with_next: bool) -> tuple[np.ndarray, np.ndarray, float | None]:
+    """:func:`top_eigh` (with_next False) or :func:`top_eigh_and_next`."""
     m = M.shape[0]
+    wanted = k + 1 if with_next and k < m else k
     if m <= constants.NUMPY_MAX_M:
         w, V = np.linalg.eigh(M, UPLO="L")
-        return w[::-1][:k], V[:, ::-1][:, :k]
-    if m > constants.DENSE_MAX_M and 40 * k <= m:
-        top = krylov_top(M, k, predict=True, max_dim=int(constants.KRYLOV_MAX_FRACTION * m))
-        if top is not None:
-            return top[0], top[1]
-    if k < m:
-        w, V = scipy.linalg.eigh(
-            M, lower=True, subset_by_index=[m - k, m - 1], driver="evr",
-            overwrite_a=True, check_finite=False,
-        )
+        w, V = w[::-1][:wanted], V[:, ::-1][:, :k]
     else:
-        w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
-    return w[::-1], V[:, ::-1]
+        if m > constants.DENSE_MAX_M and 40 * k <= m:
+            top = krylov_top(M, k, predict=True, max_dim=int(constants.KRYLOV_MAX_FRACTION * m))
+            if top is not None:
+                return top[0], top[1], None
+        if wanted < m:
+            w, V = scipy.linalg.eigh(
+                M, lower=True, subset_by_index=[m - wanted, m - 1], driver="evr",
+                overwrite_a=True, check_finite=False,
+            )
+        else:
+            w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
+        w, V = w[::-1], V[:, ::-1][:, :k]
+    following = (float(w[k]) if wanted > k else 0.0) if with_next else None
+    return w[:k], V, following
 
 
 def top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

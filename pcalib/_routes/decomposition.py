@@ -31,7 +31,7 @@ import numpy as np
 from .._inputs.matrix import Moments
 from .._linalg import constants
 from .._linalg.center import Center
-from .._linalg.certificate import Certificate
+from .._linalg.certificate import Certificate, FormedSpectrum
 from .._linalg.eigen import matrix_times, transposed_times
 from .._linalg.signs import axis_signs
 from .._linalg.svd import orthonormal_completion
@@ -164,15 +164,20 @@ class Decomposition:
     #: the error bounds certified on the axes and eigenvalues of Y_c^T Y_c (frame
     #: units), with ``PCA(tol=...)`` (:func:`pcalib._linalg.certificate.certify`)
     certificate: Certificate | None = None
+    #: the leading eigenvalues of the matrix an exact route formed and solved, and
+    #: their error bound, when it had them (the certificate's bound on the rest)
+    formed: FormedSpectrum | None = None
 
     @classmethod
     def of_centered(
-        cls, found: Found, centered: Centered, route: str, column_ss: np.ndarray, moments: Moments | None = None
+        cls, found: Found, centered: Centered, route: str, column_ss: np.ndarray, moments: Moments | None = None,
+        formed: FormedSpectrum | None = None,
     ) -> Decomposition:
         """What a route found on the centered copy `centered` (:func:`pcalib._linalg.units.center_array`),
-        whose column sums of squares were `column_ss`."""
+        whose column sums of squares were `column_ss` (`formed`: its formed matrix's
+        spectrum, if known)."""
         return cls(*found, centered.center, centered.scale, centered.exponent, route, moments, column_ss,
-                   centered.constant)
+                   centered.constant, formed=formed)
 
     def truncated(self, k: int) -> Decomposition:
         """The first k axes; the others join the discarded tail."""

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._inputs.route_table import IN_MEMORY
-from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh, top_eigh_of_varying
+from .._linalg.certificate import FormedSpectrum, formed_spectrum
+from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh_and_next, top_eigh_of_varying
 from .._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
 from .._linalg.units import Centered, center_array, rescale
 from .._utils.validation import checked_finite
@@ -168,11 +169,13 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
        the discarded sum of squares as a difference of two sums, the sign convention.
     """
     Yc = centered.values
-    w, U = top_eigh(rows_gram(Yc), k)
+    w, U, following = top_eigh_and_next(rows_gram(Yc), k)
     s = sqrt_eigenvalues(w, *Yc.shape)
     V = axes_from_left(Yc, U, s, k)
     column_ss = column_squares(Yc)
-    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, "gram", column_ss)
+    formed = _formed(None if following is None else np.append(w, following), column_ss, Yc.shape, "gram")
+    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, "gram", column_ss,
+                                     formed=formed)
 
 
 def krylov_route(
@@ -192,9 +195,23 @@ def krylov_route(
     2. signs: :func:`pcalib._routes.decomposition.found_from_axes`, as for the Gram route.
     """
     Yc = centered.values
-    s, V, route = krylov_axes(Yc, k, centered.constant, max_blocks, rtol)
+    s, V, route, computed = krylov_axes(Yc, k, centered.constant, max_blocks, rtol)
     column_ss = column_squares(Yc)
-    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss)
+    return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss,
+                                     formed=_formed(computed, column_ss, Yc.shape, route))
+
+
+def _formed(
+    computed: np.ndarray | None, column_ss: np.ndarray, shape: tuple[int, int], route: str
+) -> FormedSpectrum | None:
+    r"""The :class:`pcalib._linalg.certificate.FormedSpectrum` of the matrix that `route`
+    formed from the centered copy (n x p, `shape`, column sums of squares `column_ss`)
+    and solved: :math:`Y_c^\top Y_c` for "eig" (products of length n), :math:`Y_c
+    Y_c^\top` for "gram" (length p); None without its `computed` eigenvalues."""
+    if computed is None:
+        return None
+    n, p = shape
+    return formed_spectrum(computed, float(np.sum(column_ss)), n if route == "eig" else p, n, p)
 
 
 def implicit_krylov_route(

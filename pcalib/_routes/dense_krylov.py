@@ -25,7 +25,7 @@ from .._linalg.eigen import (
     krylov_block,
     krylov_top_operator,
     rows_gram,
-    top_eigh,
+    top_eigh_and_next,
     top_eigh_of_varying,
 )
 from .._linalg.moments import Moments
@@ -58,7 +58,7 @@ def dense_krylov_block(k: int, m: int) -> int:
 
 def krylov_axes(
     Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL
-) -> tuple[np.ndarray, np.ndarray, str]:
+) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
     :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
@@ -81,7 +81,10 @@ def krylov_axes(
     eigenpairs of the same matrix, formed (one ``syrk``) and solved by
     :func:`pcalib._linalg.eigen.top_eigh`, take over: the result is then that of the eig
     route (n >= p) or the gram route (n < p), to round-off. Returns the singular
-    values, the axes and the route that found them ("krylov", "eig" or "gram").
+    values, the axes, the route that found them ("krylov", "eig" or "gram") and, when
+    LAPACK solved the formed matrix whole, its k + 1 leading computed eigenvalues (for
+    the certificate of ``PCA(tol=...)``, :func:`pcalib._linalg.certificate.formed_spectrum`;
+    None otherwise, and with constant columns, solved apart).
 
     The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
     route: the Krylov stages start from random vectors that are not, so for n >= p
@@ -93,13 +96,15 @@ def krylov_axes(
     Y = CenteredProducts(Xc)
     top = krylov_stage(Y, k, constant, max_blocks, rtol)
     if top is not None:
-        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov")
+        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov", None)
     n, p = Xc.shape
-    if n >= p:  # the formed matrix (a syrk), as the eig route
-        w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)  # X_c^T X_c
-        return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "eig")
-    w, W = top_eigh(rows_gram(Xc), k)  # as the gram route
-    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), "gram")
+    route, following = ("eig" if n >= p else "gram"), None
+    if n >= p and constant.any():  # solved on the varying columns only
+        w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)
+    else:  # the formed matrix (a syrk): X_c^T X_c as the eig route, or X_c X_c^T as the gram route
+        w, W, following = top_eigh_and_next(rows_gram(Xc.T if n >= p else Xc), k)
+    computed = None if following is None else np.append(w, following)
+    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), route, computed)
 
 
 def krylov_stage(
