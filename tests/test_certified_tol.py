@@ -173,7 +173,8 @@ def _exact_route_fit(X: np.ndarray, k: int, route: str):
     from pcalib.solvers import certified
 
     centered = centered_copy(X, ddof=1)
-    found = gram_route(centered, k) if route == "gram" else krylov_route(centered, k, max_blocks=0)
+    found = (gram_route(centered, k, certifiable=True) if route == "gram"
+             else krylov_route(centered, k, max_blocks=0, certifiable=True))
     assert found.formed is not None  # LAPACK solved the formed matrix whole
     return certified(as_matrix(X), found)
 
@@ -298,3 +299,23 @@ def test_the_powers_stop_once_a_smaller_bound_would_change_nothing():
         assert lam[k] <= certificate.upper <= 56.0
         bounds.append(certificate.axis_bounds)
     assert np.all(np.array(bounds) == bounds[0]) and np.all(bounds[0] < 1e-12)
+
+
+def test_only_a_fit_with_tol_asks_the_solver_for_one_more_pair(monkeypatch):
+    """The certificate's lambda~_{k+1} costs a k + 1 pair solve, whose k leading pairs
+    differ from a k pair solve in their last bits (LAPACK's syevr): a fit without tol
+    asks for k pairs, as it always did, so its results keep their bits."""
+    from pcalib._linalg import eigen
+    from pcalib._routes import dense
+
+    asked = []
+    for name in ("top_eigh", "top_eigh_and_next"):
+        original = getattr(eigen, name)
+        for module in (eigen, dense):
+            monkeypatch.setattr(module, name, lambda M, k, _f=original, _n=name: asked.append(_n) or _f(M, k))
+    X = np.random.default_rng(3).standard_normal((60, 200))
+    PCA(4, solver="gram").fit(X)
+    assert asked == ["top_eigh"]
+    asked.clear()
+    PCA(4, solver="gram", tol=1e-6).fit(X)
+    assert asked == ["top_eigh_and_next"]

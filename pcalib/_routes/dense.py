@@ -26,7 +26,7 @@ import numpy as np
 
 from .._inputs.route_table import IN_MEMORY
 from .._linalg.certificate import FormedSpectrum, formed_spectrum
-from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh_and_next, top_eigh_of_varying
+from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh, top_eigh_and_next, top_eigh_of_varying
 from .._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
 from .._linalg.units import Centered, center_array, rescale
 from .._utils.validation import checked_finite
@@ -148,7 +148,7 @@ def svd_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposi
     return Decomposition.of_centered(svd_found(U, s_all, Vt, k, need_scores), centered, "svd", column_ss, moments)
 
 
-def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decomposition:
+def gram_route(centered: Centered, k: int, need_scores: bool = True, certifiable: bool = False) -> Decomposition:
     r"""The Gram route (chapter *SVD and PCA*) on the centered copy: Gram matrix,
     eigensolve, axes, signs.
 
@@ -169,7 +169,9 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
        the discarded sum of squares as a difference of two sums, the sign convention.
     """
     Yc = centered.values
-    w, U, following = top_eigh_and_next(rows_gram(Yc), k)
+    # certifiable (PCA(tol=...)): the solve also gives lambda~_{k+1} for the certificate;
+    # otherwise k pairs only, as LAPACK's partial solve then gives the same bits as always
+    w, U, following = top_eigh_and_next(rows_gram(Yc), k) if certifiable else (*top_eigh(rows_gram(Yc), k), None)
     s = sqrt_eigenvalues(w, *Yc.shape)
     V = axes_from_left(Yc, U, s, k)
     column_ss = column_squares(Yc)
@@ -180,7 +182,7 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True) -> Decompos
 
 def krylov_route(
     centered: Centered, k: int, need_scores: bool = True, max_blocks: int | None = None,
-    rtol: float = DENSE_KRYLOV_RTOL,
+    rtol: float = DENSE_KRYLOV_RTOL, certifiable: bool = False,
 ) -> Decomposition:
     r"""The Krylov route (chapter *SVD and PCA*) on the centered copy: the k leading
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
@@ -195,7 +197,7 @@ def krylov_route(
     2. signs: :func:`pcalib._routes.decomposition.found_from_axes`, as for the Gram route.
     """
     Yc = centered.values
-    s, V, route, computed = krylov_axes(Yc, k, centered.constant, max_blocks, rtol)
+    s, V, route, computed = krylov_axes(Yc, k, centered.constant, max_blocks, rtol, certifiable)
     column_ss = column_squares(Yc)
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss,
                                      formed=_formed(computed, column_ss, Yc.shape, route))
@@ -216,7 +218,7 @@ def _formed(
 
 def implicit_krylov_route(
     arr: np.ndarray, k: int, *, ddof: int, standardize: bool = False, need_scores: bool = True,
-    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
+    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL, certifiable: bool = False,
 ) -> Decomposition | None:
     r"""The Krylov route without the centered copy: the same steps as
     :func:`krylov_route` on the products :math:`(X - \mathbf 1 \bar x^\top) D^{-1} B`
@@ -233,7 +235,8 @@ def implicit_krylov_route(
     Y, center, scale, constant, exponent = implicit
     top = krylov_stage(Y, k, constant, max_blocks, rtol)
     if top is None:
-        return krylov_route(centered_copy(arr, ddof, standardize), k, need_scores, max_blocks=0)
+        return krylov_route(centered_copy(arr, ddof, standardize), k, need_scores, max_blocks=0,
+                            certifiable=certifiable)
     s, V = leading_axes(Y, *top, constant, k, from_krylov=True)
     return Decomposition(*found_from_axes(Y, s, V, need_scores), center, scale, exponent, "krylov",
                          column_ss=Y.column_ss, constant=constant)
@@ -257,12 +260,14 @@ def randomized_route(
 def _decompose_data(
     arr: np.ndarray, k: int, route: str, *, ddof: int, standardize: bool = False, need_scores: bool = True,
     random_state: np.random.Generator | None = None, finite_checked: bool = True, name: str = "X",
-    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
+    max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL, certifiable: bool = False,
 ) -> Decomposition:
     r"""Principal axes of validated data `arr` (not modified) by one route's skeleton:
     :func:`eig_route`, or the centered copy (:func:`centered_copy`) and
     :func:`svd_route`, :func:`gram_route`, :func:`krylov_route` (`max_blocks`: its
-    budget; `rtol`: its residual test) or :func:`randomized_route` (`random_state`).
+    budget; `rtol`: its residual test) or :func:`randomized_route` (`random_state`);
+    `certifiable` (``PCA(tol=...)``): the gram and Krylov routes also keep what the
+    certificate reads of a formed matrix's solve.
 
     Raises
     ------
@@ -275,16 +280,17 @@ def _decompose_data(
                          finite_checked=finite_checked, name=name)
     if route == "krylov":
         found = implicit_krylov_route(arr, k, ddof=ddof, standardize=standardize,
-                                      need_scores=need_scores, max_blocks=max_blocks, rtol=rtol)
+                                      need_scores=need_scores, max_blocks=max_blocks, rtol=rtol,
+                                      certifiable=certifiable)
         if found is not None:
             return found
     centered = centered_copy(arr, ddof, standardize, finite_checked, name)
     if route == "svd":
         return svd_route(centered, k, need_scores)
     if route == "gram":
-        return gram_route(centered, k, need_scores)
+        return gram_route(centered, k, need_scores, certifiable)
     if route == "krylov":
-        return krylov_route(centered, k, need_scores, max_blocks, rtol)
+        return krylov_route(centered, k, need_scores, max_blocks, rtol, certifiable)
     return randomized_route(centered, k, need_scores, random_state)
 
 
@@ -307,7 +313,8 @@ def decompose_matrix(
     if decomposition == IN_MEMORY:
         return _decompose_data(data.arr, k, route, ddof=ddof, standardize=standardize,
                                finite_checked=data.finite_checked, name=data.name,
-                               rtol=DENSE_KRYLOV_RTOL if tol is None else tol, **in_memory)
+                               rtol=DENSE_KRYLOV_RTOL if tol is None else tol, certifiable=tol is not None,
+                               **in_memory)
     return decompose_sparse_or_dask(data, k, decomposition, ddof=ddof, standardize=standardize,
                                     rtol=KRYLOV_RTOL if tol is None else tol)
 

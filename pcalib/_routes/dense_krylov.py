@@ -25,6 +25,7 @@ from .._linalg.eigen import (
     krylov_block,
     krylov_top_operator,
     rows_gram,
+    top_eigh,
     top_eigh_and_next,
     top_eigh_of_varying,
 )
@@ -57,7 +58,8 @@ def dense_krylov_block(k: int, m: int) -> int:
 
 
 def krylov_axes(
-    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL
+    Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
+    certifiable: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
@@ -82,9 +84,11 @@ def krylov_axes(
     :func:`pcalib._linalg.eigen.top_eigh`, take over: the result is then that of the eig
     route (n >= p) or the gram route (n < p), to round-off. Returns the singular
     values, the axes, the route that found them ("krylov", "eig" or "gram") and, when
-    LAPACK solved the formed matrix whole, its k + 1 leading computed eigenvalues (for
-    the certificate of ``PCA(tol=...)``, :func:`pcalib._linalg.certificate.formed_spectrum`;
-    None otherwise, and with constant columns, solved apart).
+    `certifiable` (``PCA(tol=...)``) and LAPACK solved the formed matrix whole, its
+    k + 1 leading computed eigenvalues (for the certificate,
+    :func:`pcalib._linalg.certificate.formed_spectrum`; None otherwise, and with
+    constant columns, solved apart; without `certifiable` the solve asks for k pairs
+    only, which keeps the bits of fits without tol as they were).
 
     The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
     route: the Krylov stages start from random vectors that are not, so for n >= p
@@ -102,7 +106,8 @@ def krylov_axes(
     if n >= p and constant.any():  # solved on the varying columns only
         w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)
     else:  # the formed matrix (a syrk): X_c^T X_c as the eig route, or X_c X_c^T as the gram route
-        w, W, following = top_eigh_and_next(rows_gram(Xc.T if n >= p else Xc), k)
+        formed = rows_gram(Xc.T if n >= p else Xc)
+        w, W, following = top_eigh_and_next(formed, k) if certifiable else (*top_eigh(formed, k), None)
     computed = None if following is None else np.append(w, following)
     return (*leading_axes(Y, w, W, constant, k, from_krylov=False), route, computed)
 
