@@ -186,7 +186,7 @@ import numpy as np
 
 from ._estimator.n_components import SOLVERS, components_to_compute, cut_to_request
 from ._linalg import constants
-from ._linalg.certificate import certify
+from ._linalg.certificate import certify, product_rounding
 from ._routes.decomposition import Decomposition
 from ._routes.dense import decompose_matrix
 from ._routes.dense_krylov import dense_krylov_block
@@ -392,6 +392,8 @@ def certified(data: Any, found: Decomposition) -> Decomposition:
     at the cost of one product; otherwise random vectors do, from a fixed seed, so that
     the bounds are deterministic."""
     divisor = found.divisor()
+    n, p = data.shape
     certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
-                          np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed)
+                          np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed,
+                          product_rounding(found.total_ss, n, p))
     return replace(found, certificate=certificate)

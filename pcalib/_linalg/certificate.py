@@ -39,9 +39,9 @@ eigenvalues (:func:`certify`):
    :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
    (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold.
 
-**Exact routes** (the eig and gram routes' formed matrix, solved by LAPACK): there
-the full spectrum of a formed matrix :math:`\tilde M = M + E` is computed, and step 2
-needs no random vectors (:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
+**Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
+route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
+:math:`\tilde M = M + E` are computed, and step 2 needs no random vectors (:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
 :math:`u = \varepsilon/2` (the unit round-off), :math:`\gamma_L = Lu/(1 - Lu)`, Y the
 centered data in frame units (so :math:`M = Y^\top Y`) and :math:`\tilde Y` the stored
 copy the route formed its matrix from:
@@ -53,7 +53,13 @@ a. the copy: each entry is read in its frame (one rounding: int64 offsets), cent
    within the column's root-mean-square spread (:math:`\sqrt n |c_j| \le \|y_j\|`: its
    rounding error is at most :math:`\gamma_n` times the mean of :math:`|x_{ij}|`, so
    this holds unless the mean exceeds about :math:`1/(n u)` times the spread),
-   :math:`\|\tilde Y - Y\|_F \le f = 6u\|\tilde Y\|_F`, and
+   :math:`\|\tilde Y - Y\|_F \le f = 6u\|\tilde Y\|_F` for the entries' own roundings.
+   The rounding of the second mean is a constant d per column, which this does not
+   count; as :math:`\mathbf 1^\top Y = 0`, it enters :math:`\tilde Y^\top\tilde Y` as
+   :math:`n\mathbf d\mathbf d^\top` plus cross terms with the entries' errors, both of
+   second order in u, so the bound below stands. The assumption on the mean is not
+   checked in the code; it fails only for data whose mean is beyond about
+   :math:`1/(nu)` times their spread, where the routes lose digits anyway. And
    :math:`\|\tilde Y^\top\tilde Y - Y^\top Y\|_2 \le 2f\|\tilde Y\|_F + f^2`;
 b. the product: each entry of :math:`\tilde M = \mathrm{fl}(\tilde Y^\top\tilde Y)` (or
    :math:`\tilde Y\tilde Y^\top`) is a dot product of length L (n, or p), so
@@ -79,7 +85,8 @@ by :math:`2\gamma_{n+p}`, the result by 16u). Then :func:`certify` takes
 + \eta)` in step 4, and bounds each eigenvalue also by :math:`|\theta_j -
 \tilde\lambda_j| + \eta`: one product with M (the residuals, which certify the computed
 axes themselves), no random vectors, and the bounds hold with certainty (up to the
-assumptions of a and c).
+assumptions of a and c, which also bound the rounding of that product:
+:func:`product_rounding`).
 
 The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
 (in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
@@ -100,7 +107,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum"]
+__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum", "product_rounding"]
 
 # The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
 # _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped at the first t whose bound
@@ -149,15 +156,38 @@ def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p
               \eta_E)\big)(1 + 16u), \qquad
               \eta_E = (12u + 36u^2 + \gamma_L)\,\|\tilde Y\|_F^2 (1 + 2\gamma_{n+p}),
 
-    :math:`c_m = 2\min(n, p)`, L = `inner` (module docstring, a to c)."""
+    :math:`c_m = 2m`, m = n + p - L the order of the formed matrix (p for
+    :math:`\tilde Y^\top \tilde Y`, n for :math:`\tilde Y \tilde Y^\top`), L = `inner`
+    (module docstring, a to c)."""
     unit = _EPS / 2
     gamma = _gamma(inner)
     squares = total_ss * (1.0 + 2.0 * _gamma(n + p))
     formed = (12.0 * unit + 36.0 * unit**2 + gamma) * squares
-    solver = 2.0 * min(n, p) * _EPS
+    solver = 2.0 * (n + p - inner) * _EPS  # c_m = 2m, m the formed matrix's order (p, or n)
     norm = max(max(float(computed[0]), 0.0) / (1.0 - solver), formed)
     error = (formed + solver * norm) * (1.0 + 16.0 * unit)
     return FormedSpectrum(np.asarray(computed, dtype=np.float64), float(error))
+
+
+def product_rounding(total_ss: float, n: int, p: int) -> float:
+    r"""A bound on the rounding of one product :math:`M\mathbf q = Y^\top (Y\mathbf q)`
+    per unit of :math:`\|\mathbf q\|`, Y the n x p centered data (:math:`\|Y\|_F^2`
+    = `total_ss`), each row formed from the data with an error of at most 6u per entry
+    (as in a of the module docstring, under its assumption on the mean), then the two
+    products (lengths p and n, in any order of summation; Higham, section 3.5):
+
+    .. math:: (12u + 36u^2 + \gamma_n + \gamma_p + \gamma_n\gamma_p)\,
+              \|Y\|_F^2\,(1 + 2\gamma_{n+p})(1 + 16u),
+
+    as :math:`|\mathrm{fl}(Y^\top(Y\mathbf q)) - Y^\top Y\mathbf q| \le (\gamma_p +
+    \gamma_n + \gamma_n\gamma_p)\,|Y|^\top|Y||\mathbf q|` entrywise and
+    :math:`\||Y|\|_2^2 \le \|Y\|_F^2`. A bound, not an estimate: it grows with n,
+    where the estimate :math:`\sqrt p\,\varepsilon\theta_1` it replaces did not (and
+    fell short of the error at p = 5, n = 20,000)."""
+    unit = _EPS / 2
+    gamma_n, gamma_p = _gamma(n), _gamma(p)
+    factor = 12.0 * unit + 36.0 * unit**2 + gamma_n + gamma_p + gamma_n * gamma_p
+    return factor * total_ss * (1.0 + 2.0 * _gamma(n + p)) * (1.0 + 16.0 * unit)
 
 
 def _gamma(length: int) -> float:
@@ -168,13 +198,21 @@ def _gamma(length: int) -> float:
 
 
 def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator,
-            spectrum: FormedSpectrum | None = None) -> Certificate:
-    r"""Certified error bounds for the orthonormal columns of V (p, k) as approximate
-    eigenvectors of the symmetric positive semi-definite M given by ``times(Q) = M Q``
-    (see the module docstring). With the `spectrum` of an exact route, one product
-    with M (k columns) and no random vectors, the bounds certain; without, at most
-    ``_POWERS`` products, the first with k + J columns and the others with J (fewer when
-    a power certifies every pair)."""
+            spectrum: FormedSpectrum | None = None, product_error: float | None = None) -> Certificate:
+    r"""Certified error bounds for the columns of V (p, k), orthonormal to round-off, as
+    approximate eigenvectors of the symmetric positive semi-definite M given by
+    ``times(Q) = M Q`` (see the module docstring). Each column is taken as the unit
+    vector :math:`\mathbf v_j/\|\mathbf v_j\|` (its Rayleigh quotient and residual
+    divided by :math:`\|\mathbf v_j\|^2` and :math:`\|\mathbf v_j\|`: a computed
+    column's norm differs from 1 by up to about p eps, which moves the quotient by as
+    much). `product_error` bounds the rounding of the products, :math:`\|\mathrm{fl}(M
+    \mathbf q) - M\mathbf q\| \le` `product_error` :math:`\|\mathbf q\|` (see
+    :func:`product_rounding`); without it, the estimate :math:`\sqrt p\,\varepsilon
+    \max_j\theta_j` stands in. The rounding of the quotients and residuals themselves
+    is added, :math:`\gamma_{p+4}(\max_j\theta_j + \max_j r_j)`. With the `spectrum`
+    of an exact route, one product with M (k columns) and no random vectors; without, at
+    most ``_POWERS`` products, the first with k + J columns and the others with J (fewer
+    when a power certifies every pair)."""
     p, k = V.shape
     V = np.asfortranarray(V)
     probes = np.empty((p, 0))
@@ -183,12 +221,13 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
         probes -= V @ (V.T @ probes)
     MB = times(np.asfortranarray(np.hstack([V, probes])))
     MV, W = MB[:, :k], MB[:, k:]
-    theta = np.einsum("ij,ij->j", V, MV)
+    squares = np.einsum("ij,ij->j", V, V)  # ||v_j||^2, 1 to round-off
+    theta = np.einsum("ij,ij->j", V, MV) / squares  # the Rayleigh quotients of v_j / ||v_j||
     R = MV - V * theta  # the residual block (V's Rayleigh-Ritz: V^T R = 0 to round-off)
-    residuals = np.linalg.norm(R, axis=0)
-    # rounding: the products, and so the residuals and the Rayleigh quotients, carry an
-    # error of about sqrt(p) eps ||M|| per column
-    rounding = np.sqrt(p) * np.finfo(np.float64).eps * max(float(theta.max()), 0.0)
+    residuals = np.linalg.norm(R, axis=0) / np.sqrt(squares)
+    top = max(float(theta.max()), 0.0)
+    products = np.sqrt(p) * _EPS * top if product_error is None else product_error
+    rounding = (products + _gamma(p + 4) * (top + float(residuals.max()))) * (1.0 + 16.0 * _EPS)
     residuals += rounding
     order = np.argsort(-theta, kind="stable")
     # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
