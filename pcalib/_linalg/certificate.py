@@ -172,8 +172,9 @@ def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p
 def product_rounding(total_ss: float, n: int, p: int) -> float:
     r"""A bound on the rounding of one product :math:`M\mathbf q = Y^\top (Y\mathbf q)`
     per unit of :math:`\|\mathbf q\|`, Y the n x p centered data (:math:`\|Y\|_F^2`
-    = `total_ss`), each row formed from the data with an error of at most 6u per entry
-    (as in a of the module docstring, under its assumption on the mean), then the two
+    = `total_ss`), each row formed from the data with an error of at most 6u
+    :math:`\|Y\|_F` in Frobenius norm (as in a of the module docstring, under its
+    assumption on the mean), then the two
     products (lengths p and n, in any order of summation; Higham, section 3.5):
 
     .. math:: (12u + 36u^2 + \gamma_n + \gamma_p + \gamma_n\gamma_p)\,
@@ -246,14 +247,18 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
     # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
     gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
-    eigenvalue_bounds = np.maximum(upper - theta, 0.0) + block_norm(gram, order, p) + rounding
+    # R is computed with an error of at most `rounding` per column: sqrt(|c|) times that
+    # in the 2-norm of a block of |c| columns
+    eigenvalue_bounds = (np.maximum(upper - theta, 0.0) + block_norm(gram, order, p)
+                         + (np.sqrt(k) + 1.0) * rounding)
     if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
         formed = np.abs(theta[order] - computed[:k]) + error + rounding
         eigenvalue_bounds[order] = np.minimum(eigenvalue_bounds[order], formed)
     axis_bounds = np.ones(k)
     for a in range(k, 0, -1):  # the a leading pairs, all k first
         lead, rest = order[:a], order[a:]
-        bound = upper if a == k else min(max(float(theta[rest[0]]), upper) + block_norm(gram, rest, p), above[a])
+        bound = upper if a == k else min(max(float(theta[rest[0]]) + rounding, upper) + block_norm(gram, rest, p)
+                                         + np.sqrt(rest.size) * rounding, above[a])
         gaps = _certified_gaps(theta[lead], residuals[lead], bound)
         if gaps is not None:
             eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
