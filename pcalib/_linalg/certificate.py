@@ -37,11 +37,15 @@ eigenvalues (:func:`certify`):
    :math:`\begin{bmatrix}\Theta_{a+1:k} & R_{a+1:k}^\top P\\ P R_{a+1:k} & PMP\end{bmatrix}`
    (:math:`R = MV - V\Theta` the residuals), whose largest eigenvalue is at most
    :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
-   (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold.
+   (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold,
+   with the computed :math:`\theta_{a+1}` and block norm each raised by the rounding
+   of the residuals (:func:`product_rounding`; :math:`\sqrt{k - a}` times it for the
+   block's 2-norm).
 
 **Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
 route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
-:math:`\tilde M = M + E` are computed, and step 2 needs no random vectors (:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
+:math:`\tilde M = M + E` are computed, and step 2 needs no random vectors
+(:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
 :math:`u = \varepsilon/2` (the unit round-off), :math:`\gamma_L = Lu/(1 - Lu)`, Y the
 centered data in frame units (so :math:`M = Y^\top Y`) and :math:`\tilde Y` the stored
 copy the route formed its matrix from:
