@@ -164,9 +164,7 @@ def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p
     :math:`\tilde Y^\top \tilde Y`, n for :math:`\tilde Y \tilde Y^\top`), L = `inner`
     (module docstring, a to c)."""
     unit = _EPS / 2
-    gamma = _gamma(inner)
-    squares = total_ss * (1.0 + 2.0 * _gamma(n + p))
-    formed = (12.0 * unit + 36.0 * unit**2 + gamma) * squares
+    formed = _copy_and_products(total_ss, n, p, _gamma(inner))
     solver = 2.0 * (n + p - inner) * _EPS  # c_m = 2m, m the formed matrix's order (p, or n)
     norm = max(max(float(computed[0]), 0.0) / (1.0 - solver), formed)
     error = (formed + solver * norm) * (1.0 + 16.0 * unit)
@@ -189,10 +187,17 @@ def product_rounding(total_ss: float, n: int, p: int) -> float:
     :math:`\||Y|\|_2^2 \le \|Y\|_F^2`. A bound, not an estimate: it grows with n,
     where the estimate :math:`\sqrt p\,\varepsilon\theta_1` it replaces did not (and
     fell short of the error at p = 5, n = 20,000)."""
-    unit = _EPS / 2
     gamma_n, gamma_p = _gamma(n), _gamma(p)
-    factor = 12.0 * unit + 36.0 * unit**2 + gamma_n + gamma_p + gamma_n * gamma_p
-    return factor * total_ss * (1.0 + 2.0 * _gamma(n + p)) * (1.0 + 16.0 * unit)
+    return _copy_and_products(total_ss, n, p, gamma_n + gamma_p + gamma_n * gamma_p) * (1.0 + 8.0 * _EPS)  # 16u
+
+
+def _copy_and_products(total_ss: float, n: int, p: int, products: float) -> float:
+    r""":math:`(12u + 36u^2 + g)\,\|\tilde Y\|_F^2 (1 + 2\gamma_{n+p})`: the error of the
+    centered copy (a of the module docstring) and of products whose relative error bound
+    is g (`products`), with the computed :math:`\|\tilde Y\|_F^2` (`total_ss`) rounded
+    up; the one sum that :func:`formed_spectrum` and :func:`product_rounding` share."""
+    unit = _EPS / 2
+    return (12.0 * unit + 36.0 * unit**2 + products) * (total_ss * (1.0 + 2.0 * _gamma(n + p)))
 
 
 def _gamma(length: int) -> float:

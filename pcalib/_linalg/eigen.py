@@ -471,23 +471,20 @@ def top_eigh(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     otherwise a partial LAPACK solve (``?syevr`` with an index range) when ``k < m``,
     the full divide-and-conquer solver (``?syevd``) when ``k = m``. `M` may be overwritten.
     """
-    w, V, _ = _solved_top(M, k, with_next=False)
+    w, V, _ = top_eigh_and_next(M, k, with_next=False)
     return w, V
 
 
-def top_eigh_and_next(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float | None]:
-    r""":func:`top_eigh`, and the (k + 1)-th largest eigenvalue :math:`\tilde\lambda_{k+1}`
-    that the same solve computed, when LAPACK solved `M` (NumPy's full ``?syevd``, or
-    ``?syevr`` asked for k + 1 eigenvalues: the k leading ones are those of
-    :func:`top_eigh` to round-off); 0.0 when k = m (there is none); None when the Krylov
-    method found the pairs (its Ritz values bound no eigenvalue of M). For
-    ``PCA(tol=...)``'s certificate (:mod:`pcalib._linalg.certificate`). `M` may be
-    overwritten."""
-    return _solved_top(M, k, with_next=True)
-
-
-def _solved_top(M: np.ndarray, k: int, with_next: bool) -> tuple[np.ndarray, np.ndarray, float | None]:
-    """:func:`top_eigh` (with_next False) or :func:`top_eigh_and_next`."""
+def top_eigh_and_next(
+    M: np.ndarray, k: int, with_next: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    r""":func:`top_eigh`, and with `with_next` the k + 1 leading eigenvalues that the same
+    solve computed (:math:`\tilde\lambda_{k+1}` last; 0.0 when k = m, there being none)
+    when LAPACK solved `M`: NumPy's full ``?syevd``, or ``?syevr`` asked for k + 1 pairs,
+    whose k leading ones are those of :func:`top_eigh` to round-off only (so only
+    ``PCA(tol=...)``'s certificate, :mod:`pcalib._linalg.certificate`, asks for them).
+    None without `with_next`, or when the Krylov method found the pairs (its Ritz values
+    bound no eigenvalue of M). `M` may be overwritten."""
     m = M.shape[0]
     wanted = k + 1 if with_next and k < m else k
     if m <= constants.NUMPY_MAX_M:
@@ -506,8 +503,8 @@ def _solved_top(M: np.ndarray, k: int, with_next: bool) -> tuple[np.ndarray, np.
         else:
             w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
         w, V = w[::-1], V[:, ::-1][:, :k]
-    following = (float(w[k]) if wanted > k else 0.0) if with_next else None
-    return w[:k], V, following
+    computed = (w[: k + 1] if wanted > k else np.append(w[:k], 0.0)) if with_next else None
+    return w[:k], V, computed
 
 
 def top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

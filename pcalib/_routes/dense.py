@@ -26,7 +26,7 @@ import numpy as np
 
 from .._inputs.route_table import IN_MEMORY
 from .._linalg.certificate import FormedSpectrum, formed_spectrum
-from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh, top_eigh_and_next, top_eigh_of_varying
+from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh_and_next, top_eigh_of_varying
 from .._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
 from .._linalg.units import Centered, center_array, rescale
 from .._utils.validation import checked_finite
@@ -171,11 +171,11 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True, certifiable
     Yc = centered.values
     # certifiable (PCA(tol=...)): the solve also gives lambda~_{k+1} for the certificate;
     # otherwise k pairs only, as LAPACK's partial solve then gives the same bits as always
-    w, U, following = top_eigh_and_next(rows_gram(Yc), k) if certifiable else (*top_eigh(rows_gram(Yc), k), None)
+    w, U, computed = top_eigh_and_next(rows_gram(Yc), k, with_next=certifiable)
     s = sqrt_eigenvalues(w, *Yc.shape)
     V = axes_from_left(Yc, U, s, k)
     column_ss = column_squares(Yc)
-    formed = _formed(None if following is None else np.append(w, following), column_ss, Yc.shape, "gram")
+    formed = _formed(computed, column_ss, Yc.shape, "gram")
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, "gram", column_ss,
                                      formed=formed)
 

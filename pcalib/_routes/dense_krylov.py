@@ -25,7 +25,6 @@ from .._linalg.eigen import (
     krylov_block,
     krylov_top_operator,
     rows_gram,
-    top_eigh,
     top_eigh_and_next,
     top_eigh_of_varying,
 )
@@ -102,13 +101,11 @@ def krylov_axes(
     if top is not None:
         return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov", None)
     n, p = Xc.shape
-    route, following = ("eig" if n >= p else "gram"), None
+    route, computed = ("eig" if n >= p else "gram"), None
     if n >= p and constant.any():  # solved on the varying columns only
         w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)
     else:  # the formed matrix (a syrk): X_c^T X_c as the eig route, or X_c X_c^T as the gram route
-        formed = rows_gram(Xc.T if n >= p else Xc)
-        w, W, following = top_eigh_and_next(formed, k) if certifiable else (*top_eigh(formed, k), None)
-    computed = None if following is None else np.append(w, following)
+        w, W, computed = top_eigh_and_next(rows_gram(Xc.T if n >= p else Xc), k, with_next=certifiable)
     return (*leading_axes(Y, w, W, constant, k, from_krylov=False), route, computed)
 
 
