@@ -67,24 +67,23 @@ fixed number of steps, no residual test).
    ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
    a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
    that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-   block Krylov may spend up to the estimated cost of the exact route,
-   :math:`t_\text{exact} = n p m + e\, m^3` multiply-adds of the ``syrk``, at
-   :math:`t_\text{block} = 4 c\, n p b` per block of
+   block Krylov may spend up to half the estimated cost of the exact route
+   (the ``syrk``, then ARPACK's Lanczos method on the formed matrix),
+   :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` multiply-adds of the
+   ``syrk``, at :math:`t_\text{block} = 4 c\, n p b` per block of
    :math:`b = k + 3` columns, and is tried when that allows 4
-   blocks (:math:`e = 40/11` per :math:`m^3` of the eigensolver and
-   :math:`c = 3` per flop of the thin products and their share of the
-   orthogonalization: the ratios of their times to the ``syrk``'s, measured on 2
-   cores, 4e-11 and 3.3e-11 s against 1.1e-11 s; counts, not timings, so that a shape
+   blocks (:math:`v = 12` per :math:`m^2` of a Lanczos product, one ``dsymv``
+   that is bound by memory, and :math:`c = 3` per flop of the thin products and
+   their share of the orthogonalization: the ratios of their times to the
+   ``syrk``'s, measured on one core; counts, not timings, so that a shape
    takes the same route on every machine and at every call).
    It stops early when the decay of its residual predicts a failure (a flat
    spectrum near :math:`\lambda_k`): when even the fastest decay seen so
    far, or, past half the budget, twice the latest one, would not reach the
    test within the budget. If it stops, the k leading eigenpairs of the
    formed matrix take over (``solver_`` "eig" if n >= p, "gram"
-   otherwise), so a failure costs at most about twice the exact route's
-   time (measured: 10000 x 4000, k = 50, decaying spectrum, 5.7 s against
-   4.8 s for the eig route; 2200 x 2200 noise, k = 20, 0.9 s against 0.66
-   s). Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
+   otherwise), so a failure costs at most about 1.5 times the exact
+   route's time. Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
    route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
@@ -243,22 +242,24 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
     .. math::
 
-        t_\text{exact} = a\, n p m + e\, m^3, \qquad t_\text{block} = 4 c\, n p b,
+        t_\text{exact} = a\, n p m + v\, (8k + 40)\, m^2, \qquad t_\text{block} = 4 c\, n p b,
 
     m = min(n, p), b = k + 3 the block width, in multiply-adds of the syrk (a = 1),
-    e and c the weights of an :math:`m^3` of the eigensolver and of a flop of a thin
-    product relative to one of those (``constants.EIGENSOLVER_COST``,
-    ``constants.THIN_PRODUCT_COST``), and :math:`s = 1` (``constants.KRYLOV_SHARE``): a block Krylov
-    run that converges at the end of its budget costs what the exact route would have
-    cost, and one that will not converge is stopped as soon as the decay of its
-    residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``).
+    v and c the weights of one Lanczos product with the formed matrix per :math:`m^2`
+    (``pcalib._linalg.eigen.top_eigh``; 8k + 40 products, more than the benchmark's fits
+    need) and of a flop of a thin product relative to one of those
+    (``constants.FORMED_PRODUCT_COST``, ``constants.THIN_PRODUCT_COST``), and
+    :math:`s = 1/2` (``constants.KRYLOV_SHARE``): a block Krylov run may spend half of
+    what the exact route would cost, and one that will not converge is stopped as soon
+    as the decay of its residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``),
+    so that a failure costs at most about 1.5 times the exact route.
     0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
     m = min(n, p)
     if p <= constants.KEPT_MOMENTS_MAX_FEATURES and keep_moments:
         return 0
-    exact = n * p * m + constants.EIGENSOLVER_COST * m**3
+    exact = n * p * m + constants.FORMED_PRODUCT_COST * (8 * k + 40) * m**2
     block = constants.THIN_PRODUCT_COST * 4 * n * p * dense_krylov_block(k, m)
     return int(constants.KRYLOV_SHARE * exact / block)
 

@@ -85,26 +85,47 @@ def test_krylov_gives_up_early_on_a_flat_spectrum():
     assert krylov_top(M, 8, predict=True) is None
 
 
-def test_top_eigh_uses_krylov_or_lapack_and_agrees_with_numpy(monkeypatch):
+def lanczos_spy(monkeypatch):
+    """Record, for each call of top_eigh's Lanczos solve, whether it converged."""
+    converged = []
+
+    def counted(*args, **kwargs):
+        found = lanczos_top_operator(*args, **kwargs)
+        converged.append(found is not None)
+        return found
+
+    monkeypatch.setattr(eigen_module, "lanczos_top_operator", counted)
+    return converged
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_top_eigh_uses_lanczos_or_lapack_and_agrees_with_numpy(monkeypatch, order):
+    """Above NUMPY_MAX_M (lowered to 100), k <= m / 40 takes ARPACK's Lanczos method on
+    the formed matrix (dsymv products of its lower triangle, the only part given), larger
+    k LAPACK's partial or full solve; each agrees with NumPy's eigh of the whole matrix."""
     M, _ = decaying(seed=2)
     w_ref, V_ref = np.linalg.eigh(M)
     w_ref, V_ref = w_ref[::-1], V_ref[:, ::-1]
-    calls = []
-    monkeypatch.setattr(eigen_module, "krylov_top", lambda *a, **kw: calls.append(1) or krylov_top(*a, **kw))
-    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
-    for k in (3, 40, 600):  # Krylov; LAPACK evr (k > m/40); LAPACK evd (k = m)
-        w, V = top_eigh(np.asfortranarray(np.tril(M)), k)  # only the lower triangle is given
+    converged = lanczos_spy(monkeypatch)
+    monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
+    for k in (3, 15, 40, 600):  # Lanczos twice; LAPACK evr (k > m/40); LAPACK evd (k = m)
+        w, V = top_eigh(np.array(np.tril(M), order=order), k)
         np.testing.assert_allclose(w, w_ref[:k], rtol=1e-10, atol=1e-12 * w_ref[0])
-        top = min(k, 10)
+        top = min(k, 15)
         np.testing.assert_allclose(np.abs(np.sum(V[:, :top] * V_ref[:, :top], axis=0)), 1.0, atol=1e-10)
-    assert calls == [1]
+        np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-12)
+    assert converged == [True, True]
 
 
-def test_top_eigh_falls_back_to_lapack_when_krylov_gives_up(monkeypatch):
+def test_top_eigh_falls_back_to_lapack_when_lanczos_gives_up(monkeypatch):
+    """Ten eigenvalues 0.001 apart over a flat bulk: Lanczos does not converge within
+    its 0.2 m products, and LAPACK's answer is the one returned."""
     values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
     M = spd_with_spectrum(values, seed=3)
-    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
+    converged = lanczos_spy(monkeypatch)
+    monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
     w, _ = top_eigh(M.copy(), 8)
+    assert converged == [False]
     np.testing.assert_allclose(w, np.sort(values)[::-1][:8], rtol=1e-12)
 
 
@@ -137,26 +158,14 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     np.testing.assert_array_equal(scale, np.ones(8))
 
 
-def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
-    """The eig route's covariance solved by top_eigh's Krylov branch (orders above
-    NUMPY_MAX_M and DENSE_MAX_M, both lowered to 100 so that order 300 takes it; a
-    counter proves krylov_top ran and converged: since NUMPY_MAX_M = 512 came in,
-    lowering DENSE_MAX_M alone left order 300 to NumPy's eigh and this test to LAPACK)."""
+def test_pca_eig_route_with_lanczos_matches_numpy_svd(monkeypatch):
+    """The eig route's covariance solved by top_eigh's Lanczos branch (orders above
+    NUMPY_MAX_M, lowered to 100 so that order 300 takes it; a counter proves that
+    Lanczos ran and converged), at an offset of 1e6 and standardized."""
     rng = np.random.default_rng(5)
-    # five leading variances 1e6 to 2.5e5 over 295 of 1 (sample eigenvalues up to about
-    # 2.1): krylov_top converges within its subspace of KRYLOV_MAX_FRACTION * 300 = 60
-    # columns, four blocks of 15 (variances 100 to 25 did not)
     X = rng.standard_normal((1500, 300)) * np.r_[np.geomspace(1000, 500, 5), np.ones(295)] + 1e6
-    monkeypatch.setattr("pcalib._linalg.constants.DENSE_MAX_M", 100)
     monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
-    converged = []
-
-    def counted(*args, **kwargs):
-        found = krylov_top(*args, **kwargs)
-        converged.append(found is not None)
-        return found
-
-    monkeypatch.setattr(eigen_module, "krylov_top", counted)
+    converged = lanczos_spy(monkeypatch)
     pca = pcalib.PCA(5, solver="eig").fit(X)
     assert converged == [True]
     Xc = X - X.mean(axis=0)
@@ -164,8 +173,7 @@ def test_pca_eig_route_with_krylov_matches_numpy_svd(monkeypatch):
     signs = np.sign(np.sum(pca.components_ * Vt[:5], axis=1))
     np.testing.assert_allclose(pca.components_ * signs[:, None], Vt[:5], atol=1e-8)
     np.testing.assert_allclose(pca.singular_values_, s[:5], rtol=1e-10)
-    # standardized, the columns' spreads are gone (about identity correlation): Krylov
-    # is tried, gives up, and LAPACK answers
+    # standardized, the columns' spreads are gone (about identity correlation)
     scores = pcalib.PCA(5, solver="eig", standardize=True).fit_transform(X)
     assert len(converged) == 2
     Z = Xc / Xc.std(axis=0, ddof=1)

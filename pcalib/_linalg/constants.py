@@ -36,9 +36,9 @@ define.
 SMALL_WORK = 1e6
 ASPECT = 4
 
-#: [EIGENSOLVER_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 8215fef (2026-11-26), not re-measured since.]
+#: [FORMED_PRODUCT_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 32b16cc (2026-11-29), not re-measured since.]
 #: [THIN_PRODUCT_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 85255df (2026-11-26), not re-measured since.]
-#: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since d510def (2026-11-26), not re-measured since.]
+#: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since 32b16cc (2026-11-29), not re-measured since.]
 #: [KRYLOV_MIN_BLOCKS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
 #: The dense Krylov route of "auto" (rule 3 of pcalib.solvers' docstring) is costed in
 #: operations, not in seconds: in multiply-adds of the syrk that forms X_c^T X_c or
@@ -46,23 +46,29 @@ ASPECT = 4
 #: of those. The choice depends only on ratios of costs, so a count chooses the same
 #: route on every machine and at every call; a timing taken at first use would make the
 #: route, and with it the last digits of a result, depend on the machine's load at that
-#: moment. The weights are ratios of times measured on 2 cores (OpenBLAS): the syrk,
-#: about 1.1e-11 s per multiply-add (0.40 s at 6000 x 2500, 0.87 s at 20000 x 2000);
-#: the eigensolver of an m x m matrix, 4e-11 s per m^3 (0.5 s at m = 2500, 6-7 s at
-#: 5000), so EIGENSOLVER_COST = 4 / 1.1 per m^3; a Krylov block, the two products
-#: X_c^T (X_c Q) and the block's share of the orthogonalization and Rayleigh-Ritz steps,
-#: 3.3e-11 s per flop of 4 n p b (b = k + 3 columns: at 5000 x 5000, 2.3-3.7 ms per
-#: column for k = 5 to 50, 1e8 flops each), so THIN_PRODUCT_COST = 3.3 / 1.1 = 3 per
-#: flop. A machine whose eigensolver gains less from more cores than its syrk has a
-#: larger EIGENSOLVER_COST; the weights are what to re-measure there.
+#: moment. The weights are ratios of times measured on one core (OpenBLAS; CPU times,
+#: which a shared machine's load moves less than wall times): the syrk, about 3.5e-11 s
+#: per multiply-add (0.61 s at 2500 x 2500, 0.67 s at 5000 x 2000); a Lanczos product
+#: with the formed m x m matrix (top_eigh), one dsymv bound by memory, 1.7 ms at
+#: m = 2000 and 2.9 ms at 2500, so FORMED_PRODUCT_COST = 12 per m^2, with 8k + 40
+#: products (ARPACK needed 21 to 200 on the benchmark's spectra, k = 5 to 50, its
+#: deflation probe included); a Krylov block, the two products X_c^T (X_c Q) and the
+#: block's share of the orthogonalization and Rayleigh-Ritz steps, about 3 syrk
+#: multiply-adds per flop of 4 n p b (b = k + 3 columns: at 2500 x 2500, 25 ms for the
+#: products of 13 columns and 40% more for the rest), so THIN_PRODUCT_COST = 3.
+#: A machine whose memory is slower than its arithmetic has a larger FORMED_PRODUCT_COST;
+#: the weights are what to re-measure there.
 #: Block Krylov may spend up to KRYLOV_SHARE of the exact route's estimated cost; it is
-#: tried only when that allows KRYLOV_MIN_BLOCKS blocks. Tall and wide data keep their
-#: syrk: measured at 20000 x 2000 and 2000 x 20000 (k = 5, 10, 50, decaying and flat
-#: spectra), block Krylov within this budget saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s
-#: more where it gave up.
-EIGENSOLVER_COST = 40 / 11
+#: tried only when that allows KRYLOV_MIN_BLOCKS blocks. Half: once the formed matrix is
+#: solved by Lanczos instead of LAPACK's O(m^3) solve, the exact route costs little more
+#: than its syrk, and block Krylov saves time only where it converges in few blocks
+#: (measured on one core: 2500 x 2500, k = 5, 0.39 s against 0.89 s for the eig route;
+#: k = 10, 32 blocks, 1.59 s against 1.05 s). Tall and wide data keep their syrk
+#: (measured at 20000 x 2000 and 2000 x 20000 before the Lanczos solve came in: block
+#: Krylov saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s more where it gave up).
+FORMED_PRODUCT_COST = 12.0
 THIN_PRODUCT_COST = 3.0
-KRYLOV_SHARE = 1.0
+KRYLOV_SHARE = 0.5
 KRYLOV_MIN_BLOCKS = 4
 
 #: [SCATTER_MAX_FEATURES, read by pcalib.solvers: a size or rule set without a timing; not re-measured since e9a947d (2026-11-23).]
@@ -95,11 +101,15 @@ LANCZOS_VECTOR_COST = 7 / 150
 SPARSE_EXACT_PREMIUM = 2.0
 
 # -- The dense eigensolver top_eigh (pcalib._linalg.eigen) -------------------------------
-#: [DENSE_MAX_M, read by pcalib._linalg.eigen: measured as said here; value since bde150c (2026-11-22), not re-measured since.]
-#: Up to this order top_eigh uses LAPACK. Measured (covariance of tests/benchmarks.py data,
-#: k = 10, 2 cores, best of 5): ?syevr takes 0.063 s at m = 1200, 0.10 s at 1500 and
-#: 0.27 s at 2000, the Krylov solver 0.052 s, 0.063 s and 0.13 s.
-DENSE_MAX_M = 1200
+#: [FORMED_LANCZOS_MAX_FRACTION, read by pcalib._linalg.eigen: measured as said here; value since 32b16cc (2026-11-29), not re-measured since.]
+#: Above NUMPY_MAX_M, top_eigh first tries ARPACK's Lanczos method on the formed matrix
+#: (one dsymv of its lower triangle a product), for k <= m / 40, with at most this many
+#: products per row of the matrix, then LAPACK's partial ?syevr. Measured on one core
+#: (covariances of tests/benchmarks.py data): a dsymv takes 0.25 ms at m = 1000, 1.7 ms at
+#: 2000, 2.9 ms at 2500, where ?syevr for k = 10 takes 0.34 s, about 4.5 s and 6 s: so
+#: 0.2 m products cost at most about a sixth of LAPACK's solve, and the fits of the
+#: benchmark need 20-200 (k = 5 to 50; decaying and flat spectra).
+FORMED_LANCZOS_MAX_FRACTION = 0.2
 
 #: [NUMPY_MAX_M, read by pcalib._linalg.eigen: measured as said here; value since aee7069 (2026-11-23), not re-measured since.]
 #: Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
@@ -108,8 +118,8 @@ DENSE_MAX_M = 1200
 #: 0.015 s alone but 0.11 s right after a NumPy product, while NumPy's threads still spin.
 NUMPY_MAX_M = 512
 
-#: [KRYLOV_MAX_FRACTION, read by pcalib._linalg.eigen: measured as said here; value since 346915b (2026-11-22), not re-measured since.]
-#: Largest Krylov subspace of top_eigh, as a fraction of m: the Krylov solver's time
+#: [KRYLOV_MAX_FRACTION, read by pcalib._kernel.algebra: measured as said here; value since 346915b (2026-11-22), not re-measured since.]
+#: Largest Krylov subspace of the kernel's exact fit, as a fraction of n: block Krylov's time
 #: reaches LAPACK's at about m/5 columns (measured, k = 10: at m = 2000, 0.26 s for
 #: 400 columns against 0.25 s for ?syevr; at m = 3000, 0.85 s for 600 against 1.24 s).
 KRYLOV_MAX_FRACTION = 0.2
