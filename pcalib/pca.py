@@ -113,8 +113,8 @@ def pca_eig(X: ArrayLike, k: int | None = None, ddof: int = 1) -> PCAResult:
 
     Costs :math:`O(np^2)` for :math:`S` (formed by blocks of rows in one pass, with
     no centered copy of X) plus at most :math:`O(p^3)` for the eigensolver (LAPACK
-    ``syevd`` up to p = 512, partial ``syevr`` above when ``k < p``; a block Krylov
-    method with residual :math:`\le 10^{-10} \lambda_1` when p > 1200 and
+    ``syevd`` up to p = 512, partial ``syevr`` above when ``k < p``; ARPACK's Lanczos
+    method with residual :math:`\le 10^{-11} \lambda_1` when p > 512 and
     k <= p / 40): the route
     for n >> p. Eigenvalues below the rank tolerance
     :math:`\max(n, p)\,\varepsilon\,\lambda_{\max}` (round-off, including

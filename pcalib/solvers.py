@@ -40,8 +40,8 @@ fixed number of steps, no residual test).
    column sums, without a centered copy of X: :math:`X^\top X - n \bar x
    \bar x^\top` when every column's mean is at most its spread, checked
    per column, shifted blocks otherwise) and solve for the eigenpairs
-   (LAPACK ``syevd`` up to order 512, ``syevr`` above, or a block Krylov
-   method with a residual test for order above 1200 and small k): 3 to 10
+   (LAPACK ``syevd`` up to order 512, ``syevr`` above, or ARPACK's Lanczos
+   method with a residual test above order 512 for small k): 3 to 10
    times faster than the SVD at every shape measured, and exact at any
    offset (unlike scikit-learn's ``covariance_eigh``, which forms
    :math:`X^\top X - n \bar x \bar x^\top` at every offset). The price
@@ -70,7 +70,8 @@ fixed number of steps, no residual test).
    block Krylov may spend up to half the estimated cost of the exact route
    (the ``syrk``, then ARPACK's Lanczos method on the formed matrix),
    :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` multiply-adds of the
-   ``syrk``, at :math:`t_\text{block} = 4 c\, n p b` per block of
+   ``syrk`` (:math:`n p m + e\, m^3` where LAPACK solves it: order 512 or less, or
+   :math:`k > m/40`; :math:`e = 40/11`), at :math:`t_\text{block} = 4 c\, n p b` per block of
    :math:`b = k + 3` columns, and is tried when that allows 4
    blocks (:math:`v = 12` per :math:`m^2` of a Lanczos product, one ``dsymv``
    that is bound by memory, and :math:`c = 3` per flop of the thin products and
@@ -246,22 +247,30 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
     m = min(n, p), b = k + 3 the block width, in multiply-adds of the syrk (a = 1),
     v and c the weights of one Lanczos product with the formed matrix per :math:`m^2`
-    (``pcalib._linalg.eigen.top_eigh``; 8k + 40 products, more than the benchmark's fits
-    need) and of a flop of a thin product relative to one of those
-    (``constants.FORMED_PRODUCT_COST``, ``constants.THIN_PRODUCT_COST``), and
-    :math:`s = 1/2` (``constants.KRYLOV_SHARE``): a block Krylov run may spend half of
-    what the exact route would cost, and one that will not converge is stopped as soon
-    as the decay of its residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``),
-    so that a failure costs at most about 1.5 times the exact route.
+    (``pcalib._linalg.eigen.top_eigh`` above order ``constants.NUMPY_MAX_M`` for
+    :math:`40k \le m`; 8k + 40 products, more than the benchmark's fits need; where
+    LAPACK solves it instead, :math:`e\, m^3`) and of a flop of a thin product relative
+    to one of those (``constants.FORMED_PRODUCT_COST``, ``constants.EIGENSOLVER_COST``,
+    ``constants.THIN_PRODUCT_COST``), and :math:`s = 1/2` (``constants.KRYLOV_SHARE``;
+    1 with `keep_moments` False, ``PCA(tol=...)``, whose tolerance stops it early): a
+    block Krylov run may spend half of what the exact route would cost, and one that
+    will not converge is stopped as soon as the decay of its residual predicts it
+    (``pcalib._linalg.eigen.krylov_top_operator``), so that a failure costs at most
+    about 1.5 times the exact route.
     0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
     m = min(n, p)
     if p <= constants.KEPT_MOMENTS_MAX_FEATURES and keep_moments:
         return 0
-    exact = n * p * m + constants.FORMED_PRODUCT_COST * (8 * k + 40) * m**2
+    if m > constants.NUMPY_MAX_M and 40 * k <= m:  # the formed matrix solved by Lanczos
+        solve = constants.FORMED_PRODUCT_COST * (8 * k + 40) * m**2
+    else:  # by LAPACK
+        solve = constants.EIGENSOLVER_COST * m**3
+    exact = n * p * m + solve
     block = constants.THIN_PRODUCT_COST * 4 * n * p * dense_krylov_block(k, m)
-    return int(constants.KRYLOV_SHARE * exact / block)
+    share = constants.KRYLOV_SHARE if keep_moments else 1.0  # a tolerance stops it early
+    return int(share * exact / block)
 
 
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol: float | None = None) -> str:

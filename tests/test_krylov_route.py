@@ -44,7 +44,7 @@ def reference(X, k):
 @pytest.mark.parametrize("shape", [(1300, 1100), (500, 1100)])
 def test_auto_takes_krylov_and_matches_the_svd(shape):
     """At the real threshold (past 1024 features), tall data (Krylov on X_c^T X_c) and
-    wide (on X_c X_c^T); 500 x 1100 instead of 1000 x 3000 (budget 4 blocks instead of
+    wide (on X_c X_c^T); 500 x 1100 instead of 1000 x 3000 (budget 6 blocks instead of
     11, at least 4 needed), whose reference SVD cost 2.7 s of CPU, 0.2 s now."""
     X = decaying(*shape)
     k = 5
@@ -149,7 +149,7 @@ def test_block_krylov_converges_where_its_residual_stalls_first(monkeypatch):
 
     monkeypatch.setattr(eigen_module, "_predicted_to_fail", spy)
     # the budget of 34 blocks that "auto" gave this shape while the formed matrix was
-    # solved by LAPACK (17 since the Lanczos solve): the forecast rule is what this test
+    # solved by LAPACK (8 since the Lanczos solve): the forecast rule is what this test
     # checks, on a run that needs most of that budget
     monkeypatch.setattr("pcalib.solvers.krylov_budget", lambda *args, **kwargs: 34)
     pca = PCA(k).fit(X)

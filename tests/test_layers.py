@@ -377,7 +377,7 @@ def test_the_tuning_constants_are_read_at_call_time():
     ``pcalib._linalg.constants`` does not reach, so the patch would silently test nothing."""
     offenders = [line for module in MODULES for line in _names_imported_from_constants(module)]
     assert not offenders, "names imported from pcalib._linalg.constants: " + ", ".join(offenders)
-    assert "constants.THIN_PRODUCT_COST" in _source("pcalib.solvers").read_text(encoding="utf-8")
+    assert "constants.EIGENSOLVER_COST" in _source("pcalib.solvers").read_text(encoding="utf-8")
 
 
 def test_the_constants_import_reader_is_not_blind(tmp_path):

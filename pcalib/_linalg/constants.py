@@ -36,6 +36,7 @@ define.
 SMALL_WORK = 1e6
 ASPECT = 4
 
+#: [EIGENSOLVER_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 8215fef (2026-11-26), not re-measured since.]
 #: [FORMED_PRODUCT_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 32b16cc (2026-11-29), not re-measured since.]
 #: [THIN_PRODUCT_COST, read by pcalib.solvers: a ratio of the times measured as said here; times since 85255df (2026-11-26), not re-measured since.]
 #: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since 32b16cc (2026-11-29), not re-measured since.]
@@ -56,6 +57,9 @@ ASPECT = 4
 #: block's share of the orthogonalization and Rayleigh-Ritz steps, about 3 syrk
 #: multiply-adds per flop of 4 n p b (b = k + 3 columns: at 2500 x 2500, 25 ms for the
 #: products of 13 columns and 40% more for the rest), so THIN_PRODUCT_COST = 3.
+#: Where LAPACK solves the formed matrix (order 512 or less, or k > m / 40), its solve
+#: costs EIGENSOLVER_COST per m^3 (measured on 2 cores: 4e-11 s per m^3 against 1.1e-11 s
+#: per multiply-add of the syrk, 0.5 s at m = 2500).
 #: A machine whose memory is slower than its arithmetic has a larger FORMED_PRODUCT_COST;
 #: the weights are what to re-measure there.
 #: Block Krylov may spend up to KRYLOV_SHARE of the exact route's estimated cost; it is
@@ -66,6 +70,7 @@ ASPECT = 4
 #: k = 10, 32 blocks, 1.59 s against 1.05 s). Tall and wide data keep their syrk
 #: (measured at 20000 x 2000 and 2000 x 20000 before the Lanczos solve came in: block
 #: Krylov saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s more where it gave up).
+EIGENSOLVER_COST = 40 / 11
 FORMED_PRODUCT_COST = 12.0
 THIN_PRODUCT_COST = 3.0
 KRYLOV_SHARE = 0.5
