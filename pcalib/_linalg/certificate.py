@@ -22,14 +22,16 @@ eigenvalues (:func:`certify`):
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
    smallest over t = 1 to 10: all ten hold with probability at least :math:`1 -
-   10\rho^{-J}`, and stopping early only drops tests). It stops once no smaller U
-   could improve a bound by more than a factor 2: the same product gives
-   :math:`L_t = \max_i \|PMP\mathbf w_i\|/\|\mathbf w_i\| \le \lambda_1(PMP)`
-   (:math:`\mathbf w_i` the vectors the power multiplied), below which no U holds, and
-   the bounds of steps 3 and 4 at U are compared with those at :math:`L_t`. (This
-   includes the earlier rule, every pair certified with U at most half the smallest
-   :math:`\theta_j`; where nothing is certified at any U, as at a loose tol, it saves
-   the products that could not help);
+   10\rho^{-J}`, and stopping early only drops tests). It stops once the remaining
+   powers could not improve a bound by more than a factor 2: the growth of each
+   vector under PMP never falls from one power to the next, so after power t no later
+   bound is below :math:`U^*_t = \max_i (\rho\sqrt{2/\pi}\|(PMP)^t\boldsymbol
+   \omega_i\|\, g_i^{10 - t})^{1/10}`, :math:`g_i` the latest growth of
+   :math:`\boldsymbol\omega_i`, and the bounds of steps 3 and 4 at U are compared with
+   those at :math:`U^*_t`. (This includes the earlier rule, every pair certified with
+   U at most half the smallest :math:`\theta_j`; where a pair stays uncertified
+   whatever the remaining powers give, as at a loose tol, it saves the products that
+   could not help);
 3. if the intervals are pairwise disjoint and all lie above U, they hold k distinct
    eigenvalues above U, and no more than k exceed U: each interval holds exactly one,
    and every other eigenvalue is at most U. So the distance from :math:`\theta_j` to
@@ -129,9 +131,9 @@ _PROBES = 5
 _SAFETY = 10.0
 _POWERS = 10
 # The powers stop once the bounds that U certifies are within this factor of those that
-# the smallest U the probes allow would certify (each axis's gap within half of what
-# the probes can give: the factor of the rule it replaces, U at most half the smallest
-# Ritz value).
+# the smallest U the remaining powers can give would certify (each axis's gap within
+# half of that: the factor of the rule it replaces, U at most half the smallest Ritz
+# value).
 _SETTLED = 2.0
 FAILURE_PROBABILITY = _POWERS * _SAFETY**-_PROBES
 _EPS = float(np.finfo(np.float64).eps)
@@ -260,9 +262,9 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     tails = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
     pairs = _Pairs(theta, residuals, rounding, order, above, tails)
     upper = float(above[k])
-    for upper_t, lower_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
+    for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
         upper = min(upper, upper_t)
-        if _settled(pairs.bounds(upper), pairs.bounds(min(lower_t, upper))):
+        if _settled(pairs.bounds(upper), pairs.bounds(min(floor_t, upper))):
             break
     eigenvalue_bounds, axis_bounds = pairs.bounds(upper)
     if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
@@ -313,8 +315,9 @@ class _Pairs:
 
 def _settled(at_upper: tuple[np.ndarray, np.ndarray], at_lower: tuple[np.ndarray, np.ndarray]) -> bool:
     """Whether the bounds that U certifies (`at_upper`) are within ``_SETTLED`` times
-    those that the smallest U the probes allow would (`at_lower`): then no further
-    power of :func:`certify` can improve any bound by more than that factor."""
+    those that the smallest U the remaining powers can give would (`at_lower`): then
+    no further power of :func:`certify` can improve any bound by more than that
+    factor."""
     return all(np.all(bound <= _SETTLED * best) for bound, best in zip(at_upper, at_lower))
 
 
@@ -355,15 +358,19 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
                   start: np.ndarray) -> Iterator[tuple[float, float]]:
     r"""The bounds :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|(PMP)^t\boldsymbol\omega_i\|)^{1/t}`
     on :math:`\lambda_1(PMP)` for t = 1, 2, ..., ``_POWERS`` (each one more product),
-    from :math:`W = M P \Omega`, each with the lower bound :math:`\max_i
-    \|PMP\,\mathbf w_i\| / \|\mathbf w_i\|` that the same product gives
-    (:math:`\mathbf w_i` the i-th column of :math:`(PMP)^{t-1} P\Omega`, whose norms at
-    t = 1 are `start`; no U below it can hold, up to rounding): a
-    guide for when to stop, not a bound that is certified. Each column is normalized
-    after every power (the logarithm of its growth summed), so that no power
-    overflows or underflows."""
+    from :math:`W = M P \Omega`, each with the smallest bound that the powers up to
+    ``_POWERS`` can still give: the growth :math:`g_i = \|(PMP)^t\boldsymbol\omega_i\|
+    / \|(PMP)^{t-1}\boldsymbol\omega_i\|` of each vector (:math:`\|P\boldsymbol
+    \omega_i\|` = `start` at t = 1) never falls in later powers (for a symmetric A,
+    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so
+    no later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|(PMP)^t
+    \boldsymbol\omega_i\|\, g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic:
+    a guide for when to stop, not a certified bound). Each column is normalized after
+    every power (the logarithm of its growth summed), so that no power overflows or
+    underflows."""
     growth = np.zeros(W.shape[1])  # log ||(PMP)^t omega_i||
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
+    previous = np.where(start > 0, start, np.inf)  # the norms of the vectors multiplied
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
@@ -374,6 +381,8 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
             return
         with np.errstate(divide="ignore"):
             growth += np.log(norms)  # -inf for a vector that M annihilated
+            rates = np.log(norms / previous)
         W = W / np.where(norms > 0, norms, 1.0)
-        lower = float(np.max(norms / np.where(start > 0, start, np.inf))) if t == 1 else float(norms.max())
-        yield float(np.exp((factor + growth.max()) / t)), lower
+        previous = np.ones_like(norms)
+        floor = np.max(factor + growth + (_POWERS - t) * rates) / _POWERS
+        yield float(np.exp((factor + growth.max()) / t)), float(np.exp(floor))
