@@ -202,6 +202,7 @@ __all__ = [
     "implicit_route",
     "krylov_budget",
     "sparse_route_costs",
+    "tol_blocks",
 ]
 
 
@@ -273,12 +274,29 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     return int(share * exact / block)
 
 
+def tol_blocks(n: int, p: int, k: int) -> int:
+    r"""The budget of block Krylov for ``PCA(k, tol=...)`` with solver "auto" on an
+    n x p array: :func:`krylov_budget` (without the moments' exception: a fit with a
+    tolerance keeps none) when it allows at least ``constants.KRYLOV_MIN_BLOCKS``
+    blocks, as for an exact fit, else 0. With 0 no block is tried: the formed matrix
+    (:math:`Y_c^\top Y_c` if n >= p, else :math:`Y_c Y_c^\top`) is solved at once,
+    which the cost model predicts cheaper than a Krylov attempt that would mostly give
+    up (at 10000 x 1000, k = 50, the budget is two blocks, and both were spent before
+    the formed matrix took over). With a budget, the stage stops as soon as the decay
+    of its residual predicts that it will not reach the tolerance within it
+    (``pcalib._linalg.eigen.krylov_top_operator``)."""
+    blocks = krylov_budget(n, p, k, keep_moments=False)
+    return blocks if blocks >= constants.KRYLOV_MIN_BLOCKS else 0
+
+
 def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol: float | None = None) -> str:
     """The route for a NumPy array of n samples and p features, k components
     (`every_component`: all of them are wanted, or as many as a fraction of variance
     needs): `solver` itself unless it is "auto", else rules 1 to 3 above; with a
     tolerance `tol` (``PCA(tol=...)``), "krylov" for any shape beyond the small ones
-    when k < min(n, p) (the tolerance is what lets it stop early)."""
+    when k < min(n, p): the route whose fallback solves the formed matrix from a
+    centered copy, which certifies the fit without random probes; its budget
+    (:func:`tol_blocks`) decides whether the block Krylov stage runs at all."""
     if solver != "auto":
         return solver
     m = min(n, p)
@@ -287,7 +305,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     if every_component or k == m:
         return "eig" if n >= constants.ASPECT * p else "gram" if p >= constants.ASPECT * n else "svd"
     if tol is not None:
-        return "krylov"
+        return "krylov"  # with the budget of tol_blocks (fit_by_route)
     square_ish = n < constants.ASPECT * p and p < constants.ASPECT * n  # tall and wide data keep their one syrk
     if square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS:
         return "krylov"
@@ -368,7 +386,9 @@ def fit_by_route(
         route = dense_route(solver, n, p, k, every_component, tol)
     else:
         route = implicit_route(solver, n, p, k, every_component, data)
-    budget = {"max_blocks": krylov_budget(n, p, k, keep_moments=tol is None)} if solver == "auto" else {}
+    budget = {}
+    if solver == "auto":
+        budget["max_blocks"] = krylov_budget(n, p, k) if tol is None else tol_blocks(n, p, k)
 
     def run(route: str) -> Decomposition:
         rng = check_random_state(random_state) if route == "randomized" else None
@@ -396,14 +416,21 @@ def fit_by_route(
 def certified(data: Any, found: Decomposition) -> Decomposition:
     r"""`found` with the error bounds of :func:`pcalib._linalg.certificate.certify` on its axes,
     as eigenvectors of :math:`Y_c^\top Y_c` (Y the decomposed matrix, in the frame units
-    of `found`), from products with the data (``data.gram_times``, centered exactly).
-    Where the route formed and solved that matrix (or :math:`Y_c Y_c^\top`) whole
-    (``found.formed``), its computed spectrum bounds the eigenvalues beyond the axes,
-    at the cost of one product; otherwise random vectors do, from a fixed seed, so that
-    the bounds are deterministic."""
-    divisor = found.divisor()
+    of `found`), from products with the route's centered copy where it kept one
+    (``found.copy_products``, then dropped), else with the data (``data.gram_times``,
+    centered exactly, block by block). Where the route formed and solved that matrix
+    (or :math:`Y_c Y_c^\top`) whole (``found.formed``), its computed spectrum bounds
+    the eigenvalues beyond the axes, at the cost of one product; otherwise random
+    vectors do, from a fixed seed, so that the bounds are deterministic."""
     n, p = data.shape
-    certificate = certify(lambda Q: data.gram_times(Q, found.center, divisor),
-                          np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed,
+    if found.copy_products is not None:
+        times = found.copy_products.scatter_times
+    else:
+        divisor = found.divisor()
+
+        def times(Q: np.ndarray) -> np.ndarray:
+            return data.gram_times(Q, found.center, divisor)
+
+    certificate = certify(times, np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed,
                           product_rounding(found.total_ss, n, p))
-    return replace(found, certificate=certificate)
+    return replace(found, certificate=certificate, copy_products=None)

@@ -21,10 +21,17 @@ eigenvalues (:func:`certify`):
              \big\|(PMP)^t\boldsymbol\omega_i\big\|\Big)^{1/t}
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
-   smallest over t = 1 to 10, stopping once it certifies every pair and either is at
-   most half the smallest :math:`\theta_j` or no longer sets any :math:`\delta_j` of
-   step 3, so that a smaller U would change no bound: all ten hold with probability
-   at least :math:`1 - 10\rho^{-J}`, and stopping early only drops tests);
+   smallest over t = 1 to 10: all ten hold with probability at least :math:`1 -
+   10\rho^{-J}`, and stopping early only drops tests). It stops once the remaining
+   powers could not improve a bound by more than a factor 2: the growth of each
+   vector under PMP never falls from one power to the next, so after power t no later
+   bound is below :math:`U^*_t = \max_i (\rho\sqrt{2/\pi}\|(PMP)^t\boldsymbol
+   \omega_i\|\, g_i^{10 - t})^{1/10}`, :math:`g_i` the latest growth of
+   :math:`\boldsymbol\omega_i`, and the bounds of steps 3 and 4 at U are compared with
+   those at :math:`U^*_t`. (This includes the earlier rule, every pair certified with
+   U at most half the smallest :math:`\theta_j`; where a pair stays uncertified
+   whatever the remaining powers give, as at a loose tol, it saves the products that
+   could not help);
 3. if the intervals are pairwise disjoint and all lie above U, they hold k distinct
    eigenvalues above U, and no more than k exceed U: each interval holds exactly one,
    and every other eigenvalue is at most U. So the distance from :math:`\theta_j` to
@@ -123,6 +130,11 @@ __all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spe
 _PROBES = 5
 _SAFETY = 10.0
 _POWERS = 10
+# The powers stop once the bounds that U certifies are within this factor of those that
+# the smallest U the remaining powers can give would certify (each axis's gap within
+# half of that: the factor of the rule it replaces, U at most half the smallest Ritz
+# value).
+_SETTLED = 2.0
 FAILURE_PROBABILITY = _POWERS * _SAFETY**-_PROBES
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -222,7 +234,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     is added, :math:`\gamma_{p+4}(\max_j\theta_j + \max_j r_j)`. With the `spectrum`
     of an exact route, one product with M (k columns) and no random vectors; without, at
     most ``_POWERS`` products, the first with k + J columns and the others with J (fewer
-    when a power certifies every pair)."""
+    once a smaller U could not improve any bound by more than ``_SETTLED``)."""
     p, k = V.shape
     V = np.asfortranarray(V)
     probes = np.empty((p, 0))
@@ -243,38 +255,70 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
     computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
     above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
-    upper = float(above[k])
-    for upper_t in _power_bounds(times, V, W) if spectrum is None else ():
-        upper = min(upper, upper_t)
-        gaps = _certified_gaps(theta, residuals, upper)
-        if gaps is not None and (upper <= theta.min() / 2 or np.array_equal(gaps, _pairwise_gaps(theta, residuals))):
-            # every pair certified, with gaps of at least half its eigenvalue, or gaps
-            # that a smaller U would not widen (each set by another pair, not by U): then
-            # no bound below depends on U (the pairs' intervals lie above it)
-            break
-    # for every pair: theta_j <= lambda_j (Cauchy interlacing) and lambda_j <=
-    # max(theta_j, U) + ||R||_2 (Weyl: M minus the coupling of span V with the rest,
-    # whose norm is at most ||R||_2, has the eigenvalues theta and those of P M P)
     gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
     # R is computed with an error of at most `rounding` per column: sqrt(|c|) times that
-    # in the 2-norm of a block of |c| columns
-    eigenvalue_bounds = (np.maximum(upper - theta, 0.0) + block_norm(gram, order, p)
-                         + (np.sqrt(k) + 1.0) * rounding)
+    # in the 2-norm of a block of |c| columns; the blocks of the pairs after the a
+    # leading ones (step 4), a = 0, ..., k - 1, do not depend on U
+    tails = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
+    pairs = _Pairs(theta, residuals, rounding, order, above, tails)
+    upper = float(above[k])
+    for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
+        upper = min(upper, upper_t)
+        if _settled(pairs.bounds(upper), pairs.bounds(min(floor_t, upper))):
+            break
+    eigenvalue_bounds, axis_bounds = pairs.bounds(upper)
     if computed is not None:  # |theta_j - lambda_j| <= |theta_j - lambda~_j| + eta, in order
         formed = np.abs(theta[order] - computed[:k]) + error + rounding
         eigenvalue_bounds[order] = np.minimum(eigenvalue_bounds[order], formed)
-    axis_bounds = np.ones(k)
-    for a in range(k, 0, -1):  # the a leading pairs, all k first
-        lead, rest = order[:a], order[a:]
-        bound = upper if a == k else min(max(float(theta[rest[0]]) + rounding, upper) + block_norm(gram, rest, p)
-                                         + np.sqrt(rest.size) * rounding, above[a])
-        gaps = _certified_gaps(theta[lead], residuals[lead], bound)
-        if gaps is not None:
-            eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
-                                                 np.minimum(residuals[lead], residuals[lead] ** 2 / gaps) + rounding)
-            axis_bounds[lead] = np.minimum(residuals[lead] / gaps, 1.0)
-            break
     return Certificate(theta, residuals, eigenvalue_bounds, axis_bounds, float(upper))
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """What :func:`certify` knows of the k pairs before U: the Rayleigh quotients, the
+    residuals (rounding included), the rounding of one residual, the pairs in
+    decreasing order of theta, the bounds on lambda_1..lambda_{k+1} of a formed
+    spectrum (inf without one) and the 2-norms of the residual blocks of the pairs
+    after the a leading ones, a = 0, ..., k - 1 (rounding included)."""
+
+    theta: np.ndarray
+    residuals: np.ndarray
+    rounding: float
+    order: np.ndarray
+    above: np.ndarray
+    tails: list[float]
+
+    def bounds(self, upper: float) -> tuple[np.ndarray, np.ndarray]:
+        r"""The bounds on the eigenvalues and the axes (sines) that U = `upper`
+        (:math:`\ge \lambda_{k+1}(M)`) certifies: for every pair, :math:`\theta_j \le
+        \lambda_j \le \max(\theta_j, U) + \|R\|_2` (Cauchy's interlacing theorem; Weyl's
+        inequality: M minus the coupling of the span of V with the rest, whose norm is
+        at most :math:`\|R\|_2`, has the eigenvalues theta and those of PMP); for the
+        largest a whose pairs satisfy step 3 against :math:`U_a` (step 4), the residual
+        bounds."""
+        theta, residuals, order, k = self.theta, self.residuals, self.order, self.theta.size
+        eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.tails[0] + self.rounding
+        axis_bounds = np.ones(k)
+        for a in range(k, 0, -1):  # the a leading pairs, all k first
+            lead = order[:a]
+            bound = upper if a == k else min(max(float(theta[order[a]]) + self.rounding, upper) + self.tails[a],
+                                             self.above[a])
+            gaps = _certified_gaps(theta[lead], residuals[lead], bound)
+            if gaps is not None:
+                eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
+                                                     np.minimum(residuals[lead], residuals[lead] ** 2 / gaps)
+                                                     + self.rounding)
+                axis_bounds[lead] = np.minimum(residuals[lead] / gaps, 1.0)
+                break
+        return eigenvalue_bounds, axis_bounds
+
+
+def _settled(at_upper: tuple[np.ndarray, np.ndarray], at_lower: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether the bounds that U certifies (`at_upper`) are within ``_SETTLED`` times
+    those that the smallest U the remaining powers can give would (`at_lower`): then
+    no further power of :func:`certify` can improve any bound by more than that
+    factor."""
+    return all(np.all(bound <= _SETTLED * best) for bound, best in zip(at_upper, at_lower))
 
 
 def block_norm(gram: np.ndarray, columns: np.ndarray, length: int) -> float:
@@ -310,22 +354,35 @@ def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
     return others.min(axis=1)
 
 
-def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray) -> Iterator[float]:
+def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray,
+                  start: np.ndarray) -> Iterator[tuple[float, float]]:
     r"""The bounds :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|(PMP)^t\boldsymbol\omega_i\|)^{1/t}`
     on :math:`\lambda_1(PMP)` for t = 1, 2, ..., ``_POWERS`` (each one more product),
-    from :math:`W = M P \Omega`; each column is normalized after every power (the
-    logarithm of its growth summed), so that no power overflows or underflows."""
+    from :math:`W = M P \Omega`, each with the smallest bound that the powers up to
+    ``_POWERS`` can still give: the growth :math:`g_i = \|(PMP)^t\boldsymbol\omega_i\|
+    / \|(PMP)^{t-1}\boldsymbol\omega_i\|` of each vector (:math:`\|P\boldsymbol
+    \omega_i\|` = `start` at t = 1) never falls in later powers (for a symmetric A,
+    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so
+    no later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|(PMP)^t
+    \boldsymbol\omega_i\|\, g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic:
+    a guide for when to stop, not a certified bound). Each column is normalized after
+    every power (the logarithm of its growth summed), so that no power overflows or
+    underflows."""
     growth = np.zeros(W.shape[1])  # log ||(PMP)^t omega_i||
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
+    previous = np.where(start > 0, start, np.inf)  # the norms of the vectors multiplied
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
         W = W - V @ (V.T @ W)
         norms = np.linalg.norm(W, axis=0)
         if not np.any(norms > 0):
-            yield 0.0  # M vanishes outside the span of V
+            yield 0.0, 0.0  # M vanishes outside the span of V
             return
         with np.errstate(divide="ignore"):
             growth += np.log(norms)  # -inf for a vector that M annihilated
+            rates = np.log(norms / previous)
         W = W / np.where(norms > 0, norms, 1.0)
-        yield float(np.exp((factor + growth.max()) / t))
+        previous = np.ones_like(norms)
+        floor = np.max(factor + growth + (_POWERS - t) * rates) / _POWERS
+        yield float(np.exp((factor + growth.max()) / t)), float(np.exp(floor))

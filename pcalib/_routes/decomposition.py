@@ -98,6 +98,11 @@ class CenteredProducts:
             return self.transposed_times(self.times(Q))
         return self.times(self.transposed_times(Q))
 
+    def scatter_times(self, Q: np.ndarray) -> np.ndarray:
+        r""":math:`Y^\top (Y Q)`, (p, b), for Q of shape (p, b), whatever the shape of Y:
+        two passes over X (the products of the certificate, whose axes are p-vectors)."""
+        return self.transposed_times(self.times(Q))
+
     def total_ss(self) -> float:
         r""":math:`\|Y\|_F^2`: the sum of the known column sums, or one pass over a centered copy."""
         if self.column_ss is not None:
@@ -167,17 +172,23 @@ class Decomposition:
     #: the leading eigenvalues of the matrix an exact route formed and solved, and
     #: their error bound, when it had them (the certificate's bound on the rest)
     formed: FormedSpectrum | None = None
+    #: products with the route's centered copy, kept only until the certificate is
+    #: computed from them (``PCA(tol=...)``, :func:`pcalib.solvers.certified`, which
+    #: drops them): one product with k columns instead of centering the data again
+    copy_products: CenteredProducts | None = None
 
     @classmethod
     def of_centered(
         cls, found: Found, centered: Centered, route: str, column_ss: np.ndarray, moments: Moments | None = None,
-        formed: FormedSpectrum | None = None,
+        formed: FormedSpectrum | None = None, certifiable: bool = False,
     ) -> Decomposition:
         """What a route found on the centered copy `centered` (:func:`pcalib._linalg.units.center_array`),
         whose column sums of squares were `column_ss` (`formed`: its formed matrix's
-        spectrum, if known)."""
+        spectrum, if known; `certifiable`: keep products with the copy for the
+        certificate)."""
+        products = CenteredProducts(centered.values, column_ss=column_ss) if certifiable else None
         return cls(*found, centered.center, centered.scale, centered.exponent, route, moments, column_ss,
-                   centered.constant, formed=formed)
+                   centered.constant, formed=formed, copy_products=products)
 
     def truncated(self, k: int) -> Decomposition:
         """The first k axes; the others join the discarded tail."""

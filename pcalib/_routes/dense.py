@@ -177,7 +177,7 @@ def gram_route(centered: Centered, k: int, need_scores: bool = True, certifiable
     column_ss = column_squares(Yc)
     formed = _formed(computed, column_ss, Yc.shape, "gram")
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, "gram", column_ss,
-                                     formed=formed)
+                                     formed=formed, certifiable=certifiable)
 
 
 def krylov_route(
@@ -200,7 +200,7 @@ def krylov_route(
     s, V, route, computed = krylov_axes(Yc, k, centered.constant, max_blocks, rtol, certifiable)
     column_ss = column_squares(Yc)
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss,
-                                     formed=_formed(computed, column_ss, Yc.shape, route))
+                                     formed=_formed(computed, column_ss, Yc.shape, route), certifiable=certifiable)
 
 
 def _formed(
@@ -278,7 +278,7 @@ def _decompose_data(
     if route == "eig":
         return eig_route(arr, k, ddof=ddof, standardize=standardize, need_scores=need_scores,
                          finite_checked=finite_checked, name=name)
-    if route == "krylov":
+    if route == "krylov" and max_blocks != 0:  # with no budget, the formed matrix at once
         found = implicit_krylov_route(arr, k, ddof=ddof, standardize=standardize,
                                       need_scores=need_scores, max_blocks=max_blocks, rtol=rtol,
                                       certifiable=certifiable)
