@@ -117,6 +117,28 @@ def test_top_eigh_uses_lanczos_or_lapack_and_agrees_with_numpy(monkeypatch, orde
     assert converged == [True, True]
 
 
+def test_a_tolerance_keeps_lapack_up_to_the_certified_order(monkeypatch):
+    """top_eigh_and_next with `with_next` (PCA(tol=...)'s certificate) solves by LAPACK up
+    to constants.CERTIFIED_LAPACK_MAX_M, where Lanczos would otherwise run, and returns
+    the k + 1 computed eigenvalues (NumPy's eigvalsh); above that order it takes
+    Lanczos as an exact fit does, and returns none."""
+    from pcalib._linalg.eigen import top_eigh_and_next
+
+    M, _ = decaying(seed=2)
+    w_ref = np.linalg.eigvalsh(M)[::-1]
+    converged = lanczos_spy(monkeypatch)
+    monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
+    monkeypatch.setattr("pcalib._linalg.constants.CERTIFIED_LAPACK_MAX_M", 1000)
+    _, _, computed = top_eigh_and_next(np.tril(M), 3, with_next=True)
+    assert converged == []
+    np.testing.assert_allclose(computed, w_ref[:4], rtol=1e-12)
+    assert top_eigh_and_next(np.tril(M), 3, with_next=False)[2] is None
+    assert converged == [True]
+    monkeypatch.setattr("pcalib._linalg.constants.CERTIFIED_LAPACK_MAX_M", 500)
+    assert top_eigh_and_next(np.tril(M), 3, with_next=True)[2] is None
+    assert converged == [True, True]
+
+
 def test_top_eigh_falls_back_to_lapack_when_lanczos_gives_up(monkeypatch):
     """Ten eigenvalues 0.001 apart over a flat bulk: Lanczos does not converge within
     its 0.2 m products, and LAPACK's answer is the one returned."""

@@ -116,6 +116,18 @@ SPARSE_EXACT_PREMIUM = 2.0
 #: benchmark need 20-200 (k = 5 to 50; decaying and flat spectra).
 FORMED_LANCZOS_MAX_FRACTION = 0.2
 
+#: [CERTIFIED_LAPACK_MAX_M, read by pcalib._linalg.eigen: the order up to which top_eigh took LAPACK before the Lanczos step above (DENSE_MAX_M, bde150c), kept for PCA(tol=...) only.]
+#: Up to this order a fit with a tolerance, which asks top_eigh_and_next for the
+#: (k + 1)-th eigenvalue, has the formed matrix solved by LAPACK (?syevr, k + 1 pairs)
+#: even where Lanczos would be cheaper: LAPACK's computed spectrum bounds the eigenvalue
+#: past the axes deterministically (pcalib._linalg.certificate), while Lanczos's Ritz
+#: values bound none, and the certificate would fall back to random probes (products
+#: with the data). The order is the one up to which every fit took LAPACK before the
+#: Lanczos step, so tol fits there keep the certificate chapter 11 describes; the
+#: trade between ?syevr's k + 1 pairs (0.90 s for 51 at m = 1000, one core) and the
+#: probes' products has not been measured.
+CERTIFIED_LAPACK_MAX_M = 1200
+
 #: [NUMPY_MAX_M, read by pcalib._linalg.eigen: measured as said here; value since aee7069 (2026-11-23), not re-measured since.]
 #: Up to this order top_eigh solves with NumPy's LAPACK (?syevd, every eigenpair; 0.006 s
 #: at m = 200, 0.04 s at 500), whose BLAS formed the matrix in the routes that call it

@@ -501,14 +501,15 @@ def top_eigh_and_next(
     whose k leading ones are those of :func:`top_eigh` to round-off only (so only
     ``PCA(tol=...)``'s certificate, :mod:`pcalib._linalg.certificate`, asks for them).
     None without `with_next`, or when the Lanczos method found the pairs (its Ritz values
-    bound no eigenvalue of M). `M` may be overwritten."""
+    bound no eigenvalue of M), which it does with `with_next` only above order
+    ``constants.CERTIFIED_LAPACK_MAX_M``. `M` may be overwritten."""
     m = M.shape[0]
     wanted = k + 1 if with_next and k < m else k
     if m <= constants.NUMPY_MAX_M:
         w, V = np.linalg.eigh(M, UPLO="L")
         w, V = w[::-1][:wanted], V[:, ::-1][:, :k]
     else:
-        if 40 * k <= m:
+        if 40 * k <= m and not (with_next and m <= constants.CERTIFIED_LAPACK_MAX_M):
             top = lanczos_top_operator(symmetric_times(M), m, k, FORMED_RTOL,
                                        max_products=int(constants.FORMED_LANCZOS_MAX_FRACTION * m))
             if top is not None:
