@@ -30,8 +30,14 @@
   const CHROME = ".bd-header-article, .bd-sidebar-secondary, .prev-next-area, " +
     ".bd-footer-article, footer, summary, .headerlink, .toggle-button, .onlyprint, " +
     "script, style";
+  // Code blocks (Pygments: <div class="highlight"><pre> holding only flat <span>s around
+  // escaped text) lose their spans before parsing: the same text in a third of the
+  // elements, and a page parses 2-3 times faster (a search parses up to 24 pages).
+  const HIGHLIGHTED = /<div class="highlight"><pre>[\s\S]*?<\/pre><\/div>/g;
+  const SPAN_TAG = /<\/?span\b[^>]*>/g;
   const withoutTeX = (htmlString) => {
-    const page = new DOMParser().parseFromString(htmlString, "text/html");
+    const plainCode = htmlString.replace(HIGHLIGHTED, (block) => block.replace(SPAN_TAG, ""));
+    const page = new DOMParser().parseFromString(plainCode, "text/html");
     page.querySelectorAll(CHROME).forEach((el) => el.remove());
     page.querySelectorAll("div.math").forEach((el) => el.replaceWith(" … "));
     page.querySelectorAll("span.math").forEach((el) => {
