@@ -331,6 +331,33 @@ def search(browser, desktop):
     return results
 
 
+def test_a_solution_found_by_its_title_gets_its_snippet(browser):
+    """An exercise solution's anchor holds a "/" (#book/01_why_reduce-solution-6), which is
+    no CSS selector: its snippet is the text of the element with that id (Sphinx's own
+    lookup, a querySelector, throws there), for each such anchor of chapter 1."""
+    browser.get(browser.pcabook_server.url("search.html?q=solution"))
+    run_async_probe(browser, "searchResults")
+    texts = json.loads(browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const doc = "book/01_why_reduce", out = {};
+          const index = Search._index, number = index.docnames.indexOf(doc);
+          const html = await (await fetch(doc + ".html")).text();
+          for (const [title, entries] of Object.entries(index.alltitles)) {
+            for (const [i, id] of entries) {
+              if (i !== number || !id || !id.includes("/")) continue;
+              try { out[title] = Search.htmlToText(html, "#" + id); }
+              catch (error) { out[title] = "ERROR " + error; }
+            }
+          }
+          done(JSON.stringify(out));
+        })();"""))
+    assert len(texts) >= 3, f"chapter 1's solutions are not in the index: {texts}"
+    for title, text in texts.items():
+        assert not text.startswith("ERROR"), f"{title}: {text}"
+        assert title.removeprefix("Solution to ").split(" (")[0] in text, f"{title}: {text[:200]}"
+
+
 def ids_of(path: Path) -> set[str]:
     text = path.read_text(errors="replace")
     return set(re.findall(r"""\s(?:id|name)=["']([^"']+)["']""", text))

@@ -52,8 +52,11 @@
   // cleaned page) says so in the console as it always did.
   const pageText = (htmlString, anchor, sphinxHtmlToText) => {
     const page = withoutTeX(htmlString);
-    const block = (anchor && page.querySelector(`[role="main"] ${anchor}`)) ||
-      (!anchor && page.querySelector('[role="main"]'));
+    // By id, not by a selector: exercise solutions' ids hold a "/" (#book/01_...-solution-6),
+    // which is no CSS selector, and Sphinx's querySelector would throw on it.
+    const main = page.querySelector('[role="main"]');
+    const target = anchor ? page.getElementById(decodeURIComponent(anchor.slice(1))) : main;
+    const block = target && main && main.contains(target) ? target : null;
     const text = block ? block.textContent : sphinxHtmlToText(page.documentElement.outerHTML, anchor);
     return text.replace(/\s+/g, " ");
   };
