@@ -235,6 +235,76 @@ def test_dense_truncated_route_is_exact():
     assert_allclose(W, V, atol=1e-10)
 
 
+def mostly_zero_table(I: int, J: int, seed: int) -> np.ndarray:
+    """Integer counts, 1% non-zero plus a band of ones (no empty row or column)."""
+    rng = np.random.default_rng(seed)
+    N = np.where(rng.random((I, J)) < 0.01, rng.integers(1, 9, (I, J)), 0)
+    band = np.arange(max(I, J))
+    N[band % I, band % J] += 1
+    return N
+
+
+@pytest.mark.parametrize("kind", ["int64", "float64", "fortran", "bool", "nan", "frame"])
+def test_dense_to_csr_is_scipys_csr(kind):
+    from pcalib._categories.ca_tables import dense_to_csr
+
+    A = mostly_zero_table(700, 3000, 4)  # blocks of 349 rows: two and a part
+    A[5] = 0  # an empty row
+    if kind == "float64":
+        A = A * 0.5
+    elif kind == "fortran":
+        A = np.asfortranarray(A)
+    elif kind == "bool":
+        A = A > 3
+    elif kind == "nan":
+        A = A.astype(float)
+        A[3, 7], A[400, 2999] = np.nan, -np.inf
+    elif kind == "frame":
+        A = pytest.importorskip("pandas").DataFrame(A).to_numpy()
+    ours, theirs = dense_to_csr(A), scipy.sparse.csr_matrix(A)
+    assert dense_to_csr(A, theirs.nnz - 1) is None and dense_to_csr(A, theirs.nnz).nnz == theirs.nnz
+    assert ours.dtype == theirs.dtype and ours.has_canonical_format
+    assert_allclose(ours.indptr, theirs.indptr)
+    assert_allclose(ours.indices, theirs.indices)
+    assert_allclose(ours.data, theirs.data)  # NaN where NaN
+
+
+def test_mostly_zero_dense_table_is_fitted_as_sparse_exactly(monkeypatch):
+    N = mostly_zero_table(900, 450, 5)
+    E = exact_residuals(N)
+    U, s, Vt = np.linalg.svd(E, full_matrices=False)
+    given = N.copy()
+    read = []
+    monkeypatch.setattr("pcalib._categories.ca_solver.sparse_inertias",
+                        lambda counts, seen=read, f=pcalib._categories.ca_solver.sparse_inertias: seen.append(1) or f(counts))
+    via_sparse = CA(4).fit(N)
+    assert read and np.array_equal(N, given)  # the sparse route, input untouched
+    monkeypatch.setattr("pcalib._linalg.constants.CA_SPARSE_DENSITY", 0.0)  # force the dense route
+    via_dense = CA(4).fit(N)
+    assert len(read) == 1
+    assert_allclose(via_sparse.eigenvalues_, s[:4] ** 2, rtol=1e-10)
+    assert_allclose(via_sparse.eigenvalues_, via_dense.eigenvalues_, rtol=1e-12)
+    W = via_sparse.column_standard_coordinates_ * np.sqrt(via_sparse.column_masses_)[:, None]  # V_k
+    assert_allclose(np.abs(W.T @ Vt[:4].T), np.eye(4), atol=1e-10)
+    for name in ("row_coordinates_", "column_coordinates_", "row_inertias_", "column_inertias_",
+                 "row_cos2_", "column_contributions_"):
+        assert_allclose(getattr(via_sparse, name), getattr(via_dense, name), atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (-2.0, r"non-negative counts, got X\[17, 3\] = -2"),
+    (np.nan, r"NaN or infinity \(the first, nan, at position \(17, 3\)\)"),
+    (np.inf, r"NaN or infinity \(the first, inf, at position \(17, 3\)\)"),
+])
+def test_mostly_zero_dense_table_names_a_bad_entry(value, message):
+    pd = pytest.importorskip("pandas")
+    N = mostly_zero_table(60, 40, 6).astype(float)
+    N[17, 3] = value
+    frame = pd.DataFrame(N, index=[f"r{i}" for i in range(60)], columns=[f"c{j}" for j in range(40)])
+    with pytest.raises(ValueError, match=message):
+        CA(2).fit(frame)
+
+
 # -- F13: closure at the ends of the float64 range -------------------------------------------------
 
 

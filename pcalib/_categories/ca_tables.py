@@ -128,19 +128,25 @@ def _refuse_bad_entries(arr: np.ndarray, X: Any, name: str) -> None:
         )
 
 
-def dense_to_csr(arr: np.ndarray) -> scipy.sparse.csr_matrix:
+def dense_to_csr(arr: np.ndarray, most: int | None = None) -> scipy.sparse.csr_matrix | None:
     """The CSR form of the 2-D array `arr` (its dtype kept), a block of rows at a time:
     per block one pass over its entries (``!= 0``, a boolean mask), the rest over the
-    mask (an eighth of the bytes) and over the non-zeros. NaN counts as non-zero."""
+    mask (an eighth of the bytes) and over the non-zeros. NaN counts as non-zero.
+    None as soon as more than `most` non-zeros are found (if given): the pass that
+    reads the table also decides whether it is sparse."""
     I, J = arr.shape
     step = max(1, constants.CA_BLOCK_BYTES // (8 * J))
     indptr = np.zeros(I + 1, dtype=np.int64)
     indices, data = [], []
+    found = 0
     for start in range(0, I, step):
         block = arr[start : start + step]
         mask = block != 0
         indptr[start + 1 : start + block.shape[0] + 1] = np.count_nonzero(mask, axis=1)
         flat = np.flatnonzero(mask)  # row-major positions, so CSR's order
+        found += flat.size
+        if most is not None and found > most:
+            return None
         indices.append(flat % J)
         data.append(block.ravel()[flat])
     np.cumsum(indptr, out=indptr)
@@ -153,9 +159,9 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
     `X` is a NumPy array (numbers or bool), a DataFrame or a ``scipy.sparse`` matrix;
     it is never modified or densified. The table is returned as a fresh float64 array,
     or as CSR when `X` is sparse or (`prefer_sparse`) when at most
-    :data:`constants.CA_SPARSE_DENSITY` of its entries are non-zero (counted in one
-    pass; then the non-zeros alone are checked, as NaN, infinities and negative
-    entries are among them). Its largest entry is in [1/2, 1): the change of units by
+    :data:`constants.CA_SPARSE_DENSITY` of its entries are non-zero (read into CSR in
+    one pass, given up once more are found; then the non-zeros alone are checked, as
+    NaN, infinities and negative entries are among them). Its largest entry is in [1/2, 1): the change of units by
     :math:`2^{-e}` is exact.
 
     Raises
@@ -167,8 +173,8 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
         table, exponent = _sparse_counts(X, name)
     else:
         arr = _dense_array(X, name)
-        if prefer_sparse and np.count_nonzero(arr) <= constants.CA_SPARSE_DENSITY * arr.size:
-            csr = dense_to_csr(arr)
+        csr = dense_to_csr(arr, int(constants.CA_SPARSE_DENSITY * arr.size)) if prefer_sparse else None
+        if csr is not None:
             if not np.all(np.isfinite(csr.data)) or csr.data.min(initial=0) < 0:
                 _refuse_bad_entries(arr, X, name)  # names the first one as a dense table does
             table, exponent = _sparse_counts(csr, name)
