@@ -235,6 +235,29 @@ def test_dense_truncated_route_is_exact():
     assert_allclose(W, V, atol=1e-10)
 
 
+@pytest.mark.parametrize("lanczos", [True, False], ids=["lanczos-on-G", "lapack-on-G"])
+def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, lanczos):
+    rng = np.random.default_rng(8)
+    N = rng.poisson(3.0, size=(450, 900))  # independence plus noise: a flat spectrum
+    given = N.copy()
+    E = exact_residuals(N)
+    U, s, Vt = np.linalg.svd(E, full_matrices=False)
+    formed = []
+    rows_gram = pcalib._categories.ca_solver.rows_gram
+    monkeypatch.setattr("pcalib._categories.ca_solver.rows_gram", lambda Y: formed.append(Y.shape) or rows_gram(Y))
+    if not lanczos:  # no product allowed: LAPACK solves G
+        monkeypatch.setattr("pcalib._linalg.constants.KERNEL_LANCZOS_MAX_FRACTION", 0.0)
+    ca = CA(5).fit(N)
+    assert formed == [(450, 900)] and np.array_equal(N, given)  # G = E E^T of the 450 rows
+    assert_allclose(ca.eigenvalues_, s[:5] ** 2, rtol=1e-10)
+    assert np.min(np.diff(s[:6]) / s[0]) > -0.02  # (a flat spectrum indeed: gaps under 2%)
+    W = ca.row_standard_coordinates_ * np.sqrt(ca.row_masses_)[:, None]  # U_k
+    assert_allclose(np.abs(W.T @ U[:, :5]), np.eye(5), atol=1e-9)
+    V = ca.column_standard_coordinates_ * np.sqrt(ca.column_masses_)[:, None]
+    assert_allclose(np.abs(V.T @ Vt[:5].T), np.eye(5), atol=1e-9)
+    assert_allclose(np.abs(V).max(axis=0), V.max(axis=0))  # the sign convention
+
+
 def mostly_zero_table(I: int, J: int, seed: int) -> np.ndarray:
     """Integer counts, 1% non-zero plus a band of ones (no empty row or column)."""
     rng = np.random.default_rng(seed)
