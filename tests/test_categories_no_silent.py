@@ -242,13 +242,17 @@ def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, l
     given = N.copy()
     E = exact_residuals(N)
     U, s, Vt = np.linalg.svd(E, full_matrices=False)
-    formed = []
-    rows_gram = pcalib._categories.ca_solver.rows_gram
-    monkeypatch.setattr("pcalib._categories.ca_solver.rows_gram", lambda Y: formed.append(Y.shape) or rows_gram(Y))
-    if not lanczos:  # no product allowed: LAPACK solves G
-        monkeypatch.setattr("pcalib._linalg.constants.KERNEL_LANCZOS_MAX_FRACTION", 0.0)
+    formed, lapack = [], []
+    solver = pcalib._categories.ca_solver
+    rows_gram, top_eigh = solver.rows_gram, solver.top_eigh
+    monkeypatch.setattr(solver, "rows_gram", lambda Y: formed.append(Y.shape) or rows_gram(Y))
+    monkeypatch.setattr(solver, "top_eigh", lambda G, k: lapack.append(k) or top_eigh(G, k))
+    # Lanczos given all the products it needs (at m = 450 more than the 0.2 m it gets),
+    # or none: then LAPACK solves G
+    monkeypatch.setattr("pcalib._linalg.constants.KERNEL_LANCZOS_MAX_FRACTION", 1.0 if lanczos else 0.0)
     ca = CA(5).fit(N)
     assert formed == [(450, 900)] and np.array_equal(N, given)  # G = E E^T of the 450 rows
+    assert lapack == ([] if lanczos else [5])
     assert_allclose(ca.eigenvalues_, s[:5] ** 2, rtol=1e-10)
     assert np.min(np.diff(s[:6]) / s[0]) > -0.02  # (a flat spectrum indeed: gaps under 2%)
     W = ca.row_standard_coordinates_ * np.sqrt(ca.row_masses_)[:, None]  # U_k
