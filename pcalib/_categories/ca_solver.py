@@ -16,7 +16,10 @@ For a table :math:`N` read by :func:`pcalib._categories.ca_tables.counts_table` 
 * a larger dense table: E formed in place in the table's own copy (no second
   full-size array), then the block Krylov method of :mod:`pcalib._linalg.eigen` on the Gram
   matrix of its smaller side, :math:`E^\top E` or :math:`EE^\top`, two matrix
-  products (BLAS) per block;
+  products (BLAS) per block; where that method is predicted to fail (no gap near
+  :math:`\theta_k`, as in a table of noise), that Gram matrix formed once
+  (``dsyrk``, m x m for the smaller side m) and solved by Lanczos, each product
+  reading it instead of E twice;
 * a sparse table: E is never formed (it has no zeros). ARPACK's Lanczos method runs
   on the same Gram matrix as an operator, with
   :math:`E\mathbf y = \Pi_r A \Pi_c \mathbf y`, :math:`\Pi_r = I - \sqrt{\mathbf r}
