@@ -222,13 +222,20 @@ def test_mca_truncated_route_is_exact(monkeypatch):
 # -- issue 35: dense tables take the truncated route, exactly -------------------------------------
 
 
-def test_dense_truncated_route_is_exact():
+@pytest.mark.parametrize("krylov", [True, False], ids=["block-krylov-on-E", "formed-gram"])
+def test_dense_truncated_route_is_exact(monkeypatch, krylov):
     rng = np.random.default_rng(7)
     signal = rng.gamma(2.0, size=(500, 4)) @ rng.gamma(2.0, size=(4, 450))  # 3 axes over noise
     N = rng.poisson(signal) + 1
     E = exact_residuals(N)
     U, s, Vt = np.linalg.svd(E, full_matrices=False)
-    ca = CA(3).fit(N)  # min(I, J) = 450 > 400, 5k <= 450: block Krylov on the formed E
+    formed = []
+    rows_gram = pcalib._categories.ca_solver.rows_gram
+    monkeypatch.setattr(pcalib._categories.ca_solver, "rows_gram", lambda Y: formed.append(1) or rows_gram(Y))
+    if krylov:  # room for block Krylov on the operator (by default at m = 450: 11 columns, no block)
+        monkeypatch.setattr("pcalib._linalg.constants.CA_KRYLOV_MAX_FRACTION", 1 / 3)
+    ca = CA(3).fit(N)  # min(I, J) = 450 > 400, 5k <= 450: the truncated route on the formed E
+    assert formed == ([] if krylov else [1])
     assert_allclose(ca.eigenvalues_, s[:3] ** 2, rtol=1e-10)
     W = ca.column_standard_coordinates_ * np.sqrt(ca.column_masses_)[:, None]  # V_k
     V = Vt[:3].T * np.where(np.sum(Vt[:3].T * W, axis=0) < 0, -1, 1)

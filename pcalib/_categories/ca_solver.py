@@ -16,8 +16,9 @@ For a table :math:`N` read by :func:`pcalib._categories.ca_tables.counts_table` 
 * a larger dense table: E formed in place in the table's own copy (no second
   full-size array), then the block Krylov method of :mod:`pcalib._linalg.eigen` on the Gram
   matrix of its smaller side, :math:`E^\top E` or :math:`EE^\top`, two matrix
-  products (BLAS) per block; where that method is predicted to fail (no gap near
-  :math:`\theta_k`, as in a table of noise), that Gram matrix formed once
+  products (BLAS) per block, for as many blocks as cost about as much as forming that
+  Gram matrix; where that method needs more (no gap near :math:`\theta_k`, as in a
+  table of noise), that Gram matrix formed once
   (``dsyrk``, m x m for the smaller side m) and solved by Lanczos, each product
   reading it instead of E twice;
 * a sparse table: E is never formed (it has no zeros). ARPACK's Lanczos method runs
@@ -170,8 +171,9 @@ def _sparse_krylov_svd(counts: Counts, k: int, total: float) -> tuple[np.ndarray
 
 def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""The truncated route of a dense E (module docstring): block Krylov on the Gram
-    operator of the smaller side, two passes over E per block; if it is predicted to
-    fail (no gap near :math:`\theta_k`: it would need hundreds of passes), the Gram
+    operator of the smaller side, two passes over E per block, within
+    :data:`constants.CA_KRYLOV_MAX_FRACTION` of m columns; if it does not converge
+    there, or is predicted not to (no gap near :math:`\theta_k`), the Gram
     matrix G formed in one product (``dsyrk``) and solved by Lanczos with products
     by G (m x m, read in place of E, I x m: a 6000 x 2000 table with a flat spectrum,
     264 products, 8.4 CPU s by E against 2.9 s by G, forming it included) or, past
@@ -179,7 +181,8 @@ def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np
     I, J = E.shape
     m, rows_side = min(I, J), I < J
     gram, other = _gram_products(E.__matmul__, E.T.__matmul__, rows_side)
-    result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True)
+    budget = int(constants.CA_KRYLOV_MAX_FRACTION * m)  # about the cost of forming G
+    result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True, max_dim=budget)
     if result is not None:
         vectors = result[1]
     else:
