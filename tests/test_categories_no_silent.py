@@ -256,7 +256,7 @@ def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, l
     monkeypatch.setattr(solver, "top_eigh", lambda G, k: lapack.append(k) or top_eigh(G, k))
     # Lanczos given all the products it needs (at m = 450 more than the 0.2 m it gets),
     # or none: then LAPACK solves G
-    monkeypatch.setattr("pcalib._linalg.constants.KERNEL_LANCZOS_MAX_FRACTION", 1.0 if lanczos else 0.0)
+    monkeypatch.setattr("pcalib._linalg.constants.CA_LANCZOS_MAX_FRACTION", 1.0 if lanczos else 0.0)
     ca = CA(5).fit(N)
     assert formed == [(450, 900)] and np.array_equal(N, given)  # G = E E^T of the 450 rows
     assert lapack == ([] if lanczos else [5])

@@ -192,7 +192,7 @@ def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np
         G += np.tril(lower, -1).T  # whole, for NumPy's gemv (dsymm of one column: 5x slower)
         found = lanczos_top_operator(
             G.__matmul__, m, k, CA_RTOL,
-            max_products=int(constants.KERNEL_LANCZOS_MAX_FRACTION * m),
+            max_products=int(constants.CA_LANCZOS_MAX_FRACTION * m),
         )
         vectors = top_eigh(G, k)[1] if found is None else found[1]
     return _ritz(other, np.ascontiguousarray(vectors), rows_side)

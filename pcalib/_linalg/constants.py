@@ -239,6 +239,12 @@ CA_BLOCK_BYTES = 2**23
 #: converged only at 1280 columns: 90 CPU s, against 21 s for the formed matrix.
 CA_KRYLOV_MAX_FRACTION = 1 / 40
 
+#: [CA_LANCZOS_MAX_FRACTION, read by pcalib._categories.ca_solver: measured for KERNEL_LANCZOS_MAX_FRACTION; value since issue 35 (2026-11-29).]
+#: Lanczos on CA's formed m x m Gram matrix gives way to LAPACK after this many products
+#: per row of it: the break-even measured for a formed kernel matrix (a LAPACK solve of
+#: the k leading pairs costs 0.14 m to 0.27 m products; KERNEL_LANCZOS_MAX_FRACTION).
+CA_LANCZOS_MAX_FRACTION = 0.2
+
 #: [BURT_MAX_J, read by pcalib._categories.mca_fit: a size or rule set without a timing; not re-measured since a257d1b (2026-11-28).]
 #: Up to this many categories the Burt route is taken whatever n (a J x J float64 array
 #: of 8 MiB; LAPACK's eigh of it takes about 0.3 s on 2 cores).
