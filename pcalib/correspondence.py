@@ -129,10 +129,11 @@ class CA(EstimatorBase):
     is LAPACK's; for large ones only the k leading triplets are found, from the leading
     eigenvectors :math:`V_k` of the Gram matrix of the smaller side (:math:`E^\top E`
     or :math:`EE^\top`): by a block Krylov method on a dense table (E formed in the
-    fit's own copy), or by ARPACK's ``eigsh`` on a ``scipy.sparse`` one (never
+    fit's own copy; where the spectrum is flat near the k-th value, by Lanczos on
+    the formed Gram matrix), or by ARPACK's ``eigsh`` on a ``scipy.sparse`` one (never
     densified: the Gram matrix is applied as an operator); the singular values come
     from an SVD of the thin :math:`EV_k`. A dense table that is at least 75% zeros is
-    fitted as a sparse one.
+    read into a sparse one in one pass and fitted as such (the same numbers).
 
     Parameters
     ----------

@@ -222,17 +222,121 @@ def test_mca_truncated_route_is_exact(monkeypatch):
 # -- issue 35: dense tables take the truncated route, exactly -------------------------------------
 
 
-def test_dense_truncated_route_is_exact():
+@pytest.mark.parametrize("krylov", [True, False], ids=["block-krylov-on-E", "formed-gram"])
+def test_dense_truncated_route_is_exact(monkeypatch, krylov):
     rng = np.random.default_rng(7)
     signal = rng.gamma(2.0, size=(500, 4)) @ rng.gamma(2.0, size=(4, 450))  # 3 axes over noise
     N = rng.poisson(signal) + 1
     E = exact_residuals(N)
     U, s, Vt = np.linalg.svd(E, full_matrices=False)
-    ca = CA(3).fit(N)  # min(I, J) = 450 > 400, 5k <= 450: block Krylov on the formed E
+    formed = []
+    rows_gram = pcalib._categories.ca_solver.rows_gram
+    monkeypatch.setattr(pcalib._categories.ca_solver, "rows_gram", lambda Y: formed.append(1) or rows_gram(Y))
+    if krylov:  # room for block Krylov on the operator (by default at m = 450: 11 columns, no block)
+        monkeypatch.setattr("pcalib._linalg.constants.CA_KRYLOV_MAX_FRACTION", 1 / 3)
+    ca = CA(3).fit(N)  # min(I, J) = 450 > 400, 5k <= 450: the truncated route on the formed E
+    assert formed == ([] if krylov else [1])
     assert_allclose(ca.eigenvalues_, s[:3] ** 2, rtol=1e-10)
     W = ca.column_standard_coordinates_ * np.sqrt(ca.column_masses_)[:, None]  # V_k
     V = Vt[:3].T * np.where(np.sum(Vt[:3].T * W, axis=0) < 0, -1, 1)
     assert_allclose(W, V, atol=1e-10)
+
+
+@pytest.mark.parametrize("lanczos", [True, False], ids=["lanczos-on-G", "lapack-on-G"])
+def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, lanczos):
+    rng = np.random.default_rng(8)
+    N = rng.poisson(3.0, size=(450, 900))  # independence plus noise: a flat spectrum
+    given = N.copy()
+    E = exact_residuals(N)
+    U, s, Vt = np.linalg.svd(E, full_matrices=False)
+    formed, lapack = [], []
+    solver = pcalib._categories.ca_solver
+    rows_gram, top_eigh = solver.rows_gram, solver.top_eigh
+    monkeypatch.setattr(solver, "rows_gram", lambda Y: formed.append(Y.shape) or rows_gram(Y))
+    monkeypatch.setattr(solver, "top_eigh", lambda G, k: lapack.append(k) or top_eigh(G, k))
+    # Lanczos given all the products it needs (at m = 450 more than the 0.2 m it gets),
+    # or none: then LAPACK solves G
+    monkeypatch.setattr("pcalib._linalg.constants.CA_LANCZOS_MAX_FRACTION", 1.0 if lanczos else 0.0)
+    ca = CA(5).fit(N)
+    assert formed == [(450, 900)] and np.array_equal(N, given)  # G = E E^T of the 450 rows
+    assert lapack == ([] if lanczos else [5])
+    assert_allclose(ca.eigenvalues_, s[:5] ** 2, rtol=1e-10)
+    assert np.min(np.diff(s[:6]) / s[0]) > -0.02  # (a flat spectrum indeed: gaps under 2%)
+    W = ca.row_standard_coordinates_ * np.sqrt(ca.row_masses_)[:, None]  # U_k
+    assert_allclose(np.abs(W.T @ U[:, :5]), np.eye(5), atol=1e-9)
+    V = ca.column_standard_coordinates_ * np.sqrt(ca.column_masses_)[:, None]
+    assert_allclose(np.abs(V.T @ Vt[:5].T), np.eye(5), atol=1e-9)
+    assert_allclose(np.abs(V).max(axis=0), V.max(axis=0))  # the sign convention
+
+
+def mostly_zero_table(I: int, J: int, seed: int) -> np.ndarray:
+    """Integer counts, 1% non-zero plus a band of ones (no empty row or column)."""
+    rng = np.random.default_rng(seed)
+    N = np.where(rng.random((I, J)) < 0.01, rng.integers(1, 9, (I, J)), 0)
+    band = np.arange(max(I, J))
+    N[band % I, band % J] += 1
+    return N
+
+
+@pytest.mark.parametrize("kind", ["int64", "float64", "fortran", "bool", "nan", "frame"])
+def test_dense_to_csr_is_scipys_csr(kind):
+    from pcalib._categories.ca_tables import dense_to_csr
+
+    A = mostly_zero_table(700, 3000, 4)  # blocks of 349 rows: two and a part
+    A[5] = 0  # an empty row
+    if kind == "float64":
+        A = A * 0.5
+    elif kind == "fortran":
+        A = np.asfortranarray(A)
+    elif kind == "bool":
+        A = A > 3
+    elif kind == "nan":
+        A = A.astype(float)
+        A[3, 7], A[400, 2999] = np.nan, -np.inf
+    elif kind == "frame":
+        A = pytest.importorskip("pandas").DataFrame(A).to_numpy()
+    ours, theirs = dense_to_csr(A), scipy.sparse.csr_matrix(A)
+    assert dense_to_csr(A, theirs.nnz - 1) is None and dense_to_csr(A, theirs.nnz).nnz == theirs.nnz
+    assert ours.dtype == theirs.dtype and ours.has_canonical_format
+    assert_allclose(ours.indptr, theirs.indptr)
+    assert_allclose(ours.indices, theirs.indices)
+    assert_allclose(ours.data, theirs.data)  # NaN where NaN
+
+
+def test_mostly_zero_dense_table_is_fitted_as_sparse_exactly(monkeypatch):
+    N = mostly_zero_table(900, 450, 5)
+    E = exact_residuals(N)
+    U, s, Vt = np.linalg.svd(E, full_matrices=False)
+    given = N.copy()
+    read = []
+    monkeypatch.setattr("pcalib._categories.ca_solver.sparse_inertias",
+                        lambda counts, seen=read, f=pcalib._categories.ca_solver.sparse_inertias: seen.append(1) or f(counts))
+    via_sparse = CA(4).fit(N)
+    assert read and np.array_equal(N, given)  # the sparse route, input untouched
+    monkeypatch.setattr("pcalib._linalg.constants.CA_SPARSE_DENSITY", 0.0)  # force the dense route
+    via_dense = CA(4).fit(N)
+    assert len(read) == 1
+    assert_allclose(via_sparse.eigenvalues_, s[:4] ** 2, rtol=1e-10)
+    assert_allclose(via_sparse.eigenvalues_, via_dense.eigenvalues_, rtol=1e-12)
+    W = via_sparse.column_standard_coordinates_ * np.sqrt(via_sparse.column_masses_)[:, None]  # V_k
+    assert_allclose(np.abs(W.T @ Vt[:4].T), np.eye(4), atol=1e-10)
+    for name in ("row_coordinates_", "column_coordinates_", "row_inertias_", "column_inertias_",
+                 "row_cos2_", "column_contributions_"):
+        assert_allclose(getattr(via_sparse, name), getattr(via_dense, name), atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    (-2.0, r"non-negative counts, got X\[17, 3\] = -2"),
+    (np.nan, r"NaN or infinity \(the first, nan, at position \(17, 3\)\)"),
+    (np.inf, r"NaN or infinity \(the first, inf, at position \(17, 3\)\)"),
+])
+def test_mostly_zero_dense_table_names_a_bad_entry(value, message):
+    pd = pytest.importorskip("pandas")
+    N = mostly_zero_table(60, 40, 6).astype(float)
+    N[17, 3] = value
+    frame = pd.DataFrame(N, index=[f"r{i}" for i in range(60)], columns=[f"c{j}" for j in range(40)])
+    with pytest.raises(ValueError, match=message):
+        CA(2).fit(frame)
 
 
 # -- F13: closure at the ends of the float64 range -------------------------------------------------

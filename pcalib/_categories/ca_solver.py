@@ -16,7 +16,11 @@ For a table :math:`N` read by :func:`pcalib._categories.ca_tables.counts_table` 
 * a larger dense table: E formed in place in the table's own copy (no second
   full-size array), then the block Krylov method of :mod:`pcalib._linalg.eigen` on the Gram
   matrix of its smaller side, :math:`E^\top E` or :math:`EE^\top`, two matrix
-  products (BLAS) per block;
+  products (BLAS) per block, for as many blocks as cost about as much as forming that
+  Gram matrix; where that method needs more (no gap near :math:`\theta_k`, as in a
+  table of noise), that Gram matrix formed once
+  (``dsyrk``, m x m for the smaller side m) and solved by Lanczos, each product
+  reading it instead of E twice;
 * a sparse table: E is never formed (it has no zeros). ARPACK's Lanczos method runs
   on the same Gram matrix as an operator, with
   :math:`E\mathbf y = \Pi_r A \Pi_c \mathbf y`, :math:`\Pi_r = I - \sqrt{\mathbf r}
@@ -43,7 +47,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .._linalg import constants
-from .._linalg.eigen import krylov_top_operator, lanczos_top_operator
+from .._linalg.eigen import krylov_top_operator, lanczos_top_operator, rows_gram, top_eigh
 from .ca_tables import Counts
 
 __all__ = ["CA_RTOL", "Residuals", "residual_svd", "sparse_inertias"]
@@ -142,37 +146,55 @@ def _ritz(
     return (rotated, s, left) if rows_side else (left, s, rotated)
 
 
-def _krylov_svd(
+def _gram_products(
     times: Callable[[np.ndarray], np.ndarray],
     transposed_times: Callable[[np.ndarray], np.ndarray],
-    shape: tuple[int, int],
-    k: int,
-    *,
-    sparse: bool,
-    total: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The Krylov routes (module docstring); None if the eigensolver does not converge."""
-    I, J = shape
-    rows_side = I < J  # the Gram matrix of the smaller side
+    rows_side: bool,
+) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    r"""The product with the Gram matrix of the smaller side (:math:`EE^\top` for the
+    rows, else :math:`E^\top E`), and the product with E (or :math:`E^\top`) that
+    maps its eigenvectors to the other side."""
     if rows_side:
-        def gram(Q: np.ndarray) -> np.ndarray:
-            return times(transposed_times(Q))
-        other = transposed_times
+        return (lambda Q: times(transposed_times(Q))), transposed_times
+    return (lambda Q: transposed_times(times(Q))), times
+
+
+def _sparse_krylov_svd(counts: Counts, k: int, total: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The sparse route (module docstring); None if Lanczos does not converge."""
+    I, J = counts.shape
+    rows_side = I < J
+    gram, other = _gram_products(*_sparse_products(counts), rows_side)
+    rtol = max(CA_RTOL, _SPARSE_FLOOR / total) if total > 0 else CA_RTOL
+    found = lanczos_top_operator(gram, min(I, J), k, rtol)
+    return None if found is None else _ritz(other, np.ascontiguousarray(found[1]), rows_side)
+
+
+def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The truncated route of a dense E (module docstring): block Krylov on the Gram
+    operator of the smaller side, two passes over E per block, within
+    :data:`constants.CA_KRYLOV_MAX_FRACTION` of m columns; if it does not converge
+    there, or is predicted not to (no gap near :math:`\theta_k`), the Gram
+    matrix G formed in one product (``dsyrk``) and solved by Lanczos with products
+    by G (m x m, read in place of E, I x m: the fit of a 6000 x 2000 table 43% non-zero,
+    with a flat spectrum, took 7.0-7.7 CPU s with Lanczos's 264 products by E, 2.9-3.2 s
+    with G formed) or, past the products that cost as much, by LAPACK
+    (:func:`pcalib._linalg.eigen.top_eigh`)."""
+    I, J = E.shape
+    m, rows_side = min(I, J), I < J
+    gram, other = _gram_products(E.__matmul__, E.T.__matmul__, rows_side)
+    budget = int(constants.CA_KRYLOV_MAX_FRACTION * m)  # about the cost of forming G
+    result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True, max_dim=budget)
+    if result is not None:
+        vectors = result[1]
     else:
-        def gram(Q: np.ndarray) -> np.ndarray:
-            return transposed_times(times(Q))
-        other = times
-    m = min(I, J)
-    vectors = None
-    if not sparse:  # a few passes with a block, when the spectrum has a gap; else Lanczos
-        result = krylov_top_operator(gram, m, k, CA_RTOL, predict=True)
-        vectors = None if result is None else result[1]
-    if vectors is None:
-        rtol = max(CA_RTOL, _SPARSE_FLOOR / total) if sparse and total > 0 else CA_RTOL
-        found = lanczos_top_operator(gram, m, k, rtol)
-        vectors = None if found is None else found[1]
-    if vectors is None:
-        return None
+        lower = rows_gram(E if rows_side else E.T)  # dsyrk: its lower triangle holds G
+        G = np.tril(lower)
+        G += np.tril(lower, -1).T  # whole, for NumPy's gemv (dsymm of one column: 5x slower)
+        found = lanczos_top_operator(
+            G.__matmul__, m, k, CA_RTOL,
+            max_products=int(constants.CA_LANCZOS_MAX_FRACTION * m),
+        )
+        vectors = top_eigh(G, k)[1] if found is None else found[1]
     return _ritz(other, np.ascontiguousarray(vectors), rows_side)
 
 
@@ -210,18 +232,16 @@ def residual_svd(counts: Counts, k: int) -> Residuals:
     if scipy.sparse.issparse(counts.table):
         row_inertias, column_inertias = sparse_inertias(counts)
         total = float(row_inertias.sum())
-        times, transposed_times = _sparse_products(counts)
-        found = _krylov_svd(times, transposed_times, (I, J), k, sparse=True, total=total)
+        found = _sparse_krylov_svd(counts, k, total)
         if found is None:
-            found = _arpack_svd(times, transposed_times, (I, J), k)
+            found = _arpack_svd(*_sparse_products(counts), (I, J), k)
         return Residuals(*found, total, row_inertias, column_inertias)
     E = _form_in_place(counts.table, counts)
     row_inertias = np.einsum("ij,ij->i", E, E)
     column_inertias = np.einsum("ij,ij->j", E, E)
     total = float(row_inertias.sum())
-    found = None
     if m > constants.CA_LAPACK_MAX and 5 * k <= m:
-        found = _krylov_svd(E.__matmul__, E.T.__matmul__, (I, J), k, sparse=False, total=total)
-    if found is None:
+        found = _dense_krylov_svd(E, k)
+    else:
         found = _lapack_svd(E, k)
     return Residuals(*found, total, row_inertias, column_inertias)

@@ -20,10 +20,10 @@ import numpy as np
 import scipy.sparse
 
 from .._linalg import constants
-from .._utils.validation import as_data_matrix
+from .._utils.validation import as_data_matrix, checked_finite
 
 __all__ = [
-    "Counts", "aligned_rows", "counts_table", "labels_of", "position",
+    "Counts", "aligned_rows", "counts_table", "dense_to_csr", "labels_of", "position",
     "refuse_empty",
 ]
 
@@ -104,22 +104,53 @@ def _sparse_counts(X: Any, name: str) -> tuple[scipy.sparse.csr_matrix, int]:
     return scipy.sparse.csr_matrix((data, csr.indices, csr.indptr), shape=csr.shape), exponent
 
 
-def _dense_counts(X: Any, name: str) -> np.ndarray:
-    """`X` as a validated dense array of counts (not copied if it is one already)."""
+def _dense_array(X: Any, name: str) -> np.ndarray:
+    """`X` as a 2-D numeric array (not copied if it is one already; bool viewed as
+    0 and 1), its values not yet checked (:func:`_refuse_bad_entries`)."""
     try:
         raw = None if isinstance(X, (str, bytes)) else np.asarray(X)
     except Exception:  # ragged lists and the like: as_data_matrix explains
         raw = None
     data = raw.view(np.uint8) if raw is not None and raw.dtype == bool else X  # True = 1 count
+    return as_data_matrix(data, name, copy=False, keep_integers=True, check_finite=False)
+
+
+def _refuse_bad_entries(arr: np.ndarray, X: Any, name: str) -> None:
+    """Raise a ValueError naming the first NaN, infinity or negative entry of `arr`
+    (`X` read by :func:`_dense_array`), if it has one (two passes: a sum and a minimum)."""
     with np.errstate(over="ignore"):  # its finiteness test sums: counts of 1e300 overflow
-        arr = as_data_matrix(data, name, copy=False, keep_integers=True)
+        checked_finite(arr, name)
     if arr.dtype.kind in "if" and arr.min() < 0:
         i, j = (int(v) for v in np.argwhere(arr < 0)[0])
         raise ValueError(
             f"Negative values in data: {name} must hold non-negative counts, got "
             f"{position(i, j, X, name)} = {arr[i, j]:g}"
         )
-    return arr
+
+
+def dense_to_csr(arr: np.ndarray, most: int | None = None) -> scipy.sparse.csr_matrix | None:
+    """The CSR form of the 2-D array `arr` (its dtype kept), a block of rows at a time:
+    per block one pass over its entries (``!= 0``, a boolean mask), the rest over the
+    mask (an eighth of the bytes) and over the non-zeros. NaN counts as non-zero.
+    None as soon as more than `most` non-zeros are found (if given): the pass that
+    reads the table also decides whether it is sparse."""
+    I, J = arr.shape
+    step = max(1, constants.CA_BLOCK_BYTES // (8 * J))
+    indptr = np.zeros(I + 1, dtype=np.int64)
+    indices, data = [], []
+    found = 0
+    for start in range(0, I, step):
+        block = arr[start : start + step]
+        mask = block != 0
+        indptr[start + 1 : start + block.shape[0] + 1] = np.count_nonzero(mask, axis=1)
+        flat = np.flatnonzero(mask)  # row-major positions, so CSR's order
+        found += flat.size
+        if most is not None and found > most:
+            return None
+        indices.append(flat % J)
+        data.append(block.ravel()[flat])
+    np.cumsum(indptr, out=indptr)
+    return scipy.sparse.csr_matrix((np.concatenate(data), np.concatenate(indices), indptr), shape=(I, J))
 
 
 def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Counts:
@@ -128,8 +159,10 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
     `X` is a NumPy array (numbers or bool), a DataFrame or a ``scipy.sparse`` matrix;
     it is never modified or densified. The table is returned as a fresh float64 array,
     or as CSR when `X` is sparse or (`prefer_sparse`) when at most
-    :data:`constants.CA_SPARSE_DENSITY` of its entries are non-zero. Its largest entry is in
-    [1/2, 1): the change of units by :math:`2^{-e}` is exact.
+    :data:`constants.CA_SPARSE_DENSITY` of its entries are non-zero (read into CSR in
+    one pass, given up once more are found; then the non-zeros alone are checked, as
+    NaN, infinities and negative entries are among them). Its largest entry is in [1/2, 1): the change of units by
+    :math:`2^{-e}` is exact.
 
     Raises
     ------
@@ -139,10 +172,14 @@ def counts_table(X: Any, name: str = "X", *, prefer_sparse: bool = True) -> Coun
     if scipy.sparse.issparse(X):
         table, exponent = _sparse_counts(X, name)
     else:
-        arr = _dense_counts(X, name)
-        if prefer_sparse and np.count_nonzero(arr) <= constants.CA_SPARSE_DENSITY * arr.size:
-            table, exponent = _sparse_counts(scipy.sparse.csr_matrix(arr), name)
+        arr = _dense_array(X, name)
+        csr = dense_to_csr(arr, int(constants.CA_SPARSE_DENSITY * arr.size)) if prefer_sparse else None
+        if csr is not None:
+            if not np.all(np.isfinite(csr.data)) or csr.data.min(initial=0) < 0:
+                _refuse_bad_entries(arr, X, name)  # names the first one as a dense table does
+            table, exponent = _sparse_counts(csr, name)
         else:  # the fit's own float64 copy, scaled in place
+            _refuse_bad_entries(arr, X, name)
             table = arr.astype(np.float64)
             exponent = _scaled_exponent(float(table.max()))
             np.ldexp(table, -exponent, out=table)

@@ -257,6 +257,21 @@ CA_LAPACK_MAX = 400
 #: Rows of E formed at a time (about 8 MB of temporaries at J = 1000).
 CA_BLOCK_BYTES = 2**23
 
+#: [CA_KRYLOV_MAX_FRACTION, read by pcalib._categories.ca_solver: measured as said here; value since issue 35 (2026-11-29).]
+#: On a dense table, block Krylov on the Gram operator of the smaller side (m) may grow
+#: its subspace to this share of m before the fit forms that Gram matrix instead (one
+#: dsyrk, then Lanczos on it). Measured on 2 cores (loaded): forming it costs as much
+#: as m/30 (20000 x 5000) to m/45 (6000 x 2000) columns of the operator's products,
+#: which read the table twice per block; at 20000 x 5000, 13% non-zero, block Krylov
+#: converged only at 1280 columns: 90 CPU s, against 21 s for the formed matrix.
+CA_KRYLOV_MAX_FRACTION = 1 / 40
+
+#: [CA_LANCZOS_MAX_FRACTION, read by pcalib._categories.ca_solver: measured for KERNEL_LANCZOS_MAX_FRACTION; value since issue 35 (2026-11-29).]
+#: Lanczos on CA's formed m x m Gram matrix gives way to LAPACK after this many products
+#: per row of it: the break-even measured for a formed kernel matrix (a LAPACK solve of
+#: the k leading pairs costs 0.14 m to 0.27 m products; KERNEL_LANCZOS_MAX_FRACTION).
+CA_LANCZOS_MAX_FRACTION = 0.2
+
 #: [BURT_MAX_J, read by pcalib._categories.mca_fit: a size or rule set without a timing; not re-measured since a257d1b (2026-11-28).]
 #: Up to this many categories the Burt route is taken whatever n (a J x J float64 array
 #: of 8 MiB; LAPACK's eigh of it takes about 0.3 s on 2 cores).
