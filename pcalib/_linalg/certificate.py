@@ -25,7 +25,9 @@ eigenvalues (:func:`certify`):
    10\rho^{-J}`, and stopping early only drops tests). It stops once the remaining
    powers could not improve a bound by more than a factor 2: the growth of each
    vector under PMP never falls from one power to the next, so after power t no later
-   bound is below :math:`U^*_t = \max_i (\rho\sqrt{2/\pi}\|(PMP)^t\boldsymbol
+   bound that holds (when the tests hold: a later bound below :math:`U^*_t` would be
+   below :math:`\lambda_1(PMP)`, the growth being at most it) is below
+   :math:`U^*_t = \max_i (\rho\sqrt{2/\pi}\|(PMP)^t\boldsymbol
    \omega_i\|\, g_i^{10 - t})^{1/10}`, :math:`g_i` the latest growth of
    :math:`\boldsymbol\omega_i`, and the bounds of steps 3 and 4 at U are compared with
    those at :math:`U^*_t`. (This includes the earlier rule, every pair certified with
@@ -121,8 +123,8 @@ import numpy as np
 __all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum", "product_rounding"]
 
 # The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
-# _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped at the first t whose bound
-# certifies every pair and is at most half the smallest Ritz value (each t a test that fails with probability rho**-J, so all of them
+# _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped once the powers left could
+# improve no bound by more than a factor 2 (module docstring, step 2; each t a test that fails with probability rho**-J, so all of them
 # together with at most _POWERS rho**-J = 1e-4). The bound of power t overestimates
 # lambda_1(P M P) by up to about the factor (rho sqrt(2/pi) sqrt(p))**(1/t) (1.9 at
 # p = 5000, t = 10), typically (rho sqrt(2/pi) |g|)**(1/t) (1.2 at t = 10); each power is
