@@ -257,7 +257,7 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     block Krylov run may spend half of what the exact route would cost, and one that
     will not converge is stopped as soon as the decay of its residual predicts it
     (``pcalib._linalg.eigen.krylov_top_operator``), so that a failure costs at most
-    about 1.5 times the exact route.
+    about 1.5 times the exact route (twice with `keep_moments` False).
     0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""

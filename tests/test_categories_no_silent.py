@@ -242,24 +242,31 @@ def test_dense_truncated_route_is_exact(monkeypatch, krylov):
     assert_allclose(W, V, atol=1e-10)
 
 
-@pytest.mark.parametrize("lanczos", [True, False], ids=["lanczos-on-G", "lapack-on-G"])
-def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, lanczos):
+@pytest.mark.parametrize("lanczos, rows", [(True, 450), (False, 450), (False, 550)],
+                         ids=["lanczos-on-G", "lapack-on-G", "lapack-on-G-above-512"])
+def test_dense_flat_spectrum_is_solved_on_the_formed_gram_exactly(monkeypatch, lanczos, rows):
+    """Above order 512 too, where top_eigh would try Lanczos again: once Lanczos on G
+    has failed, LAPACK alone solves it (one Lanczos call in all)."""
     rng = np.random.default_rng(8)
-    N = rng.poisson(3.0, size=(450, 900))  # independence plus noise: a flat spectrum
+    N = rng.poisson(3.0, size=(rows, 900))  # independence plus noise: a flat spectrum
     given = N.copy()
     E = exact_residuals(N)
     U, s, Vt = np.linalg.svd(E, full_matrices=False)
     formed, lapack = [], []
     solver = pcalib._categories.ca_solver
-    rows_gram, top_eigh = solver.rows_gram, solver.top_eigh
+    rows_gram, lapack_top_eigh, lanczos_solver = solver.rows_gram, solver.lapack_top_eigh, solver.lanczos_top_operator
     monkeypatch.setattr(solver, "rows_gram", lambda Y: formed.append(Y.shape) or rows_gram(Y))
-    monkeypatch.setattr(solver, "top_eigh", lambda G, k: lapack.append(k) or top_eigh(G, k))
+    monkeypatch.setattr(solver, "lapack_top_eigh", lambda G, k: lapack.append(k) or lapack_top_eigh(G, k))
+    lanczos_calls = []
+    monkeypatch.setattr(solver, "lanczos_top_operator", lambda *a, **o: lanczos_calls.append(1) or lanczos_solver(*a, **o))
+    monkeypatch.setattr(pcalib._linalg.eigen, "lanczos_top_operator",
+                        lambda *a, **o: lanczos_calls.append(2) or lanczos_solver(*a, **o))
     # Lanczos given all the products it needs (at m = 450 more than the 0.2 m it gets),
     # or none: then LAPACK solves G
     monkeypatch.setattr("pcalib._linalg.constants.CA_LANCZOS_MAX_FRACTION", 1.0 if lanczos else 0.0)
     ca = CA(5).fit(N)
-    assert formed == [(450, 900)] and np.array_equal(N, given)  # G = E E^T of the 450 rows
-    assert lapack == ([] if lanczos else [5])
+    assert formed == [(rows, 900)] and np.array_equal(N, given)  # G = E E^T of the rows
+    assert lapack == ([] if lanczos else [5]) and lanczos_calls == [1]
     assert_allclose(ca.eigenvalues_, s[:5] ** 2, rtol=1e-10)
     assert np.min(np.diff(s[:6]) / s[0]) > -0.02  # (a flat spectrum indeed: gaps under 2%)
     W = ca.row_standard_coordinates_ * np.sqrt(ca.row_masses_)[:, None]  # U_k

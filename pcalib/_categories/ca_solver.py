@@ -47,7 +47,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .._linalg import constants
-from .._linalg.eigen import krylov_top_operator, lanczos_top_operator, rows_gram, top_eigh
+from .._linalg.eigen import krylov_top_operator, lanczos_top_operator, lapack_top_eigh, rows_gram
 from .ca_tables import Counts
 
 __all__ = ["CA_RTOL", "Residuals", "residual_svd", "sparse_inertias"]
@@ -178,7 +178,7 @@ def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np
     by G (m x m, read in place of E, I x m: the fit of a 6000 x 2000 table 43% non-zero,
     with a flat spectrum, took 7.0-7.7 CPU s with Lanczos's 264 products by E, 2.9-3.2 s
     with G formed) or, past the products that cost as much, by LAPACK
-    (:func:`pcalib._linalg.eigen.top_eigh`)."""
+    (:func:`pcalib._linalg.eigen.lapack_top_eigh`)."""
     I, J = E.shape
     m, rows_side = min(I, J), I < J
     gram, other = _gram_products(E.__matmul__, E.T.__matmul__, rows_side)
@@ -194,7 +194,7 @@ def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np
             G.__matmul__, m, k, CA_RTOL,
             max_products=int(constants.CA_LANCZOS_MAX_FRACTION * m),
         )
-        vectors = top_eigh(G, k)[1] if found is None else found[1]
+        vectors = lapack_top_eigh(G, k)[1] if found is None else found[1]  # no second Lanczos
     return _ritz(other, np.ascontiguousarray(vectors), rows_side)
 
 

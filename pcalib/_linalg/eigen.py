@@ -46,7 +46,8 @@ from scipy.linalg import blas
 from . import constants
 
 __all__ = [
-    "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "rows_gram",
+    "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "lapack_top_eigh",
+    "rows_gram",
     "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 
@@ -505,25 +506,35 @@ def top_eigh_and_next(
     ``constants.CERTIFIED_LAPACK_MAX_M``. `M` may be overwritten."""
     m = M.shape[0]
     wanted = k + 1 if with_next and k < m else k
-    if m <= constants.NUMPY_MAX_M:
-        w, V = np.linalg.eigh(M, UPLO="L")
-        w, V = w[::-1][:wanted], V[:, ::-1][:, :k]
-    else:
-        if 40 * k <= m and not (with_next and m <= constants.CERTIFIED_LAPACK_MAX_M):
-            top = lanczos_top_operator(symmetric_times(M), m, k, FORMED_RTOL,
-                                       max_products=int(constants.FORMED_LANCZOS_MAX_FRACTION * m))
-            if top is not None:
-                return top[0], top[1], None
-        if wanted < m:
-            w, V = scipy.linalg.eigh(
-                M, lower=True, subset_by_index=[m - wanted, m - 1], driver="evr",
-                overwrite_a=True, check_finite=False,
-            )
-        else:
-            w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
-        w, V = w[::-1], V[:, ::-1][:, :k]
+    if m > constants.NUMPY_MAX_M and 40 * k <= m and not (with_next and m <= constants.CERTIFIED_LAPACK_MAX_M):
+        top = lanczos_top_operator(symmetric_times(M), m, k, FORMED_RTOL,
+                                   max_products=int(constants.FORMED_LANCZOS_MAX_FRACTION * m))
+        if top is not None:
+            return top[0], top[1], None
+    w, V = lapack_top_eigh(M, k, wanted)
     computed = (w[: k + 1] if wanted > k else np.append(w[:k], 0.0)) if with_next else None
     return w[:k], V, computed
+
+
+def lapack_top_eigh(M: np.ndarray, k: int, wanted: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The `wanted` (default k) largest eigenvalues, in decreasing order, and the k
+    leading eigenvectors of a symmetric matrix given by its lower triangle, by LAPACK
+    alone: NumPy's ``?syevd`` up to order ``constants.NUMPY_MAX_M``, else SciPy's
+    ``?syevr`` with an index range when fewer than m are wanted, ``?syevd`` otherwise
+    (:func:`top_eigh` without its Lanczos step). `M` may be overwritten."""
+    m = M.shape[0]
+    wanted = k if wanted is None else wanted
+    if m <= constants.NUMPY_MAX_M:
+        w, V = np.linalg.eigh(M, UPLO="L")
+        return w[::-1][:wanted], V[:, ::-1][:, :k]
+    if wanted < m:
+        w, V = scipy.linalg.eigh(
+            M, lower=True, subset_by_index=[m - wanted, m - 1], driver="evr",
+            overwrite_a=True, check_finite=False,
+        )
+    else:
+        w, V = scipy.linalg.eigh(M, lower=True, driver="evd", overwrite_a=True, check_finite=False)
+    return w[::-1], V[:, ::-1][:, :k]
 
 
 def top_eigh_of_varying(C: np.ndarray, k: int, constant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
