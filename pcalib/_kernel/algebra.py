@@ -23,6 +23,7 @@ from .._linalg.eigen import (
     krylov_block,
     krylov_top_operator,
     lanczos_top_operator,
+    lapack_top_eigh,
     top_eigh,
 )
 
@@ -158,7 +159,7 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, str]:
     method with products ``K @ Q`` (:func:`pcalib._linalg.eigen.lanczos_top_operator`:
     residuals checked to 1e-10 of the largest eigenvalue, deflation probe for
     repeated eigenvalues, at most ``constants.KERNEL_LANCZOS_MAX_FRACTION * n`` products: about the
-    cost of LAPACK); :func:`pcalib._linalg.eigen.top_eigh` otherwise, or if Lanczos
+    cost of LAPACK); LAPACK alone (:func:`pcalib._linalg.eigen.lapack_top_eigh`) otherwise, or if Lanczos
     fails.
 
     Parameters
@@ -180,7 +181,7 @@ def top_eigenpairs(K: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, str]:
         top = lanczos_top_operator(lambda Q: K @ Q, n, k, max_products=int(constants.KERNEL_LANCZOS_MAX_FRACTION * n))
         if top is not None:
             return top[0], top[1], "lanczos"
-    mu, U = top_eigh(K, k)
+    mu, U = lapack_top_eigh(K, k)  # not top_eigh: it would try Lanczos again
     return mu, U, "dense"
 
 
