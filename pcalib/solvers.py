@@ -416,21 +416,25 @@ def fit_by_route(
 def certified(data: Any, found: Decomposition) -> Decomposition:
     r"""`found` with the error bounds of :func:`pcalib._linalg.certificate.certify` on its axes,
     as eigenvectors of :math:`Y_c^\top Y_c` (Y the decomposed matrix, in the frame units
-    of `found`), from products with the route's centered copy where it kept one
-    (``found.copy_products``, then dropped), else with the data (``data.gram_times``,
-    centered exactly, block by block). Where the route formed and solved that matrix
+    of `found`), from the route's own products where it kept them
+    (``found.copy_products``, then dropped: with its centered copy, or with the data and
+    the mean's correction on the implicit Krylov route, each with its rounding bound,
+    :meth:`pcalib._routes.decomposition.CenteredProducts.rounding`), else with the data
+    (``data.gram_times``, centered exactly, block by block). Where the route formed and solved that matrix
     (or :math:`Y_c Y_c^\top`) whole (``found.formed``), its computed spectrum bounds
     the eigenvalues beyond the axes, at the cost of one product; otherwise random
     vectors do, from a fixed seed, so that the bounds are deterministic."""
     n, p = data.shape
     if found.copy_products is not None:
         times = found.copy_products.scatter_times
+        rounding = found.copy_products.rounding(found.total_ss)
     else:
         divisor = found.divisor()
 
         def times(Q: np.ndarray) -> np.ndarray:
             return data.gram_times(Q, found.center, divisor)
 
+        rounding = product_rounding(found.total_ss, n, p)
     certificate = certify(times, np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed,
-                          product_rounding(found.total_ss, n, p))
+                          rounding)
     return replace(found, certificate=certificate, copy_products=None)

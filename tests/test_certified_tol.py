@@ -465,3 +465,71 @@ def test_the_probe_powers_stop_when_no_smaller_bound_could_help(monkeypatch):
     assert np.all(every.eigenvalue_bounds <= early.eigenvalue_bounds)
     assert np.all(early.eigenvalue_bounds <= 2.0 * every.eigenvalue_bounds)
     assert np.any(early.eigenvalue_bounds > 1.2 * every.eigenvalue_bounds)  # the saving is not free
+
+
+def test_the_implicit_krylov_routes_certificate_multiplies_the_data_with_the_mean_correction(monkeypatch):
+    """Where the Krylov stage took its products with the data and the mean's rank-one
+    correction (no centered copy), the certificate takes the same products instead of
+    centering the data again, block by block (DenseMatrix.gram_times, refused here):
+    at 2000 x 300 with column means about one spread from 0 (the most the products
+    allow), the bounds hold against NumPy's SVD, and the fit keeps no products."""
+    from pcalib._inputs import matrix
+    from pcalib._routes.dense import implicit_krylov_route
+    from pcalib.solvers import certified
+
+    def refused(*args):
+        raise AssertionError("the certificate centered the data again")
+
+    monkeypatch.setattr(matrix.DenseMatrix, "gram_times", refused)
+    X = _decaying(2000, 300, seed=6)
+    X += 0.9 * X.std(axis=0)  # n mean^2 <= the column's sum of squares: implicit products
+    k = 4
+    ev, Vt = _truth(X, k)
+    route = implicit_krylov_route(X, k, ddof=1, max_blocks=30, rtol=1e-9, certifiable=True)
+    assert route.route == "krylov" and route.copy_products is not None
+    assert route.copy_products.X is X and route.copy_products.mean is not None
+    assert certified(matrix.as_matrix(X), route).copy_products is None
+    for tol in (1e-4, 1e-9, 1e-13):
+        fit = PCA(k, tol=tol, solver="krylov").fit(X)
+        assert np.all(fit.components_bound_ >= _sines(fit.components_, Vt)), tol
+        assert np.all(fit.explained_variance_bound_ >= np.abs(fit.explained_variance_ - ev)), tol
+    assert np.all(fit.components_bound_ < 1e-9)
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_the_rounding_bound_of_implicit_products_holds_against_exact_arithmetic(standardize):
+    """CenteredProducts.rounding with a mean (certificate.product_rounding's mean_ss):
+    against the product computed exactly in rational arithmetic, with the computed mean
+    and scales that the products use, on integer data whose column means are one spread
+    from 0 (the largest the implicit products accept; 3 columns, 2000 rows, 10 random
+    vectors), the rounding of Y^T (Y q) stays below the bound; the bound is at least
+    the one without a mean and at most 6 times it (its docstring). A bound of 0 fails."""
+    from fractions import Fraction
+
+    from pcalib._routes.dense_krylov import implicitly_centered
+
+    rng = np.random.default_rng(3)
+    n, p = 2000, 3
+    # uniform on [-2^20, 2^20): spread 2^21 / sqrt(12), about 605,000; means about 570,000
+    X = rng.integers(-2**20, 2**20, size=(n, p)) + 570_000 + rng.integers(0, 2**10, size=p)
+    X = X.astype(np.float64)
+    products = implicitly_centered(X, 1, standardize)[0]
+    mean = [Fraction(float(v)) for v in products.mean]
+    scale = [Fraction(float(v)) for v in (products.inv_scale if products.inv_scale is not None else np.ones(p))]
+    rows = [[(Fraction(int(v)) - mean[j]) * scale[j] for j, v in enumerate(row)] for row in X]
+    total_ss = products.total_ss()
+    bound = products.rounding(total_ss)
+    from pcalib._linalg.certificate import product_rounding
+
+    plain = product_rounding(total_ss, n, p)
+    assert plain <= bound <= 6.0 * plain * (1 + 1e-12)
+    worst = 0.0
+    for _ in range(10):
+        q = rng.standard_normal(p)
+        qf = [Fraction(float(v)) for v in q]
+        Yq = [sum(r[j] * qf[j] for j in range(p)) for r in rows]
+        exact = [sum(rows[i][j] * Yq[i] for i in range(n)) for j in range(p)]
+        computed = products.scatter_times(q[:, None])[:, 0]
+        error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, exact))) ** 0.5
+        worst = max(worst, error / float(np.linalg.norm(q)))
+    assert 0.0 < worst <= bound

@@ -185,7 +185,7 @@ def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p
     return FormedSpectrum(np.asarray(computed, dtype=np.float64), float(error))
 
 
-def product_rounding(total_ss: float, n: int, p: int) -> float:
+def product_rounding(total_ss: float, n: int, p: int, mean_ss: float | None = None) -> float:
     r"""A bound on the rounding of one product :math:`M\mathbf q = Y^\top (Y\mathbf q)`
     per unit of :math:`\|\mathbf q\|`, Y the n x p centered data (:math:`\|Y\|_F^2`
     = `total_ss`), each row formed from the data with an error of at most 6u
@@ -200,7 +200,32 @@ def product_rounding(total_ss: float, n: int, p: int) -> float:
     \gamma_n + \gamma_n\gamma_p)\,|Y|^\top|Y||\mathbf q|` entrywise and
     :math:`\||Y|\|_2^2 \le \|Y\|_F^2`. A bound, not an estimate: it grows with n,
     where the estimate :math:`\sqrt p\,\varepsilon\theta_1` it replaces did not (and
-    fell short of the error at p = 5, n = 20,000)."""
+    fell short of the error at p = 5, n = 20,000).
+
+    With `mean_ss` :math:`= \|D^{-1}\bar{\mathbf x}\|^2`, the products are taken
+    with the data X themselves and the rank-one correction of the mean, :math:`Y =
+    (X - \mathbf 1\bar{\mathbf x}^\top) D^{-1}` never formed
+    (``pcalib._routes.decomposition.CenteredProducts`` with a mean; Y here is the data
+    centered about the computed mean, whose distance to the exact mean enters
+    :math:`Y^\top Y` at second order, as in a of the module docstring). With
+    :math:`A = |X| + \mathbf 1|\bar{\mathbf x}|^\top`, the scaling of the block (one
+    rounding), the product with X, the correction and the subtraction give
+    :math:`|\mathrm{fl}(Y\mathbf q) - Y\mathbf q| \le \gamma_{p+2} A|D^{-1}||\mathbf
+    q|`, the transposed product likewise with :math:`\gamma_{n+2}` (the column sums,
+    the outer product with the mean, the subtraction and the scaling), so
+
+    .. math:: (\gamma_{n+2} + \gamma_{p+2} + \gamma_{n+2}\gamma_{p+2})\,
+              \|AD^{-1}\|_F^2, \qquad \|AD^{-1}\|_F^2 \le
+              2\big(\|Y\|_F^2 + 2n\|D^{-1}\bar{\mathbf x}\|^2\big),
+
+    as :math:`(|x| + |\bar x|)^2 \le 2x^2 + 2\bar x^2` and :math:`\sum_i x_{ij}^2 =
+    \|\mathbf y_j\|^2 + n\bar x_j^2` (the columns of Y summing to 0), rounded up as
+    the other bound. Where every column has :math:`n\bar x_j^2 \le \|\mathbf y_j\|^2`
+    (the products' condition) this is at most 6 times the bound without a mean."""
+    if mean_ss is not None:
+        gamma_n, gamma_p = _gamma(n + 2), _gamma(p + 2)
+        spread = 2.0 * (total_ss + 2.0 * n * mean_ss) * (1.0 + 2.0 * _gamma(n + p))
+        return (gamma_n + gamma_p + gamma_n * gamma_p) * spread * (1.0 + 8.0 * _EPS)  # 16u
     gamma_n, gamma_p = _gamma(n), _gamma(p)
     return _copy_and_products(total_ss, n, p, gamma_n + gamma_p + gamma_n * gamma_p) * (1.0 + 8.0 * _EPS)  # 16u
 

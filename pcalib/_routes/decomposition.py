@@ -31,7 +31,7 @@ import numpy as np
 from .._inputs.matrix import Moments
 from .._linalg import constants
 from .._linalg.center import Center
-from .._linalg.certificate import Certificate, FormedSpectrum
+from .._linalg.certificate import Certificate, FormedSpectrum, product_rounding
 from .._linalg.eigen import matrix_times, transposed_times
 from .._linalg.signs import axis_signs
 from .._linalg.svd import orthonormal_completion
@@ -110,6 +110,17 @@ class CenteredProducts:
         flat = self.X.ravel(order="K")
         return float(flat @ flat)
 
+    def rounding(self, total_ss: float) -> float:
+        r"""A bound on the rounding of one product :meth:`scatter_times` per unit of
+        :math:`\|\mathbf q\|`, for Y with :math:`\|Y\|_F^2` = `total_ss`:
+        :func:`pcalib._linalg.certificate.product_rounding`, with the mean's
+        correction when the products are taken with the data (`mean` not None)."""
+        n, p = self.shape
+        if self.mean is None:
+            return product_rounding(total_ss, n, p)
+        mean = self.mean if self.inv_scale is None else self.mean * self.inv_scale
+        return product_rounding(total_ss, n, p, mean_ss=float(mean @ mean))
+
 
 def column_squares(Yc: np.ndarray) -> np.ndarray:
     r"""(p,) the column sums of squares :math:`\sum_i y_{ij}^2` of a centered copy (one pass)."""
@@ -172,9 +183,11 @@ class Decomposition:
     #: the leading eigenvalues of the matrix an exact route formed and solved, and
     #: their error bound, when it had them (the certificate's bound on the rest)
     formed: FormedSpectrum | None = None
-    #: products with the route's centered copy, kept only until the certificate is
-    #: computed from them (``PCA(tol=...)``, :func:`pcalib.solvers.certified`, which
-    #: drops them): one product with k columns instead of centering the data again
+    #: products with the route's centered copy, or with the data and the mean's
+    #: correction where the route took those (the implicit Krylov route), kept only
+    #: until the certificate is computed from them (``PCA(tol=...)``,
+    #: :func:`pcalib.solvers.certified`, which drops them): no centering of the data
+    #: again, block by block
     copy_products: CenteredProducts | None = None
 
     @classmethod
