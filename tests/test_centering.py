@@ -115,6 +115,8 @@ def test_second_moment_splits_into_scatter_and_mean(X):
 @theorem("prop-uncentered-top-singular-value")
 @given(data_matrices(min_rows=2))
 def test_uncentered_top_singular_vector_is_pulled_to_the_mean(X):
+    """sigma_1(X)^2 >= n |xbar|^2 and sin(theta) <= sigma_1(Xc)^2 / sigma_1(X)^2, with
+    sin(theta) the distance from the unit vector v_1 to the line of the mean."""
     Xc, mean = pcalib.center(X)
     n = X.shape[0]
     mean_energy = n * mean @ mean
@@ -122,9 +124,24 @@ def test_uncentered_top_singular_vector_is_pulled_to_the_mean(X):
     assert sigma1_X**2 >= mean_energy * (1 - 1e-10) - 1e-9
     if mean_energy > 1e-6:
         v1_uncentered = np.linalg.svd(X)[2][0]            # the chapter's tilde v_1
-        cos2 = (v1_uncentered @ mean) ** 2 / (mean @ mean)
+        unit_mean = mean / np.linalg.norm(mean)
+        sin_theta = np.linalg.norm(v1_uncentered - (v1_uncentered @ unit_mean) * unit_mean)
         sigma1_Xc = np.linalg.svd(Xc, compute_uv=False)[0]
-        assert cos2 >= 1 - sigma1_Xc**2 / mean_energy - 1e-8
+        assert sin_theta <= sigma1_Xc**2 / sigma1_X**2 + 1e-8
+
+
+@theorem("prop-uncentered-top-singular-value")
+def test_uncentered_angle_bound_is_attained():
+    """Rows (1, 3) and (1, -3): the mean (1, 0), the spread along (0, 1) with 9 times the
+    mean's energy. The uncentered first axis is (0, 1), perpendicular to the mean, and
+    sin(theta) = 1 = sigma_1(Xc)^2 / sigma_1(X)^2 = 18 / 18: no smaller constant holds."""
+    X = np.array([[1.0, 3.0], [1.0, -3.0]])
+    Xc, mean = pcalib.center(X)
+    np.testing.assert_array_equal(mean, [1.0, 0.0])
+    v1_uncentered = np.linalg.svd(X)[2][0]
+    sin_theta = abs(v1_uncentered[1])                      # distance to the line of (1, 0)
+    ratio = np.linalg.norm(Xc, 2) ** 2 / np.linalg.norm(X, 2) ** 2
+    np.testing.assert_allclose([sin_theta, ratio], [1.0, 1.0], rtol=1e-15)
 
 
 def test_center_does_not_modify_its_input():
