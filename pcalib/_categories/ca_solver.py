@@ -47,7 +47,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from .._linalg import constants
-from .._linalg.eigen import krylov_top_operator, lanczos_top_operator, lapack_top_eigh, rows_gram
+from .._linalg.eigen import krylov_top_operator, lanczos_top_operator, lapack_top_eigh, rows_gram, symmetric_times
 from .ca_tables import Counts
 
 __all__ = ["CA_RTOL", "Residuals", "residual_svd", "sparse_inertias"]
@@ -188,13 +188,11 @@ def _dense_krylov_svd(E: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np
         vectors = result[1]
     else:
         lower = rows_gram(E if rows_side else E.T)  # dsyrk: its lower triangle holds G
-        G = np.tril(lower)
-        G += np.tril(lower, -1).T  # whole, for NumPy's gemv (dsymm of one column: 5x slower)
-        found = lanczos_top_operator(
-            G.__matmul__, m, k, CA_RTOL,
+        found = lanczos_top_operator(  # dsymv on that triangle: G is never made whole
+            symmetric_times(lower), m, k, CA_RTOL,
             max_products=int(constants.CA_LANCZOS_MAX_FRACTION * m),
         )
-        vectors = lapack_top_eigh(G, k)[1] if found is None else found[1]  # no second Lanczos
+        vectors = lapack_top_eigh(lower, k)[1] if found is None else found[1]  # no second Lanczos
     return _ritz(other, np.ascontiguousarray(vectors), rows_side)
 
 

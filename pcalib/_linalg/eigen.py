@@ -47,7 +47,7 @@ from . import constants
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "lapack_top_eigh",
-    "rows_gram",
+    "rows_gram", "symmetric_times",
     "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 

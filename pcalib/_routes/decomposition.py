@@ -95,7 +95,7 @@ class CenteredProducts:
         two passes over X."""
         n, p = self.shape
         if n >= p:
-            return self.transposed_times(self.times(Q))
+            return self.scatter_times(Q)
         return self.times(self.transposed_times(Q))
 
     def scatter_times(self, Q: np.ndarray) -> np.ndarray:
