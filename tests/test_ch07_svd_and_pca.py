@@ -244,6 +244,29 @@ def test_flipping_pairs_of_singular_vectors_keeps_an_svd(X, seed):
 
 
 @theorem("prop-svdpca-sign-ambiguity")
+@given(st.integers(3, 8), st.integers(0, 4), st.integers(0, 2**32 - 1))
+def test_a_pair_with_sigma_0_takes_its_signs_separately(n, extra, seed):
+    # wide centered data (p >= n): sigma_n = 0, so u_n alone may be flipped, and v_n
+    # may be replaced by any unit vector of the null space of Xc (dimension p - n + 1)
+    rng = np.random.default_rng(seed)
+    p = n + extra
+    X = rng.standard_normal((n, p))
+    Xc = X - X.mean(axis=0)
+    U, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+    assert sigma[-1] < 1e-12 * sigma[0]
+    U_flipped = U.copy()
+    U_flipped[:, -1] *= -1                          # u_n alone, v_n kept
+    np.testing.assert_allclose((U_flipped * sigma) @ Vt, Xc, atol=1e-12 * sigma[0])
+    null = scipy.linalg.null_space(Xc)
+    assert null.shape[1] == p - n + 1
+    other = null @ rng.standard_normal(p - n + 1)
+    Vt_other = Vt.copy()
+    Vt_other[-1] = other / np.linalg.norm(other)    # another valid last axis
+    np.testing.assert_allclose(Vt_other @ Vt_other.T, np.eye(n), atol=1e-10)
+    np.testing.assert_allclose((U * sigma) @ Vt_other, Xc, atol=1e-12 * sigma[0])
+
+
+@theorem("prop-svdpca-sign-ambiguity")
 @given(separated_data())
 def test_with_distinct_singular_values_the_svd_is_unique_up_to_signs(data):
     X, sigma = data
