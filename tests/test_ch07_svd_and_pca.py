@@ -8,6 +8,8 @@ m = min(n, p); the principal axes are the columns v_j of V, U holds the left sin
 vectors u_j, lambda_j = sigma_j^2 / (n - 1), and the scores are T = Xc V = U Sigma.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -175,6 +177,58 @@ def test_lauchli_example_covariance_routes_lose_the_small_eigenvalue():
     assert pcalib.pca_gram(X).explained_variance[1] == 0.0
 
 
+def lauchli(eta):
+    """The centered Lauchli data of chapter 7 (n = 6, p = 2)."""
+    return np.array([[1, 1], [-1, -1], [eta, 0], [-eta, 0], [0, eta], [0, -eta]])
+
+
+def every_rounded_sum(terms):
+    """The float64 values of a + b + c + d in every order of addition: each binary tree
+    over four leaves is, up to swapping operands, ((a + b) + c) + d or (a + b) + (c + d)
+    for some permutation."""
+    sums = set()
+    for a, b, c, d in itertools.permutations(terms):
+        sums.add(((a + b) + c) + d)
+        sums.add((a + b) + (c + d))
+    return sums
+
+
+EPS = np.finfo(float).eps
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.9, 0.99, 0.999])
+def test_lauchli_entry_is_2_below_sqrt_eps_over_2_in_every_order(factor):
+    # ex-svdpca-lauchli-threshold: below sqrt(eps / 2) the formed X^T X is singular
+    # whatever the order of the sums
+    eta = factor * np.sqrt(EPS / 2)
+    assert every_rounded_sum([1.0, 1.0, eta**2, eta**2]) == {2.0}
+
+
+@pytest.mark.parametrize("factor", [1.001, 1.01, 1.1, 2.0])
+def test_lauchli_entry_is_not_2_above_sqrt_eps_in_any_order(factor):
+    eta = factor * np.sqrt(EPS)
+    assert 2.0 not in every_rounded_sum([1.0, 1.0, eta**2, eta**2])
+
+
+def test_lauchli_entry_between_the_thresholds_depends_on_the_order():
+    eta = 1.2e-8                                   # sqrt(eps / 2) < eta < sqrt(eps)
+    assert len(every_rounded_sum([1.0, 1.0, eta**2, eta**2]) & {2.0, 2.0 + 2 * EPS}) == 2
+
+
+@pytest.mark.parametrize("factor, zero", [(0.5, True), (0.8, True), (1.25, False), (2.0, False)])
+def test_pca_eig_reports_lauchli_lambda_2_as_0_below_sqrt_12_eps(factor, zero):
+    # the rank tolerance max(n, p) eps lambda_1 = 6 eps lambda_1 against
+    # lambda_2 / lambda_1 = 2 eta^2 / (4 + 2 eta^2): zero for eta below about
+    # sqrt(12 eps); the formed matrix's rounding (2 eps / eta^2 = 17% of lambda_2 there)
+    # blurs the edge, so the factors stay 20% away from it
+    eta = factor * np.sqrt(12 * EPS)
+    lam_2 = pcalib.pca_eig(lauchli(eta)).explained_variance[1]
+    assert (lam_2 == 0.0) == zero
+    if not zero:
+        truth = 2 * eta**2 / 5
+        assert abs(lam_2 - truth) / truth <= 2 * EPS / eta**2      # the predicted order
+
+
 # -- signs ---------------------------------------------------------------------------
 
 @theorem("prop-svdpca-sign-ambiguity")
@@ -187,6 +241,29 @@ def test_flipping_pairs_of_singular_vectors_keeps_an_svd(X, seed):
     np.testing.assert_allclose((U * flips * sigma) @ (Vt * flips[:, None]), Xc, atol=tol)
     np.testing.assert_allclose((U * flips).T @ (U * flips), np.eye(sigma.size), atol=1e-10)
     np.testing.assert_allclose(Xc @ (Vt.T * flips), (U * sigma) * flips, atol=tol)
+
+
+@theorem("prop-svdpca-sign-ambiguity")
+@given(st.integers(3, 8), st.integers(0, 4), st.integers(0, 2**32 - 1))
+def test_a_pair_with_sigma_0_takes_its_signs_separately(n, extra, seed):
+    # wide centered data (p >= n): sigma_n = 0, so u_n alone may be flipped, and v_n
+    # may be replaced by any unit vector of the null space of Xc (dimension p - n + 1)
+    rng = np.random.default_rng(seed)
+    p = n + extra
+    X = rng.standard_normal((n, p))
+    Xc = X - X.mean(axis=0)
+    U, sigma, Vt = np.linalg.svd(Xc, full_matrices=False)
+    assert sigma[-1] < 1e-12 * sigma[0]
+    U_flipped = U.copy()
+    U_flipped[:, -1] *= -1                          # u_n alone, v_n kept
+    np.testing.assert_allclose((U_flipped * sigma) @ Vt, Xc, atol=1e-12 * sigma[0])
+    null = scipy.linalg.null_space(Xc)
+    assert null.shape[1] == p - n + 1
+    other = null @ rng.standard_normal(p - n + 1)
+    Vt_other = Vt.copy()
+    Vt_other[-1] = other / np.linalg.norm(other)    # another valid last axis
+    np.testing.assert_allclose(Vt_other @ Vt_other.T, np.eye(n), atol=1e-10)
+    np.testing.assert_allclose((U * sigma) @ Vt_other, Xc, atol=1e-12 * sigma[0])
 
 
 @theorem("prop-svdpca-sign-ambiguity")
