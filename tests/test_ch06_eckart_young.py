@@ -11,7 +11,7 @@ A = U Sigma V^T is its SVD with singular values sigma_1 >= ... >= sigma_m.
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.decomposition import PCA as SklearnPCA
 from sklearn.decomposition import TruncatedSVD
@@ -418,3 +418,37 @@ def test_the_mean_plus_pca_is_the_best_shift_plus_rank_k(data, seed):
         E = X - c - B
         assert np.linalg.norm(E, 2) >= best_2 - slack
         assert np.linalg.norm(E, "fro") >= best_F - slack
+
+
+@theorem("prop-ey-centered-best-affine")
+@given(data_and_k(), st.integers(0, 2**32 - 1))
+@settings(max_examples=30)
+def test_the_best_shifts_fill_the_plane_of_the_axes(data, seed):
+    """Part 2: with a gap after sigma_k, every pair c = xbar + V_k a,
+    B = (Xc)_k - 1 a^T V_k^T has rank <= k and the fitted matrix 1 xbar^T + (Xc)_k, so
+    the error of the mean; a shift xbar + d off that plane does worse even with its own
+    best rank-k part: for d orthogonal to V_k with n |d|^2 <= sigma_k^2 - sigma_{k+1}^2,
+    the squared error is exactly best^2 + n |d|^2 (the covariance block orthogonal to V_k
+    gains n d d^T and its top eigenvalue stays below sigma_k^2)."""
+    X, k = data
+    rng = np.random.default_rng(seed)
+    n, p = X.shape
+    mean = X.mean(axis=0)
+    U, s, Vt = np.linalg.svd(X - mean, full_matrices=False)     # NumPy, not pcalib
+    assume(s[k - 1] - s[k] > 1e-3 * s[0])
+    V_k, Xc_k = Vt[:k].T, (U[:, :k] * s[:k]) @ Vt[:k]
+    best_sq = np.sum(s[k:] ** 2)
+    ones = np.ones((n, 1))
+    slack = 1e-12 * (s[0] + np.abs(X).max()) * s[0] * n * p          # round-off of sigma^2
+    for a in rng.standard_normal((5, k)) * s[0]:
+        c, B = mean + V_k @ a, Xc_k - ones * (V_k @ a)
+        assert np.linalg.matrix_rank(B, tol=1e-9 * (s[0] + np.abs(B).max())) <= k
+        np.testing.assert_allclose(ones * c + B, mean + Xc_k, rtol=0,
+                                   atol=1e-9 * (np.abs(X).max() + s[0]))
+    for _ in range(5):
+        d = rng.standard_normal(p)
+        d -= V_k @ (V_k.T @ d)                                       # off the plane
+        d *= np.sqrt(rng.uniform(0.1, 1) * (s[k - 1] ** 2 - s[k] ** 2) / n) / np.linalg.norm(d)
+        sY = np.linalg.svd(X - mean - d, compute_uv=False)         # own best rank-k part
+        np.testing.assert_allclose(np.sum(sY[k:] ** 2), best_sq + n * d @ d, rtol=0, atol=slack)
+        assert n * d @ d > slack                                     # strictly worse
