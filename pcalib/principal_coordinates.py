@@ -326,9 +326,12 @@ class PCoAResult:
         :math:`V_k` (up to the sign of each column). Axes with non-positive eigenvalues
         get 0. After a correction, the coordinates and :math:`\beta_j` are the
         corrected ones of this map (``ape::biplot.pcoa`` applied to ``pcoa`` of the
-        corrected table). ``ape::biplot.pcoa`` of a corrected ``ape::pcoa`` uses the
-        *uncorrected* coordinates and eigenvalues (``vectors``, ``Eigenvalues``):
-        that is ``result.uncorrected.project_variables(X)``.
+        corrected table). ``ape::biplot.pcoa`` of a corrected ``ape::pcoa`` draws the
+        corrected coordinates (``vectors.cor``) but divides by the *uncorrected*
+        eigenvalues (``Eigenvalues``): its column j is this result's times
+        :math:`\sqrt{\beta_j / \beta^{\text{unc}}_j}`. After a Lingoes correction,
+        which keeps the eigenvectors of B, that is
+        ``result.uncorrected.project_variables(X)``.
 
         Parameters
         ----------

@@ -816,8 +816,10 @@ def test_project_variables_weighted_gives_weighted_axes():
 #          sum(abs(X[i,] - X[j,])) / sum(X[i,] + X[j,])))
 #   r <- pcoa(D, correction=corr)        # corr = "none", "lingoes", "cailliez"
 #   r$values; r$vectors.cor[1:3, 1:2]
-#   # the arrows of biplot.pcoa(r, X), its own lines:
-#   S <- cov(X, scale(r$vectors[, 1:2]))
+#   # the arrows of biplot.pcoa(r, X): biplot.pcoa itself, its last line replaced by
+#   # return(U) (body(f)[[length(body(f))]] <- quote(return(U))); its own lines are
+#   pr.coo <- r$vectors; if (r$correction[2] > 1) pr.coo <- r$vectors.cor
+#   S <- cov(X, scale(pr.coo[, 1:2]))
 #   S %*% diag((r$values$Eigenvalues[1:2] / (n - 1))^(-0.5))
 
 APE_COUNTS = np.array([[11, 5, 8, 12, 8], [11, 1, 8, 11, 8], [14, 4, 5, 6, 10], [11, 2, 7, 12, 10],
@@ -849,11 +851,19 @@ APE_VECTORS_COR = {"lingoes": [[-0.0263089036207970, -0.0382572181798827],
                    "cailliez": [[-0.0364469551179136, -0.0474256029359371],
                                 [-0.0828444010640236, -0.0529188552081998],
                                 [0.1034476415529705, 0.1078781049482542]]}
-# biplot.pcoa's arrows: the same for the three corrections (it uses r$vectors and
-# r$values$Eigenvalues, the uncorrected ones)
+# biplot.pcoa's arrows without a correction. After one it standardizes the corrected
+# coordinates (r$vectors.cor) but divides by the uncorrected r$values$Eigenvalues. The
+# Lingoes correction keeps the eigenvectors, so its arrows are these to 1e-14; the
+# Cailliez correction does not, and its arrows are neither the corrected map's nor these.
 APE_BIPLOT = [[36.67627995456212, -15.48743580788326], [17.05832311147205, 1.41638064402953],
               [4.93193937126334, -20.91180583947998], [-23.77376362402004, -29.54179100598856],
               [10.83565262193189, -4.53286887597470]]
+APE_BIPLOT_CORRECTED = {
+    "lingoes": APE_BIPLOT,
+    "cailliez": [[36.183015832166554, -17.9559329549822593], [17.186153823410272, 0.2900737366671681],
+                 [4.111232127993815, -21.3536111034211018], [-24.777185136750752, -27.3836573126914686],
+                 [10.584204601206050, -5.1583700741746545]],
+}
 
 
 def test_uncorrected_analysis_matches_ape_published_values():
@@ -874,8 +884,10 @@ def test_uncorrected_analysis_matches_ape_published_values():
 @pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
 def test_corrected_analysis_and_its_uncorrected_pair_match_ape_published_values(correction):
     """ape::pcoa(D, correction): Corr_eig, Rel_corr_eig and vectors.cor are the corrected
-    analysis; Eigenvalues and vectors (the uncorrected ones) are pcalib's `uncorrected`,
-    and ape::biplot.pcoa draws those: its arrows are uncorrected.project_variables."""
+    analysis; Eigenvalues and vectors (the uncorrected ones) are pcalib's `uncorrected`.
+    ape::biplot.pcoa draws the corrected map with arrows divided by the uncorrected
+    eigenvalues: project_variables rescaled by sqrt(corrected / uncorrected eigenvalue),
+    which after Lingoes (same eigenvectors) is uncorrected.project_variables."""
     res = pcoa(pdist(APE_COUNTS, "braycurtis"), correction=correction)
     assert np.allclose(res.eigenvalues[:8], APE_CORR_EIG[correction], rtol=1e-12)
     assert np.allclose(res.proportion_explained, APE_REL_CORR_EIG[correction], rtol=1e-12)
@@ -885,10 +897,14 @@ def test_corrected_analysis_and_its_uncorrected_pair_match_ape_published_values(
     assert np.allclose(align_signs(res.coordinates[:3, :2], corrected), corrected, rtol=1e-10)
     assert res.uncorrected.correction is None and res.uncorrected.uncorrected is None
     assert np.allclose(res.uncorrected.eigenvalues, APE_EIGENVALUES, rtol=0, atol=1e-15)
-    arrows = res.uncorrected.project_variables(APE_COUNTS)[:, :2]
-    assert np.allclose(align_signs(arrows, np.array(APE_BIPLOT)), APE_BIPLOT, rtol=1e-10)
+    ape_arrows = np.array(APE_BIPLOT_CORRECTED[correction])
+    rescaled = res.project_variables(APE_COUNTS)[:, :2] * np.sqrt(res.eigenvalues[:2] / APE_EIGENVALUES[:2])
+    assert np.allclose(align_signs(rescaled, ape_arrows), ape_arrows, rtol=1e-10)
+    uncorrected = res.uncorrected.project_variables(APE_COUNTS)[:, :2]
+    assert np.allclose(align_signs(uncorrected, np.array(APE_BIPLOT)), APE_BIPLOT, rtol=1e-10)
+    assert np.allclose(np.abs(uncorrected), np.abs(ape_arrows), rtol=1e-10) == (correction == "lingoes")
     # the corrected map's own arrows differ from ape's biplot
-    assert not np.allclose(np.abs(res.project_variables(APE_COUNTS)[:, :2]), np.abs(APE_BIPLOT), rtol=0.01)
+    assert not np.allclose(np.abs(res.project_variables(APE_COUNTS)[:, :2]), np.abs(ape_arrows), rtol=0.01)
 
 
 @pytest.mark.parametrize("correction", ["lingoes", "cailliez"])
