@@ -302,12 +302,12 @@ def test_covariance_of_standardized_data_is_correlation(X):
 def test_standardized_data_do_not_depend_on_units(X, seed):
     n, p = X.shape
     rng = np.random.default_rng(seed)
-    c = 10.0 ** rng.uniform(-3, 3, size=p)                     # positive unit factors, K = diag(c)
+    kappa = 10.0 ** rng.uniform(-3, 3, size=p)          # positive unit factors, D_kappa = diag(kappa)
     b = rng.normal(size=p) * 1e3                               # offsets (e.g. Celsius -> Fahrenheit)
-    X2 = X * c + b                                             # X K + 1 b^T
+    X2 = X * kappa + b                                         # X D_kappa + 1 b^T
     S = np.atleast_2d(np.cov(X, rowvar=False))
     S2 = np.atleast_2d(np.cov(X2, rowvar=False))
-    KSK = c[:, None] * S * c[None, :]
+    KSK = kappa[:, None] * S * kappa[None, :]
     np.testing.assert_allclose(S2, KSK, rtol=1e-7, atol=1e-9 * np.abs(KSK).max())
     Xs = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)         # numpy route
     np.testing.assert_allclose(pcalib.standardize(X2)[0], Xs, atol=1e-7)
