@@ -6,6 +6,8 @@
   with apt-get when they are missing and this process may (root, apt-get present).
 - ``BookServer`` serves ``_build/html`` on 127.0.0.1 and records every request.
 - ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1.
+- ``BrowserReport`` prints the per-page table at the end of the run, merging the rows of
+  every pytest-xdist worker (each worker's Chromium visits the pages of its tests).
 
 Selenium drives the browser through Debian's ``chromedriver``, which is built from the
 same source as Debian's ``chromium`` and so always speaks its protocol version.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -24,9 +27,17 @@ import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, so two workers there may both build
+    fcntl = None
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 BUILD_STAMP = HTML / ".build-passed"  # written by tasks.py after a build that passed
+BUILD_LOCK = ROOT / "_build" / ".build-lock"  # held by the process building for the tests
 # Everything the HTML is made from (chapters execute pcalib, so it counts).
 SOURCES = ("_config.yml", "_toc.yml", "book", "pcalib", "requirements.txt")
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", "_build", ".jupyter_cache"}
@@ -86,15 +97,23 @@ def build_is_fresh() -> tuple[bool, str]:
 
 
 def ensure_built_book(report=print) -> None:
-    """Build the book with the README's command unless a passing build is up to date."""
-    fresh, why = build_is_fresh()
-    if fresh:
-        return
-    report(f"browser tests: building the book first ({why}): python3 tasks.py book")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "tasks.py"), "book"],
-        cwd=ROOT, capture_output=True, text=True, timeout=3600,
-    )
+    """Build the book with the README's command unless a passing build is up to date.
+
+    The test processes that need the build (each xdist worker with browser tests, the
+    notebook-download tests) take turns (BUILD_LOCK): one builds, the others then find
+    the build fresh instead of building into the same folder at the same time."""
+    BUILD_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_LOCK, "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        fresh, why = build_is_fresh()
+        if fresh:
+            return
+        report(f"browser tests: building the book first ({why}): python3 tasks.py book")
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "tasks.py"), "book"],
+            cwd=ROOT, capture_output=True, text=True, timeout=3600,
+        )
     if result.returncode or not BUILD_STAMP.exists():
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-40:])
         raise RuntimeError(f"python3 tasks.py book failed (exit {result.returncode}):\n{tail}")
@@ -241,3 +260,78 @@ class BookServer:
             return None
         path = HTML / unquote(parts.path).lstrip("/")
         return path / "index.html" if path.is_dir() else path
+
+
+# ------------------------------------------------------------------------- the report
+
+
+#: the per-page table's columns after the page's name, and its legend
+TABLE_COLUMNS = (("formulas", 9), ("images", 7), ("links", 7), ("wide eq", 7),
+                 ("wide code", 9), ("wide out", 8), ("phone", 6), ("console", 7))
+TABLE_LEGEND = ("formulas/images/links: good/total; wide eq/code/out: display equations, "
+                "code inputs and cell outputs wider than the text column at 1400 px; "
+                "phone: page width at 390 px; console: errors")
+
+
+class BrowserReport:
+    """The per-page table of the browser tests and their skip banner, printed after the
+    run; registered by the root conftest.py in every pytest process.
+
+    The browser tests set ``order`` (every page of the book, in the order of _toc.yml),
+    give it one row per page they visited (``add_row``) and the reason when there was no
+    browser (``skip``). Under pytest-xdist a worker's terminal summary is not shown: each
+    worker hands its rows to the controlling process (``config.workeroutput``, read in
+    ``pytest_testnodedown``), which prints every page, whichever worker visited it."""
+
+    def __init__(self, config):
+        self.order: list[str] = []
+        self.rows: dict[str, list[str]] = {}  # page -> its cells (TABLE_COLUMNS)
+        self.skipped_because = ""
+        self.worker_output = getattr(config, "workeroutput", None)
+
+    def add_row(self, page: str, cells: list[str]) -> None:
+        self.rows[page] = cells
+        self._hand_over()
+
+    def skip(self, why: str) -> None:
+        self.skipped_because = why
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        """In an xdist worker: what the controller prints, as JSON (sent at its end)."""
+        if self.worker_output is not None:
+            self.worker_output["pcabook_browser"] = json.dumps(
+                {"order": self.order, "rows": self.rows, "skipped": self.skipped_because})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """The controller receives a worker's rows (xdist's hook, when it is installed)."""
+        sent = getattr(node, "workeroutput", {}).get("pcabook_browser")
+        if sent is None:
+            return
+        sent = json.loads(sent)
+        self.rows.update(sent["rows"])
+        self.order = self.order or sent["order"]
+        self.skipped_because = self.skipped_because or sent["skipped"]
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.worker_output is not None:  # the controller prints
+            return
+        if self.skipped_because:
+            skipped = [r for r in terminalreporter.stats.get("skipped", [])
+                       if "test_browser.py" in r.nodeid]
+            terminalreporter.section("BROWSER TESTS SKIPPED", sep="!", red=True, bold=True)
+            terminalreporter.write_line(
+                f"{len(skipped)} browser tests did not run: {self.skipped_because}", red=True)
+            terminalreporter.write_line(
+                "The rendered book was NOT checked. On CI (CI=true) this is a failure.", red=True)
+        if not self.rows:
+            return
+        terminalreporter.section("browser: the book page by page")
+        terminalreporter.write_line(
+            f"{'page':<30} " + " ".join(f"{name:>{width}}" for name, width in TABLE_COLUMNS))
+        for page in self.order:
+            if page in self.rows:
+                terminalreporter.write_line(f"{page.removeprefix('book/'):<30} " + " ".join(
+                    f"{cell:>{width}}" for cell, (_, width) in zip(self.rows[page], TABLE_COLUMNS)))
+        terminalreporter.write_line(TABLE_LEGEND)
