@@ -5,7 +5,8 @@
 - ``find_chromium`` returns Debian's ``chromium`` and ``chromedriver``, installing them
   with apt-get when they are missing and this process may (root, apt-get present).
 - ``BookServer`` serves ``_build/html`` on 127.0.0.1 and records every request.
-- ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1.
+- ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1;
+  ``warm_up`` (this file run as a script) installs and starts it once ahead of the tests.
 - ``BrowserReport`` prints the per-page table at the end of the run, merging the rows of
   every pytest-xdist worker (each worker's Chromium visits the pages of its tests).
 
@@ -15,6 +16,7 @@ same source as Debian's ``chromium`` and so always speaks its protocol version.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -31,13 +33,12 @@ import pytest
 
 try:
     import fcntl
-except ImportError:  # Windows: no lock, so two workers there may both build
+except ImportError:  # Windows: taking_turns lets every process through at once
     fcntl = None
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 BUILD_STAMP = HTML / ".build-passed"  # written by tasks.py after a build that passed
-BUILD_LOCK = ROOT / "_build" / ".build-lock"  # held by the process building for the tests
 # Everything the HTML is made from (chapters execute pcalib, so it counts).
 SOURCES = ("_config.yml", "_toc.yml", "book", "pcalib", "requirements.txt")
 IGNORED_PARTS = {"__pycache__", ".ipynb_checkpoints", "_build", ".jupyter_cache"}
@@ -96,16 +97,24 @@ def build_is_fresh() -> tuple[bool, str]:
     return True, "the build is newer than every source"
 
 
-def ensure_built_book(report=print) -> None:
-    """Build the book with the README's command unless a passing build is up to date.
-
-    The test processes that need the build (each xdist worker with browser tests, the
-    notebook-download tests) take turns (BUILD_LOCK): one builds, the others then find
-    the build fresh instead of building into the same folder at the same time."""
-    BUILD_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_LOCK, "w") as lock:
+@contextlib.contextmanager
+def taking_turns(name: str):
+    """Held by one process at a time: the pytest-xdist workers that would each build the
+    book or install Chromium wait here, and the first does it for all
+    (``_build/.<name>-lock``)."""
+    path = ROOT / "_build" / f".{name}-lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
         if fcntl is not None:
             fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def ensure_built_book(report=print) -> None:
+    """Build the book with the README's command unless a passing build is up to date
+    (once for all test processes that need it: each xdist worker with browser tests, the
+    notebook-download tests)."""
+    with taking_turns("build"):
         fresh, why = build_is_fresh()
         if fresh:
             return
@@ -137,7 +146,12 @@ def installed_chromium() -> tuple[str, str] | None:
 
 def find_chromium(report=print) -> tuple[tuple[str, str] | None, str]:
     """(chromium, chromedriver) paths, installing Debian's packages if needed and
-    possible; otherwise (None, why not)."""
+    possible (one process at a time: apt-get runs once); otherwise (None, why not)."""
+    with taking_turns("chromium"):
+        return _find_or_install_chromium(report)
+
+
+def _find_or_install_chromium(report) -> tuple[tuple[str, str] | None, str]:
     found = installed_chromium()
     if found:
         return found, "installed"
@@ -190,6 +204,23 @@ def stop_browser(driver) -> None:
         driver.quit()
     finally:
         shutil.rmtree(driver.pcabook_profile, ignore_errors=True)
+
+
+def warm_up(report=print) -> None:
+    """Chromium installed (find_chromium) and started once, so that the browser tests
+    find it ready: .ci/run runs this (``python tests/browser_support.py``) beside the
+    book build. In a CI-like run on a fresh machine the tests' first Chromium start took
+    29 s, against 0.6-0.8 s on a machine that had started it before."""
+    found, why = find_chromium(report=report)
+    if found is None:
+        report(f"no Chromium to warm up: {why}")
+        return
+    driver = start_browser(*found)
+    try:
+        driver.get("about:blank")
+    finally:
+        stop_browser(driver)
+    report(f"Chromium ready: {found[0]} ({why})")
 
 
 def set_viewport(driver, width: int, height: int, mobile: bool) -> None:
@@ -335,3 +366,7 @@ class BrowserReport:
                 terminalreporter.write_line(f"{page.removeprefix('book/'):<30} " + " ".join(
                     f"{cell:>{width}}" for cell, (_, width) in zip(self.rows[page], TABLE_COLUMNS)))
         terminalreporter.write_line(TABLE_LEGEND)
+
+
+if __name__ == "__main__":
+    warm_up()
