@@ -16,6 +16,11 @@ Each chapter is executed once per run of ``.ci/run``. Two ways, one per situatio
   ``nbformat.read``; here its notebook's cells come from jupytext's MyST reader, so
   no ``.ipynb`` is ever written. nbval is pinned (requirements.txt) because this
   relies on ``nbval.plugin.IPyNbFile`` reading through ``nbval.plugin.nbformat``.
+
+It also serves the whole suite: under pytest-xdist (``tasks.py test``: ``--dist
+loadfile``) the workers take whole test files, except the browser tests, which they take
+page by page and before anything else (BookScheduling); and the browser tests' per-page
+table is printed by ``tests/browser_support.BrowserReport``, registered here.
 """
 
 from __future__ import annotations
@@ -32,9 +37,12 @@ import nbformat
 import pytest
 import yaml
 from nbval import plugin as nbval_plugin
+from xdist.scheduler import LoadFileScheduling
 
 ROOT = Path(__file__).resolve().parent
 EXECUTED = ROOT / "_build" / "jupyter_execute"
+#: the browser tests (nodeids ``tests/test_browser.py::test_x[book/02_centering]``)
+BROWSER_TESTS = "tests/test_browser.py"
 
 
 def toc_chapters(root: Path = ROOT) -> list[Path]:
@@ -73,15 +81,21 @@ nbval_plugin.nbformat.read = _read_notebook
 
 
 @functools.cache
-def _build_is_fresh() -> bool:
-    """True when a passing book build is newer than every source of the book
-    (the rule of ``tests/browser_support.build_is_fresh``, read from there)."""
+def _browser_support():
+    """``tests/browser_support.py`` (tests/ is no package and may not be on sys.path)."""
     spec = importlib.util.spec_from_file_location(
         "browser_support", ROOT / "tests" / "browser_support.py"
     )
     support = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(support)
-    return support.build_is_fresh()[0]
+    return support
+
+
+@functools.cache
+def _build_is_fresh() -> bool:
+    """True when a passing book build is newer than every source of the book
+    (the rule of ``tests/browser_support.build_is_fresh``, read from there)."""
+    return _browser_support().build_is_fresh()[0]
 
 
 def executed_notebook(chapter: Path) -> Path:
@@ -174,6 +188,41 @@ def pytest_collect_file(file_path: Path, parent):
 
 def pytest_configure(config):
     """Chapters store no outputs, so nothing is compared: each cell must run without error
-    (nbval's lax mode), in the interpreter running pytest, where pcalib is installed."""
+    (nbval's lax mode), in the interpreter running pytest, where pcalib is installed.
+    The browser tests' per-page table is printed by the process that reports the run."""
     config.option.nbval_lax = True
     config.option.nbval_current_env = True
+    config.pluginmanager.register(
+        _browser_support().BrowserReport(config), "pcabook-browser-report")
+
+
+class BookScheduling(LoadFileScheduling):
+    """pytest-xdist's ``--dist loadfile`` (a worker takes all the tests of a file, so a
+    chapter's cells run in order), except that each page of the browser tests is a unit
+    of its own, and the browser units come last.
+
+    The browser tests were the run's longest file (about 70 s on the 2-core machine)
+    while the other worker ran out of library tests. Now the workers take the library
+    files first, in xdist's order, then the pages one at a time, each worker in its own
+    Chromium (started when it takes its first page): 25 short units even out the ends of
+    the two workers; and a worker's Chromium, which takes 0.02-0.03 s of CPU a second
+    while it waits (on an empty page and on chapter 2), is not kept idle through the
+    library files."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        scope = super()._split_scope(nodeid)
+        if scope == BROWSER_TESTS and nodeid.endswith("]"):
+            return f"{scope}[{nodeid.partition('[')[2]}"
+        return scope
+
+    def _assign_work_unit(self, node) -> None:
+        """xdist's order (files with the most tests first), the browser units last."""
+        for scope in [scope for scope in self.workqueue if scope.startswith(BROWSER_TESTS)]:
+            self.workqueue.move_to_end(scope)
+        super()._assign_work_unit(node)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """BookScheduling for ``--dist loadfile``; xdist's own scheduler otherwise."""
+    return BookScheduling(config, log) if config.getvalue("dist") == "loadfile" else None

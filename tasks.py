@@ -257,9 +257,10 @@ def one_page_per_task(docnames: list[str], nproc: int, maxbatch: int = 10) -> li
 
 def test_workers(extra: list[str]) -> list[str]:
     """pytest-xdist's options: ``PCALIB_TEST_WORKERS`` processes (default: one per core,
-    at most 4), each taking whole test files (``--dist loadfile``), so the browser
-    tests share one Chromium session and a chapter's cells run in order. None when the
-    command line already says how many (``-n``) or there is one core."""
+    at most 4), each taking whole test files (``--dist loadfile``), so a chapter's cells
+    run in order; the browser tests come last, page by page, each worker's Chromium
+    visiting the pages it takes (conftest.BookScheduling). None when the command line
+    already says how many (``-n``) or there is one core."""
     if any(arg.startswith(("-n", "--numprocesses", "--dist")) or arg == "no:xdist"
            for arg in extra):
         return []

@@ -5,7 +5,10 @@
 - ``find_chromium`` returns Debian's ``chromium`` and ``chromedriver``, installing them
   with apt-get when they are missing and this process may (root, apt-get present).
 - ``BookServer`` serves ``_build/html`` on 127.0.0.1 and records every request.
-- ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1.
+- ``start_browser`` starts one headless Chromium that can reach nothing but 127.0.0.1;
+  ``warm_up`` (this file run as a script) installs and starts it once ahead of the tests.
+- ``BrowserReport`` prints the per-page table at the end of the run, merging the rows of
+  every pytest-xdist worker (each worker's Chromium visits the pages of its tests).
 
 Selenium drives the browser through Debian's ``chromedriver``, which is built from the
 same source as Debian's ``chromium`` and so always speaks its protocol version.
@@ -13,8 +16,10 @@ same source as Debian's ``chromium`` and so always speaks its protocol version.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +28,13 @@ import tempfile
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+import pytest
+
+try:
+    import fcntl
+except ImportError:  # Windows: taking_turns lets every process through at once
+    fcntl = None
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -85,16 +97,32 @@ def build_is_fresh() -> tuple[bool, str]:
     return True, "the build is newer than every source"
 
 
+@contextlib.contextmanager
+def taking_turns(name: str):
+    """Held by one process at a time: the pytest-xdist workers that would each build the
+    book or install Chromium wait here, and the first does it for all
+    (``_build/.<name>-lock``)."""
+    path = ROOT / "_build" / f".{name}-lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_built_book(report=print) -> None:
-    """Build the book with the README's command unless a passing build is up to date."""
-    fresh, why = build_is_fresh()
-    if fresh:
-        return
-    report(f"browser tests: building the book first ({why}): python3 tasks.py book")
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "tasks.py"), "book"],
-        cwd=ROOT, capture_output=True, text=True, timeout=3600,
-    )
+    """Build the book with the README's command unless a passing build is up to date
+    (once for all test processes that need it: each xdist worker with browser tests, the
+    notebook-download tests)."""
+    with taking_turns("build"):
+        fresh, why = build_is_fresh()
+        if fresh:
+            return
+        report(f"browser tests: building the book first ({why}): python3 tasks.py book")
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "tasks.py"), "book"],
+            cwd=ROOT, capture_output=True, text=True, timeout=3600,
+        )
     if result.returncode or not BUILD_STAMP.exists():
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-40:])
         raise RuntimeError(f"python3 tasks.py book failed (exit {result.returncode}):\n{tail}")
@@ -118,7 +146,12 @@ def installed_chromium() -> tuple[str, str] | None:
 
 def find_chromium(report=print) -> tuple[tuple[str, str] | None, str]:
     """(chromium, chromedriver) paths, installing Debian's packages if needed and
-    possible; otherwise (None, why not)."""
+    possible (one process at a time: apt-get runs once); otherwise (None, why not)."""
+    with taking_turns("chromium"):
+        return _find_or_install_chromium(report)
+
+
+def _find_or_install_chromium(report) -> tuple[tuple[str, str] | None, str]:
     found = installed_chromium()
     if found:
         return found, "installed"
@@ -171,6 +204,23 @@ def stop_browser(driver) -> None:
         driver.quit()
     finally:
         shutil.rmtree(driver.pcabook_profile, ignore_errors=True)
+
+
+def warm_up(report=print) -> None:
+    """Chromium installed (find_chromium) and started once, so that the browser tests
+    find it ready: .ci/run runs this (``python tests/browser_support.py``) beside the
+    book build. In a CI-like run on a fresh machine the tests' first Chromium start took
+    29 s, against 0.6-0.8 s on a machine that had started it before."""
+    found, why = find_chromium(report=report)
+    if found is None:
+        report(f"no Chromium to warm up: {why}")
+        return
+    driver = start_browser(*found)
+    try:
+        driver.get("about:blank")
+    finally:
+        stop_browser(driver)
+    report(f"Chromium ready: {found[0]} ({why})")
 
 
 def set_viewport(driver, width: int, height: int, mobile: bool) -> None:
@@ -241,3 +291,82 @@ class BookServer:
             return None
         path = HTML / unquote(parts.path).lstrip("/")
         return path / "index.html" if path.is_dir() else path
+
+
+# ------------------------------------------------------------------------- the report
+
+
+#: the per-page table's columns after the page's name, and its legend
+TABLE_COLUMNS = (("formulas", 9), ("images", 7), ("links", 7), ("wide eq", 7),
+                 ("wide code", 9), ("wide out", 8), ("phone", 6), ("console", 7))
+TABLE_LEGEND = ("formulas/images/links: good/total; wide eq/code/out: display equations, "
+                "code inputs and cell outputs wider than the text column at 1400 px; "
+                "phone: page width at 390 px; console: errors")
+
+
+class BrowserReport:
+    """The per-page table of the browser tests and their skip banner, printed after the
+    run; registered by the root conftest.py in every pytest process.
+
+    The browser tests set ``order`` (every page of the book, in the order of _toc.yml),
+    give it one row per page they visited (``add_row``) and the reason when there was no
+    browser (``skip``). Under pytest-xdist a worker's terminal summary is not shown: each
+    worker hands its rows to the controlling process (``config.workeroutput``, read in
+    ``pytest_testnodedown``), which prints every page, whichever worker visited it."""
+
+    def __init__(self, config):
+        self.order: list[str] = []
+        self.rows: dict[str, list[str]] = {}  # page -> its cells (TABLE_COLUMNS)
+        self.skipped_because = ""
+        self.worker_output = getattr(config, "workeroutput", None)
+
+    def add_row(self, page: str, cells: list[str]) -> None:
+        self.rows[page] = cells
+        self._hand_over()
+
+    def skip(self, why: str) -> None:
+        self.skipped_because = why
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        """In an xdist worker: what the controller prints, as JSON (sent at its end)."""
+        if self.worker_output is not None:
+            self.worker_output["pcabook_browser"] = json.dumps(
+                {"order": self.order, "rows": self.rows, "skipped": self.skipped_because})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """The controller receives a worker's rows (xdist's hook, when it is installed)."""
+        sent = getattr(node, "workeroutput", {}).get("pcabook_browser")
+        if sent is None:
+            return
+        sent = json.loads(sent)
+        self.rows.update(sent["rows"])
+        self.order = self.order or sent["order"]
+        self.skipped_because = self.skipped_because or sent["skipped"]
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.worker_output is not None:  # the controller prints
+            return
+        if self.skipped_because:
+            skipped = [r for r in terminalreporter.stats.get("skipped", [])
+                       if "test_browser.py" in r.nodeid]
+            terminalreporter.section("BROWSER TESTS SKIPPED", sep="!", red=True, bold=True)
+            terminalreporter.write_line(
+                f"{len(skipped)} browser tests did not run: {self.skipped_because}", red=True)
+            terminalreporter.write_line(
+                "The rendered book was NOT checked. On CI (CI=true) this is a failure.", red=True)
+        if not self.rows:
+            return
+        terminalreporter.section("browser: the book page by page")
+        terminalreporter.write_line(
+            f"{'page':<30} " + " ".join(f"{name:>{width}}" for name, width in TABLE_COLUMNS))
+        for page in self.order:
+            if page in self.rows:
+                terminalreporter.write_line(f"{page.removeprefix('book/'):<30} " + " ".join(
+                    f"{cell:>{width}}" for cell, (_, width) in zip(self.rows[page], TABLE_COLUMNS)))
+        terminalreporter.write_line(TABLE_LEGEND)
+
+
+if __name__ == "__main__":
+    warm_up()

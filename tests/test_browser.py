@@ -1,8 +1,10 @@
 """The book as a reader sees it: every page of ``_toc.yml`` in a real headless browser.
 
-One Chromium session (Debian's ``chromium``, driven by Selenium through Debian's
-``chromedriver``) opens every page of the built book, served from ``_build/html`` on
-127.0.0.1; every other host is unreachable, so a CDN dependency fails here. Per page:
+Chromium (Debian's ``chromium``, driven by Selenium through Debian's ``chromedriver``)
+opens every page of the built book, served from ``_build/html`` on 127.0.0.1; every
+other host is unreachable, so a CDN dependency fails here. A pytest process has one
+Chromium session and visits a page when its first test asks for it: under pytest-xdist
+the workers take the pages one by one (conftest.BookScheduling). Per page:
 
 - formulas: every one typeset by MathJax, no MathJax error, no raw TeX left in the text;
 - images: every one loaded, with real alt text, sharp on a high-density screen (SVG or
@@ -128,76 +130,58 @@ class Visit:
     broken_links: list[str] = field(default_factory=list)
     links_total: int = 0
     links_ok: int = 0
+    phone: dict = field(default_factory=dict)  # the page at 390 px (measured_as_phone)
 
 
-class Report:
-    """Collects per-page rows and prints them, with any skip banner, after the run."""
+def table_row(visit: Visit) -> list[str]:
+    """The page's cells of the per-page table (support.TABLE_COLUMNS)."""
+    phone = visit.phone
+    cells = ["-"] * 7
+    if visit.data:
+        data = visit.data
+        formulas = data["formulas"]
+        bad = len(formulas["unrendered"]) + len(formulas["errors"]) + len(formulas["raw"])
+        images = data["images"]
+        cells = [
+            f"{formulas['total'] - bad}/{formulas['total']}",
+            f"{sum(i['loaded'] for i in images)}/{len(images)}",
+            f"{visit.links_ok}/{visit.links_total}",
+            str(len(data["wideEquations"])),
+            str(len(data["wideCode"])),
+            str(len(data["wideOutputs"])),
+            str(len(visit.console)),
+        ]
+    else:
+        cells[0] = "error"
+    if "error" in phone:
+        phone_cell = "error"
+    elif phone["pageWidth"] <= phone["viewport"] and not phone["sticking"]:
+        phone_cell = "ok"
+    else:
+        phone_cell = f"{phone['pageWidth']}px"
+    return cells[:6] + [phone_cell, cells[6]]
 
-    def __init__(self):
-        self.desktop: dict[str, Visit] = {}
-        self.phone: dict[str, dict] = {}
-        self.skipped_because = ""
 
-    def pytest_terminal_summary(self, terminalreporter):
-        if self.skipped_because:
-            skipped = [r for r in terminalreporter.stats.get("skipped", [])
-                       if "test_browser.py" in r.nodeid]
-            terminalreporter.section("BROWSER TESTS SKIPPED", sep="!", red=True, bold=True)
-            terminalreporter.write_line(
-                f"{len(skipped)} browser tests did not run: {self.skipped_because}", red=True)
-            terminalreporter.write_line(
-                "The rendered book was NOT checked. On CI (CI=true) this is a failure.", red=True)
-        if not self.desktop and not self.phone:
-            return
-        terminalreporter.section("browser: the book page by page")
-        header = f"{'page':<30} {'formulas':>9} {'images':>7} {'links':>7} " \
-                 f"{'wide eq':>7} {'wide code':>9} {'wide out':>8} {'phone':>6} {'console':>7}"
-        terminalreporter.write_line(header)
-        for page in PAGES:
-            visit = self.desktop.get(page)
-            phone = self.phone.get(page)
-            if visit is None and phone is None:
-                continue
-            cells = ["-"] * 7
-            if visit is not None and visit.data:
-                data = visit.data
-                formulas = data["formulas"]
-                bad = len(formulas["unrendered"]) + len(formulas["errors"]) + len(formulas["raw"])
-                images = data["images"]
-                cells = [
-                    f"{formulas['total'] - bad}/{formulas['total']}",
-                    f"{sum(i['loaded'] for i in images)}/{len(images)}",
-                    f"{visit.links_ok}/{visit.links_total}",
-                    str(len(data["wideEquations"])),
-                    str(len(data["wideCode"])),
-                    str(len(data["wideOutputs"])),
-                    str(len(visit.console)),
-                ]
-            elif visit is not None:
-                cells[0] = "error"
-            if phone is None:
-                phone_cell = "-"
-            elif "error" in phone:
-                phone_cell = "error"
-            elif phone["pageWidth"] <= phone["viewport"] and not phone["sticking"]:
-                phone_cell = "ok"
-            else:
-                phone_cell = f"{phone['pageWidth']}px"
-            terminalreporter.write_line(
-                f"{page.removeprefix('book/'):<30} {cells[0]:>9} {cells[1]:>7} {cells[2]:>7} "
-                f"{cells[3]:>7} {cells[4]:>9} {cells[5]:>8} {phone_cell:>6} {cells[6]:>7}")
-        terminalreporter.write_line(
-            "formulas/images/links: good/total; wide eq/code/out: display equations, "
-            "code inputs and cell outputs wider than the text column at 1400 px; "
-            "phone: page width at 390 px; console: errors")
+class VisitedPages(dict):
+    """page -> what its visit measured, visiting a page when a test first asks for it:
+    each pytest-xdist worker visits the pages of the tests it runs (tasks.py hands the
+    browser tests out page by page), one worker all of them."""
+
+    def __init__(self, visit):
+        super().__init__()
+        self.visit = visit
+
+    def __missing__(self, page: str):
+        self[page] = measured = self.visit(page)
+        return measured
 
 
 @pytest.fixture(scope="session")
 def report(pytestconfig):
+    """The per-page table printed after the run (support.BrowserReport, which the root
+    conftest.py registers)."""
     plugin = pytestconfig.pluginmanager.get_plugin("pcabook-browser-report")
-    if plugin is None:
-        plugin = Report()
-        pytestconfig.pluginmanager.register(plugin, "pcabook-browser-report")
+    plugin.order = PAGES
     return plugin
 
 
@@ -214,7 +198,7 @@ def browser(report, pytestconfig):
     if found is None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"CI=true and no browser: {why}", pytrace=False)
-        report.skipped_because = why
+        report.skip(why)
         pytest.skip(f"no Chromium for the browser tests: {why}")
     try:
         support.ensure_built_book(report=say)
@@ -261,10 +245,19 @@ def open_page(driver, url: str) -> str:
     return run_async_probe(driver, "ready")
 
 
+def blank_at_desktop_width(driver) -> None:
+    """The server's empty page at desktop width, its logs (and the last page's) drained."""
+    server = driver.pcabook_server
+    driver.get(server.url(support.BLANK.lstrip("/")))
+    support.set_viewport(driver, *DESKTOP, mobile=False)
+    drain_logs(driver, server.origin)
+
+
 @pytest.fixture(scope="session")
 def desktop(browser, report):
-    """Every page at 1400 px: measurements, console, requests, a solution opened; then
-    the same page narrowed to 390 px as a phone shows it (``report.phone``).
+    """Each page at 1400 px: measurements, console, requests, a solution opened; then
+    the same page narrowed to 390 px as a phone shows it (``Visit.phone``). A page is
+    visited when a test first asks for it (VisitedPages).
 
     Narrowing the loaded page instead of loading it again saves a load and a typesetting
     per page; the layout is recomputed for the phone's viewport, with ``mobile``
@@ -272,14 +265,11 @@ def desktop(browser, report):
     viewport goes back to desktop width on the server's empty page: re-laying out a
     long page takes 2-4 s, as long as narrowing it."""
     server = browser.pcabook_server
-    blank = server.url(support.BLANK.lstrip("/"))
     ids_cache: dict[Path, set[str] | None] = {}
-    for page in PAGES:
-        browser.get(blank)
-        support.set_viewport(browser, *DESKTOP, mobile=False)
-        drain_logs(browser, server.origin)  # the browser's start page and the blank page
+
+    def visit_page(page: str) -> Visit:
+        blank_at_desktop_width(browser)  # the browser's start page or the last page
         visit = Visit(page, origin=server.origin)
-        report.desktop[page] = visit
         first_request = len(server.requests)
         try:
             visit.ready = open_page(browser, server.url(f"{page}.html"))
@@ -288,7 +278,7 @@ def desktop(browser, report):
             visit.data = run_probe(browser, "desktop", sorted(expected_boxes(page)))
         except Exception as error:  # reported by every test of the page
             visit.error = f"{type(error).__name__}: {error}"
-        report.phone[page] = measured_as_phone(browser)
+        visit.phone = measured_as_phone(browser)
         visit.console, visit.outside = drain_logs(browser, server.origin)
         visit.failed = [f"{path} ({status})" for path, status in server.requests[first_request:]
                         if status >= 400]
@@ -296,10 +286,10 @@ def desktop(browser, report):
         internal = [u for u in visit.data.get("links", []) if server.file_for(u) is not None]
         visit.links_total = len(internal)
         visit.links_ok = len(internal) - len(visit.broken_links)
-    browser.get(blank)
-    support.set_viewport(browser, *DESKTOP, mobile=False)
-    drain_logs(browser, server.origin)
-    return report.desktop
+        report.add_row(page, table_row(visit))
+        return visit
+
+    return VisitedPages(visit_page)
 
 
 def measured_as_phone(driver) -> dict:
@@ -312,23 +302,24 @@ def measured_as_phone(driver) -> dict:
 
 
 @pytest.fixture(scope="session")
-def phone(desktop, report):
-    """Every page at 390 px wide, measured during the desktop visit."""
-    return report.phone
+def phone(desktop):
+    """Each page at 390 px wide, measured during its desktop visit."""
+    return VisitedPages(lambda page: desktop[page].phone)
 
 
 @pytest.fixture(scope="session")
-def search(browser, desktop):
-    """search.html for each page's term: its results and snippets."""
+def search(browser):
+    """search.html for each page's term (SEARCH_TERMS): its results and snippets."""
     server = browser.pcabook_server
-    support.set_viewport(browser, *DESKTOP, mobile=False)
-    results = {}
-    for page, term in SEARCH_TERMS.items():
-        browser.get(server.url(f"search.html?q={term}"))
+
+    def search_for(page: str) -> dict:
+        blank_at_desktop_width(browser)
+        browser.get(server.url(f"search.html?q={SEARCH_TERMS[page]}"))
         found = run_async_probe(browser, "searchResults")
         found["console"], found["outside"] = drain_logs(browser, server.origin)
-        results[page] = found
-    return results
+        return found
+
+    return VisitedPages(search_for)
 
 
 def test_a_solution_found_by_its_title_gets_its_snippet(browser):
