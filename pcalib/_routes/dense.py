@@ -239,7 +239,7 @@ def implicit_krylov_route(
                             certifiable=certifiable)
     s, V = leading_axes(Y, *top, constant, k, from_krylov=True)
     return Decomposition(*found_from_axes(Y, s, V, need_scores), center, scale, exponent, "krylov",
-                         column_ss=Y.column_ss, constant=constant)
+                         column_ss=Y.column_ss, constant=constant, copy_products=Y if certifiable else None)
 
 
 def randomized_route(
