@@ -377,3 +377,21 @@ def test_posterior_mean_formula_and_limit_is_the_pca_projection(problem, seed):
     scale = np.abs(Y).max() + 1
     assert errors[-1] < 1e-5 * scale
     assert errors[0] >= errors[1] >= errors[2] - 1e-9 * scale
+
+
+# -- noise_variance_ against scikit-learn's (the section "PCA's score is a PPCA likelihood") --
+
+@pytest.mark.parametrize("n", [40, 6])
+def test_noise_variance_is_scikit_learns_rescaled_and_recounted(n):
+    """PPCA's ``noise_variance_`` averages the discarded eigenvalues of S_n over p - k;
+    scikit-learn's averages those of S over min(n, p) - k. For n >= p the two differ by
+    the divisor only; for n < p also by the count, (n - k)/(p - k)."""
+    p, k = 8, 2
+    X = np.random.default_rng(3).normal(size=(n, p)) * np.linspace(3.0, 0.5, p)
+    sklearn_noise = SklearnPCA(n_components=k, svd_solver="full").fit(X).noise_variance_
+    with_divisor_n = sklearn_noise * (n - 1) / n
+    count = 1.0 if n >= p else (n - k) / (p - k)
+    ppca = pcalib.PPCA(k).fit(X)
+    np.testing.assert_allclose(ppca.noise_variance_, count * with_divisor_n, rtol=1e-10)
+    lam_n, _ = spectrum_1_over_n(X)                          # the likelihood's own count
+    np.testing.assert_allclose(ppca.noise_variance_, lam_n[k:].mean(), rtol=1e-10)

@@ -50,10 +50,11 @@ class PPCAScoring:
     def get_covariance(self: _Fitted) -> np.ndarray:
         r"""Model covariance :math:`W W^\top + \sigma^2 I` (in the standardized space if ``standardize``).
 
-        :math:`W = V_k^\top \operatorname{diag}\big(\max(\lambda_j - \sigma^2, 0)\big)^{1/2}`,
-        :math:`\sigma^2` = ``noise_variance_``: the PPCA model of the fit. It does
-        not depend on ``whiten`` (whitening rescales the scores, not the data);
-        scikit-learn's ``get_covariance`` differs here when ``whiten=True``.
+        :math:`W = V_k \operatorname{diag}\big(\max(\lambda_j - \sigma^2, 0)\big)^{1/2}`
+        with :math:`V_k` = ``components_.T`` (p x k) and :math:`\sigma^2` =
+        ``noise_variance_``: the PPCA model of the fit. It does not depend on
+        ``whiten`` (whitening rescales the scores, not the data); scikit-learn's
+        ``get_covariance`` differs here when ``whiten=True``.
         """
         self._require_fitted()
         W = self._ppca_W()
