@@ -405,11 +405,14 @@ def test_a_tol_fit_takes_the_exact_route_where_the_cost_model_finds_it_cheaper(m
 
 @pytest.mark.parametrize("shape", [(600, 150), (120, 900)], ids=["eig", "gram"])
 def test_the_exact_routes_certificate_multiplies_the_routes_copy_and_drops_it(monkeypatch, shape):
-    """On the exact routes of a tol fit the certificate's one product is with the
-    centered copy the route made: the data are not centered again (the data's own
-    product, DenseMatrix.gram_times, is never called), the bounds still hold against
-    NumPy's SVD, and the decomposition that the fit keeps holds no copy."""
+    """On the exact routes of a tol fit the certificate's one product is with what the
+    route made: the matrix the eig route formed (FormedProducts: the centered copy is
+    not read again), the gram route's centered copy (its formed matrix is n x n, the
+    axes p-vectors); the data are not centered again (the data's own product,
+    DenseMatrix.gram_times, is never called), the bounds still hold against NumPy's
+    SVD, and the decomposition that the fit keeps holds neither."""
     from pcalib._inputs import matrix
+    from pcalib._routes import decomposition
     from pcalib._routes.dense import centered_copy, gram_route, krylov_route
     from pcalib.solvers import certified
 
@@ -417,6 +420,8 @@ def test_the_exact_routes_certificate_multiplies_the_routes_copy_and_drops_it(mo
         raise AssertionError("the certificate centered the data again")
 
     monkeypatch.setattr(matrix.DenseMatrix, "gram_times", refused)
+    if shape[0] > shape[1]:
+        monkeypatch.setattr(decomposition.CenteredProducts, "scatter_times", refused)
     X = _decaying(*shape, seed=4)
     k = 5
     ev, Vt = _truth(X, k)
@@ -428,8 +433,73 @@ def test_the_exact_routes_certificate_multiplies_the_routes_copy_and_drops_it(mo
     centered = centered_copy(X, ddof=1)
     route = gram_route(centered, k, certifiable=True) if shape[0] < shape[1] else krylov_route(
         centered, k, max_blocks=0, certifiable=True)
-    assert route.copy_products is not None and route.copy_products.X is centered.values
+    if shape[0] > shape[1]:
+        assert isinstance(route.copy_products, decomposition.FormedProducts)
+        Yc = centered.values
+        M = Yc.T @ Yc
+        np.testing.assert_allclose(np.tril(route.copy_products.lower), np.tril(M), rtol=0,
+                                   atol=1e-13 * np.trace(M))
+    else:
+        assert route.copy_products is not None and route.copy_products.X is centered.values
     assert certified(matrix.as_matrix(X), route).copy_products is None
+
+
+def test_the_eig_routes_kept_matrix_survives_lapacks_solve():
+    """Above order 512 LAPACK solves the formed matrix in place (overwrite_a): the
+    matrix the certificate multiplies is a copy made before, still X_c^T X_c after the
+    solve, and the bounds it certifies hold against NumPy's SVD at 1e-9."""
+    from pcalib._inputs import matrix
+    from pcalib._routes import decomposition
+    from pcalib._routes.dense import centered_copy, krylov_route
+    from pcalib.solvers import certified
+
+    X = _decaying(1200, 600, seed=4)
+    k = 5
+    ev, Vt = _truth(X, k)
+    centered = centered_copy(X, ddof=1)
+    route = krylov_route(centered, k, max_blocks=0, certifiable=True)
+    assert route.route == "eig" and isinstance(route.copy_products, decomposition.FormedProducts)
+    Yc = centered.values
+    M = Yc.T @ Yc
+    np.testing.assert_allclose(np.tril(route.copy_products.lower), np.tril(M), rtol=0, atol=1e-13 * np.trace(M))
+    certificate = certified(matrix.as_matrix(X), route).certificate
+    assert np.all(certificate.axis_bounds >= _sines(route.components, Vt))
+    assert np.all(certificate.axis_bounds < 1e-9)
+
+
+def test_the_rounding_bound_of_the_formed_matrixs_products_holds_against_exact_arithmetic():
+    """FormedProducts.rounding (the bound of two passes over the copy, which the
+    class docstring derives for a product with the formed matrix): against Y^T Y q
+    computed exactly in rational arithmetic, Y the integer data centered about their
+    exact mean (means about one spread from 0; 3 columns, 2000 rows, 10 random
+    vectors), the rounding of the copy, of forming M and of M q stays below the bound,
+    and a bound of 0 fails."""
+    from fractions import Fraction
+
+    from pcalib._routes.dense import centered_copy, krylov_route
+
+    rng = np.random.default_rng(5)
+    n, p = 2000, 3
+    X = rng.integers(-2**20, 2**20, size=(n, p)) + 570_000 + rng.integers(0, 2**10, size=p)
+    X = X.astype(np.float64)
+    centered = centered_copy(X, ddof=1)
+    route = krylov_route(centered, 2, max_blocks=0, certifiable=True)
+    products = route.copy_products
+    assert products.shape == (n, p) and np.all(centered.scale == 1.0)
+    means = [sum(Fraction(int(v)) for v in X[:, j]) / n for j in range(p)]
+    unit = Fraction(2) ** -centered.exponent  # the copy is in frame units, 2^-f times the data
+    rows = [[(Fraction(int(v)) - means[j]) * unit for j, v in enumerate(row)] for row in X]
+    gram = [[sum(r[i] * r[j] for r in rows) for j in range(p)] for i in range(p)]
+    bound = products.rounding(route.total_ss)
+    worst = 0.0
+    for _ in range(10):
+        q = rng.standard_normal(p)
+        qf = [Fraction(float(v)) for v in q]
+        exact = [sum(gram[i][j] * qf[j] for j in range(p)) for i in range(p)]
+        computed = products.scatter_times(q[:, None])[:, 0]
+        error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, exact))) ** 0.5
+        worst = max(worst, error / float(np.linalg.norm(q)))
+    assert 0.0 < worst <= bound
 
 
 def test_the_probe_powers_stop_when_no_smaller_bound_could_help(monkeypatch):

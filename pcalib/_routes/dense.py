@@ -197,10 +197,11 @@ def krylov_route(
     2. signs: :func:`pcalib._routes.decomposition.found_from_axes`, as for the Gram route.
     """
     Yc = centered.values
-    s, V, route, computed = krylov_axes(Yc, k, centered.constant, max_blocks, rtol, certifiable)
+    s, V, route, computed, formed_matrix = krylov_axes(Yc, k, centered.constant, max_blocks, rtol, certifiable)
     column_ss = column_squares(Yc)
     return Decomposition.of_centered(found_from_axes(Yc, s, V, need_scores, column_ss), centered, route, column_ss,
-                                     formed=_formed(computed, column_ss, Yc.shape, route), certifiable=certifiable)
+                                     formed=_formed(computed, column_ss, Yc.shape, route), certifiable=certifiable,
+                                     formed_matrix=formed_matrix)
 
 
 def _formed(

@@ -59,7 +59,7 @@ def dense_krylov_block(k: int, m: int) -> int:
 def krylov_axes(
     Xc: np.ndarray, k: int, constant: np.ndarray, max_blocks: int | None = None, rtol: float = DENSE_KRYLOV_RTOL,
     certifiable: bool = False,
-) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None, np.ndarray | None]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
     :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
@@ -87,7 +87,9 @@ def krylov_axes(
     k + 1 leading computed eigenvalues (for the certificate,
     :func:`pcalib._linalg.certificate.formed_spectrum`; None otherwise, and with
     constant columns, solved apart; without `certifiable` the solve asks for k pairs
-    only, which keeps the bits of fits without tol as they were).
+    only, which keeps the bits of fits without tol as they were), and then, for
+    n >= p, a copy of the formed :math:`X_c^\top X_c` for the certificate's product
+    (:class:`pcalib._routes.decomposition.FormedProducts`; None otherwise).
 
     The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
     route: the Krylov stages start from random vectors that are not, so for n >= p
@@ -99,14 +101,16 @@ def krylov_axes(
     Y = CenteredProducts(Xc)
     top = krylov_stage(Y, k, constant, max_blocks, rtol)
     if top is not None:
-        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov", None)
+        return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov", None, None)
     n, p = Xc.shape
-    route, computed = ("eig" if n >= p else "gram"), None
+    route, computed, kept = ("eig" if n >= p else "gram"), None, None
     if n >= p and constant.any():  # solved on the varying columns only
         w, W = top_eigh_of_varying(rows_gram(Xc.T), k, constant)
     else:  # the formed matrix (a syrk): X_c^T X_c as the eig route, or X_c X_c^T as the gram route
-        w, W, computed = top_eigh_and_next(rows_gram(Xc.T if n >= p else Xc), k, with_next=certifiable)
-    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), route, computed)
+        formed = rows_gram(Xc.T if n >= p else Xc)
+        kept = formed.copy(order="K") if certifiable and n >= p else None  # the solve overwrites it
+        w, W, computed = top_eigh_and_next(formed, k, with_next=certifiable)
+    return (*leading_axes(Y, w, W, constant, k, from_krylov=False), route, computed, kept)
 
 
 def krylov_stage(
