@@ -597,6 +597,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="issue 35: exact auto against scikit-learn's arpack on the shapes")
     parser.add_argument("--tol", action="store_true",
                         help="issue 35: PCA(tol=...) as accurate as scikit-learn's default, timed")
+    parser.add_argument("--ks", type=int, nargs="+", default=[5, 10, 50],
+                        help="the numbers of components of --arpack and --tol (default 5 10 50)")
     parser.add_argument("--cpu", action="store_true",
                         help="time CPU seconds with one BLAS thread (a loaded machine) instead of wall-clock")
     args = parser.parse_args(argv)
@@ -621,7 +623,7 @@ def _run(args: argparse.Namespace) -> None:
         shapes = ([(1000, 10000), (10000, 1000), (2500, 2500), (5000, 2000), (100, 50000)] if args.quick
                   else [(2000, 20000), (20000, 2000), (5000, 5000), (10000, 4000), (200, 100000)])
         bench = bench_arpack if args.arpack else bench_tol
-        for line in bench(shapes, [5, 10, 50], ["decaying", "flat"], 3):
+        for line in bench(shapes, args.ks, ["decaying", "flat"], 3):
             print(line, flush=True)
         return
     if args.shapes:
