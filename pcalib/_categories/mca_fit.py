@@ -2,7 +2,9 @@ r"""The principal inertias and axes of multiple correspondence analysis, and the
 corrections of Benzécri and Greenacre.
 
 MCA of Q coded columns (n rows, J categories in all) is the CA of the n x J indicator
-matrix Z. Two routes, both in :math:`O(nQ + Jk)` memory:
+matrix Z. Two routes, both in :math:`O(nQ + Jk)` memory besides the n x k row
+coordinates (on the truncated route, the Ritz step's :math:`EV_k` and its left singular
+vectors):
 
 * few categories (:math:`J^2 \le \max(` :data:`constants.BURT_MAX_J` :math:`^2, nQ)`): every
   principal inertia, from the J x J matrix
