@@ -261,6 +261,32 @@ def test_the_formed_error_is_needed_on_an_adversarial_near_tie():
     assert certificate.upper >= lam[k]
 
 
+@pytest.mark.theorem("prop-scale-certificate")
+def test_a_formed_spectrum_bounds_the_next_eigenvalue_not_the_rest_of_the_complement():
+    """A formed spectrum's U = lambda~_{k+1} + eta bounds lambda_{k+1}(M), which is what
+    the interval test needs, but not lambda_1(P M P), which the coupling bound
+    lambda_j <= max(theta_j, U) + ||R|| and the bound U_a of the leading pairs need.
+    M = diag(10, 9, 0) and the Ritz pairs of span{cos(0.1) e_1 + sin(0.1) e_2, e_3}
+    (theta = 9.99 and 0), exact spectrum: with U_a and the coupling bound (as before
+    this test) the first axis got a sine bound of 0.0099 (true 0.0998) and the
+    eigenvalues 9.9e-4 and 0.099 (true errors 0.010 and 9)."""
+    from pcalib._linalg.certificate import FormedSpectrum
+
+    M = np.diag([10.0, 9.0, 0.0])
+    c, s = np.cos(0.1), np.sin(0.1)
+    V = np.array([[c, 0.0], [s, 0.0], [0.0, 1.0]])
+    spectrum = FormedSpectrum(np.array([10.0, 9.0, 0.0]), 1e-14)
+    certificate = certify(lambda B: M @ B, V, np.random.default_rng(0), spectrum, 1e-15)
+    assert np.all(certificate.eigenvalue_bounds >= np.abs(certificate.theta - [10.0, 9.0]))
+    assert certificate.axis_bounds[0] >= s
+    # the first axis is still certified, against lambda~_2 + eta = 9: r / 0.99 = 0.1005
+    assert certificate.axis_bounds[0] < 0.11
+    # the same vectors with the probes' U, which bounds lambda_1(PMP) = 9: bounds hold
+    probed = certify(lambda B: M @ B, V, np.random.default_rng(0), None, 1e-15)
+    assert np.all(probed.eigenvalue_bounds >= np.abs(probed.theta - [10.0, 9.0]))
+    assert probed.axis_bounds[0] >= s
+
+
 def test_formed_spectrum_error_bounds_the_eigenvalue_errors_of_a_formed_matrix():
     """formed_spectrum's eta bounds |lambda~_j - lambda_j| for X_c^T X_c and X_c X_c^T
     formed in float64 from data whose columns span 1e-8 to 1e8 (the sum of squares

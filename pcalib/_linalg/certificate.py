@@ -40,7 +40,8 @@ eigenvalues (:func:`certify`):
    the rest of the spectrum is at least
    :math:`\delta_j = \min\big(\theta_j - U, \min_{i \ne j} (|\theta_j - \theta_i| - r_i)\big)`;
 4. the same holds for the a leading pairs alone (a < k), with
-   :math:`U_a = \max(\theta_{a+1}, U) + \|R_{a+1:k}\|_2 \ge \lambda_{a+1}(M)`: the
+   :math:`U_a = \max(\theta_{a+1}, U) + \|R_{a+1:k}\|_2 \ge \lambda_{a+1}(M)` when
+   :math:`U \ge \lambda_1(PMP)` (the probes' U of step 2): the
    compression of M to the complement of the a leading axes is, in the basis of the
    other k - a axes and of the complement of all k, the block matrix
    :math:`\begin{bmatrix}\Theta_{a+1:k} & R_{a+1:k}^\top P\\ P R_{a+1:k} & PMP\end{bmatrix}`
@@ -94,17 +95,21 @@ c_m\varepsilon\|\tilde M\|_2` for every j (for the gram route's
 :math:`\tilde Y\tilde Y^\top`, of order n < p, the nonzero eigenvalues are those of
 :math:`Y^\top Y` too, whose others are 0). Every bound is rounded up (the sums of squares
 by :math:`2\gamma_{n+p}`, the result by 16u). Then :func:`certify` takes
-:math:`U = \tilde\lambda_{k+1} + \eta` in step 2, :math:`\min(U_a, \tilde\lambda_{a+1}
-+ \eta)` in step 4, and bounds each eigenvalue also by :math:`|\theta_j -
-\tilde\lambda_j| + \eta`: one product with M (the residuals, which certify the computed
-axes themselves), no random vectors, and the bounds hold with certainty (up to the
-assumptions of a and c, which also bound the rounding of that product:
-:func:`product_rounding`).
+:math:`U = \tilde\lambda_{k+1} + \eta` in step 2, :math:`\tilde\lambda_{a+1} + \eta` in
+step 4, and bounds each eigenvalue by :math:`|\theta_j - \tilde\lambda_j| + \eta`: one
+product with M (the residuals, which certify the computed axes themselves), no random
+vectors, and the bounds hold with certainty (up to the assumptions of a and c, which
+also bound the rounding of that product: :func:`product_rounding`). This U bounds
+:math:`\lambda_{k+1}(M)`, which is all that step 3 needs, but not :math:`\lambda_1(PMP)`,
+which :math:`U_a` of step 4 and the coupling bound below need (for M = diag(10, 9, 0),
+V = [e_3] and U = 9 = :math:`\lambda_2`, the coupling bound would give
+:math:`\lambda_1 \le 9`), so neither is used with a formed spectrum.
 
 The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
 (in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
 (Cauchy's interlacing theorem: the :math:`\theta_j` are the eigenvalues of
-:math:`V^\top M V`) and :math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2` (Weyl:
+:math:`V^\top M V`) and, for the probes' :math:`U \ge \lambda_1(PMP)`,
+:math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2` (Weyl:
 M without the coupling :math:`VR^\top P + PRV^\top` between the span of V and its
 complement, of norm at most :math:`\|R\|_2`, has the eigenvalues :math:`\theta_j` and
 those of PMP): the bound on the eigenvalues of the components beyond a, whose intervals
@@ -287,7 +292,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # in the 2-norm of a block of |c| columns; the blocks of the pairs after the a
     # leading ones (step 4), a = 0, ..., k - 1, do not depend on U
     tails = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
-    pairs = _Pairs(theta, residuals, rounding, order, above, tails)
+    pairs = _Pairs(theta, residuals, rounding, order, above, tails, computed is None)
     upper = float(above[k])
     for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
         upper = min(upper, upper_t)
@@ -302,11 +307,14 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
 
 @dataclass(frozen=True)
 class _Pairs:
-    """What :func:`certify` knows of the k pairs before U: the Rayleigh quotients, the
+    r"""What :func:`certify` knows of the k pairs before U: the Rayleigh quotients, the
     residuals (rounding included), the rounding of one residual, the pairs in
     decreasing order of theta, the bounds on lambda_1..lambda_{k+1} of a formed
-    spectrum (inf without one) and the 2-norms of the residual blocks of the pairs
-    after the a leading ones, a = 0, ..., k - 1 (rounding included)."""
+    spectrum (inf without one), the 2-norms of the residual blocks of the pairs
+    after the a leading ones, a = 0, ..., k - 1 (rounding included), and whether U
+    comes from the probes (at least :math:`\lambda_1(PMP)`, so that the coupling
+    bounds hold) rather than from a formed spectrum (at least :math:`\lambda_{k+1}(M)`
+    only)."""
 
     theta: np.ndarray
     residuals: np.ndarray
@@ -314,22 +322,32 @@ class _Pairs:
     order: np.ndarray
     above: np.ndarray
     tails: list[float]
+    probed: bool
 
     def bounds(self, upper: float) -> tuple[np.ndarray, np.ndarray]:
         r"""The bounds on the eigenvalues and the axes (sines) that U = `upper`
-        (:math:`\ge \lambda_{k+1}(M)`) certifies: for every pair, :math:`\theta_j \le
-        \lambda_j \le \max(\theta_j, U) + \|R\|_2` (Cauchy's interlacing theorem; Weyl's
-        inequality: M minus the coupling of the span of V with the rest, whose norm is
-        at most :math:`\|R\|_2`, has the eigenvalues theta and those of PMP); for the
-        largest a whose pairs satisfy step 3 against :math:`U_a` (step 4), the residual
-        bounds."""
+        certifies. With the probes' U (:math:`\ge \lambda_1(PMP)`): for every pair,
+        :math:`\theta_j \le \lambda_j \le \max(\theta_j, U) + \|R\|_2` (Cauchy's
+        interlacing theorem; Weyl's inequality: M minus the coupling of the span of V
+        with the rest, whose norm is at most :math:`\|R\|_2`, has the eigenvalues theta
+        and those of PMP), and step 4 against :math:`U_a`. With a formed spectrum's U
+        (:math:`\ge \lambda_{k+1}(M)` only) neither holds: the eigenvalue bounds are
+        infinite here (:func:`certify` takes Weyl's from the spectrum) and step 4 is
+        against :math:`\tilde\lambda_{a+1} + \eta`. For the largest a whose pairs
+        satisfy step 3, the residual bounds."""
         theta, residuals, order, k = self.theta, self.residuals, self.order, self.theta.size
-        eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.tails[0] + self.rounding
+        eigenvalue_bounds = np.full(k, np.inf)
+        if self.probed:
+            eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.tails[0] + self.rounding
         axis_bounds = np.ones(k)
         for a in range(k, 0, -1):  # the a leading pairs, all k first
             lead = order[:a]
-            bound = upper if a == k else min(max(float(theta[order[a]]) + self.rounding, upper) + self.tails[a],
-                                             self.above[a])
+            if a == k:
+                bound = upper
+            elif self.probed:  # U_a: needs U >= lambda_1(PMP)
+                bound = max(float(theta[order[a]]) + self.rounding, upper) + self.tails[a]
+            else:  # lambda~_{a+1} + eta >= lambda_{a+1}(M), Weyl
+                bound = float(self.above[a])
             gaps = _certified_gaps(theta[lead], residuals[lead], bound)
             if gaps is not None:
                 eigenvalue_bounds[lead] = np.minimum(eigenvalue_bounds[lead],
