@@ -72,9 +72,10 @@ class MissingValueHooks:
     def fill(self: _Fitted, X: ArrayLike) -> Any:
         r"""`X` with each NaN replaced by its conditional mean given the row's observed
         entries, under the PPCA model of the fit (in the standardized space if
-        ``standardize``): :math:`W = V_k^\top \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`,
-        :math:`\sigma^2` the mean of the p - k discarded eigenvalues, as the regularized
-        iteration fills the training data (:func:`pcalib.missing.fill_missing`). This is
+        ``standardize``): :math:`W = V_k \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`,
+        :math:`\sigma^2` = ``noise_variance_``, the mean of the min(n, p) - k discarded
+        eigenvalues (for n < p not PPCA's p - k: see :attr:`pcalib.PPCA.noise_variance_`),
+        as the regularized iteration fills the training data (:func:`pcalib.missing.fill_missing`). This is
         what :meth:`transform` projects when ``missing`` is set. Observed entries are
         kept; `X` (dense, n x p) is not modified. Returns the type it was given: a
         DataFrame with the same index and columns for a DataFrame (its column names
