@@ -73,9 +73,9 @@ class MissingValueHooks:
         r"""`X` with each NaN replaced by its conditional mean given the row's observed
         entries, under the PPCA model of the fit (in the standardized space if
         ``standardize``): :math:`W = V_k \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`,
-        :math:`\sigma^2` = ``noise_variance_``, the mean of the min(n, p) - k discarded
-        eigenvalues (for n < p not PPCA's p - k: see :attr:`pcalib.PPCA.noise_variance_`),
-        as the regularized iteration fills the training data (:func:`pcalib.missing.fill_missing`). This is
+        :math:`\sigma^2` the mean of the p - k discarded eigenvalues (``noise_variance_``
+        rescaled by (m - k)/(p - k), m = min(n, p): it averages over m - k), as the
+        regularized iteration fills the training data (:func:`pcalib.missing.fill_missing`). This is
         what :meth:`transform` projects when ``missing`` is set. Observed entries are
         kept; `X` (dense, n x p) is not modified. Returns the type it was given: a
         DataFrame with the same index and columns for a DataFrame (its column names

@@ -263,7 +263,7 @@ def fill_for_pca(
     r"""`X` (validated against the fit by the caller) as a float64 array with its NaN
     filled for ``PCA.transform`` and ``PCA.fill``: conditional means (:func:`pcalib._ppca.em_missing.conditional_fill`)
     under the PPCA model of the fit, in the standardized space,
-    :math:`W = V_k^\top \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`, with
+    :math:`W = V_k \operatorname{diag}(\lambda_j - \sigma^2)^{1/2}`, with
     :math:`\sigma^2` the mean of the p - k discarded eigenvalues (the rule of the
     regularized iteration; ``noise_variance_`` averages over m - k, m = min(n, p)).
     A rescaling of the model covariance does not change a conditional mean, so the
