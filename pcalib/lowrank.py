@@ -1,8 +1,9 @@
 r"""Low-rank approximation: exact and randomized SVD (chapters *Eckart-Young*, *PCA at scale*).
 
-The singular value decomposition :math:`A = U \Sigma V^\top` gives the best
+The singular value decomposition :math:`A = U \Sigma V^\top` gives a best
 rank-k approximation :math:`A_k = U_k \Sigma_k V_k^\top` in the spectral and
-Frobenius norms (Eckart and Young 1936):
+Frobenius norms (Frobenius: Eckart and Young 1936; spectral: already a case of Ky
+Fan's 1951 inequality; every unitarily invariant norm: Mirsky 1960):
 
 .. math::
 
@@ -93,11 +94,13 @@ def truncated_svd(A: ArrayLike, k: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def low_rank_approx(A: ArrayLike, k: int) -> np.ndarray:
-    r"""Best rank-k approximation of `A` (Eckart-Young), from an exact SVD.
+    r"""A best rank-k approximation of `A` (Eckart-Young), from an exact SVD.
 
-    .. math:: A_k = U_k \Sigma_k V_k^\top = \arg\min_{\operatorname{rank} B \le k} \|A - B\|
+    .. math:: A_k = U_k \Sigma_k V_k^\top \in \arg\min_{\operatorname{rank} B \le k} \|A - B\|
 
-    for both the spectral and the Frobenius norm.
+    for both the spectral and the Frobenius norm. In the Frobenius norm it is the only
+    minimizer when :math:`\sigma_k > \sigma_{k+1}` (or :math:`\sigma_{k+1} = 0`); in
+    the spectral norm there are others as soon as :math:`\sigma_{k+1} > 0`.
 
     Parameters
     ----------
