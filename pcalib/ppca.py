@@ -122,11 +122,10 @@ class PPCA(EstimatorBase):
     cancels even at a noise of :math:`10^{-9}`); the factor L is the M step of
     the expanded model with latent covariance :math:`\operatorname{cov}(z) = E/n`,
     mapped back to :math:`\operatorname{cov}(z) = I`. Without it, once the
-    column space of W is right, the length of column j converges at the rate
-    :math:`1 - 2\sigma^2(\lambda_j - \sigma^2)/\lambda_j^2`, slowest for the
-    largest eigenvalue: :math:`1 - O(\sigma^2/\lambda_1)`, some :math:`10^{10}`
-    iterations when :math:`\sigma^2/\lambda_1 = 10^{-10}` (the chapter's exercise
-    *Why plain EM is slow at low noise*). Each iteration is O(npk) and the
+    column space of W is right, column j's length converges at the rate
+    :math:`1 - 2\sigma^2(\lambda_j - \sigma^2)/\lambda_j^2`, slowest for
+    :math:`\lambda_1`: some :math:`10^{10}` iterations at :math:`\sigma^2/\lambda_1 =
+    10^{-10}` (the chapter's exercise *Why plain EM is slow at low noise*). Each iteration is O(npk) and the
     log-likelihood never decreases. The fitted W is finally rotated to the
     same canonical form as the closed form.
 
@@ -232,12 +231,8 @@ class PPCA(EstimatorBase):
 
     @property
     def noise_variance_(self) -> float:
-        """``sigma2_`` under scikit-learn's name. For n >= p it is
-        ``sklearn.decomposition.PCA``'s ``noise_variance_`` with the divisor n instead
-        of n - 1. For n < p the two differ by more than that: scikit-learn averages
-        the discarded eigenvalues over min(n, p) - k = n - k of them, the likelihood
-        over p - k (the other p - n are 0), so ``sigma2_`` is (n - k)/(p - k) times
-        scikit-learn's value rescaled to the divisor n."""
+        """``sigma2_`` under scikit-learn's name: ``sklearn.decomposition.PCA.noise_variance_`` with the divisor n,
+        times (n - k)/(p - k) for n < p (it averages the discarded eigenvalues over n - k, the likelihood over p - k)."""
         self._require_fitted()
         return self.sigma2_
 
