@@ -629,3 +629,30 @@ def test_the_rounding_bound_of_implicit_products_holds_against_exact_arithmetic(
         error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, exact))) ** 0.5
         worst = max(worst, error / float(np.linalg.norm(q)))
     assert 0.0 < worst <= bound
+
+
+def test_the_probes_are_drawn_apart_from_the_start_vectors(monkeypatch):
+    """The randomized bound on lambda_1(P M P) needs probes drawn independently of P M P,
+    which depends on the axes, which depend on the start vectors of the iteration that
+    found them: block Krylov starts from default_rng(0)'s normals (Lanczos from its
+    uniforms, and default_rng(1)). The probes used to be default_rng(0)'s first 5p
+    normals, every one of them an entry of the Krylov start block; now none of them is
+    among the first 100 p normals of either generator."""
+    import copy
+
+    from pcalib import solvers
+
+    drawn = []
+    original = solvers.certify
+
+    def recorded(times, V, rng, *args):
+        drawn.append(copy.deepcopy(rng).standard_normal((V.shape[0], 5)))
+        return original(times, V, rng, *args)
+
+    monkeypatch.setattr(solvers, "certify", recorded)
+    X = _decaying(500, 200, seed=3)
+    fit = PCA(6, tol=1e-3, solver="krylov").fit(X)
+    assert fit.solver_ == "krylov" and len(drawn) == 1
+    p = X.shape[1]
+    starts = np.concatenate([np.random.default_rng(seed).standard_normal(100 * p) for seed in (0, 1)])
+    assert not np.isin(drawn[0], starts).any()
