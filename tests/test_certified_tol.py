@@ -656,3 +656,26 @@ def test_the_probes_are_drawn_apart_from_the_start_vectors(monkeypatch):
     p = X.shape[1]
     starts = np.concatenate([np.random.default_rng(seed).standard_normal(100 * p) for seed in (0, 1)])
     assert not np.isin(drawn[0], starts).any()
+
+
+@pytest.mark.theorem("prop-scale-certificate")
+def test_the_coupling_bound_counts_the_ritz_defect(monkeypatch):
+    """lambda_j <= max(theta_j, U) + ||R||_2 holds for Ritz vectors (V^T M V diagonal)
+    only. Axes mapped from the left side (n < p) or cut to the varying columns are not
+    Ritz vectors, and V^T R, zero for those, is then far above the products' rounding.
+    Counterexample: M = e e^T with e = (0.62, 0.62, 0.48) (normalized) and V = [e_1,
+    e_2]: theta = (0.384, 0.384), ||R||_2 = 0.571, lambda_1(P M P) = 0.23, and
+    lambda_1 = 1 > 0.384 + 0.571. The bound with ||V^T R||_2 = 0.384 added holds."""
+    from pcalib._linalg import certificate
+
+    monkeypatch.setattr(certificate, "_SETTLED", 0.0)  # every power: U near 0.23
+    e = np.array([0.62, 0.62, 0.48])
+    e /= np.linalg.norm(e)
+    M = np.outer(e, e)
+    V = np.eye(3)[:, :2]
+    for seed in range(20):
+        found = certify(lambda B: M @ B, V, np.random.default_rng(seed))
+        assert found.upper < 0.384
+        order = np.argsort(-found.theta)
+        errors = np.abs(found.theta[order] - np.array([1.0, 0.0]))
+        assert np.all(found.eigenvalue_bounds[order] >= errors)

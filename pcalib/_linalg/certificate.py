@@ -40,17 +40,20 @@ eigenvalues (:func:`certify`):
    the rest of the spectrum is at least
    :math:`\delta_j = \min\big(\theta_j - U, \min_{i \ne j} (|\theta_j - \theta_i| - r_i)\big)`;
 4. the same holds for the a leading pairs alone (a < k), with
-   :math:`U_a = \max(\theta_{a+1}, U) + \|R_{a+1:k}\|_2 \ge \lambda_{a+1}(M)` when
+   :math:`U_a = \max(\theta_{a+1}, U) + \|R_c\|_2 + \|V_c^\top R_c\|_2 \ge
+   \lambda_{a+1}(M)`, c the pairs after the a leading ones, when
    :math:`U \ge \lambda_1(PMP)` (the probes' U of step 2): the
    compression of M to the complement of the a leading axes is, in the basis of the
    other k - a axes and of the complement of all k, the block matrix
-   :math:`\begin{bmatrix}\Theta_{a+1:k} & R_{a+1:k}^\top P\\ P R_{a+1:k} & PMP\end{bmatrix}`
-   (:math:`R = MV - V\Theta` the residuals), whose largest eigenvalue is at most
-   :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
-   (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold,
-   with the computed :math:`\theta_{a+1}` and block norm each raised by the rounding
-   of the residuals (:func:`product_rounding`; :math:`\sqrt{k - a}` times it for the
-   block's 2-norm).
+   :math:`\begin{bmatrix}\Theta_c + V_c^\top R_c & R_c^\top P\\ P R_c & PMP\end{bmatrix}`
+   (:math:`R = MV - V\Theta` the residuals; :math:`V^\top R`, the Ritz defect, has
+   a zero diagonal and vanishes for Ritz vectors, but not for axes mapped from the
+   left side or cut to the varying columns), whose largest eigenvalue is at most
+   :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norms of the defect and of
+   the off-diagonal block (Weyl). :func:`certify` takes the largest a for which the
+   conditions of 3 hold, with the computed :math:`\theta_{a+1}` and block norms each
+   raised by the rounding of the residuals (:func:`product_rounding`;
+   :math:`\sqrt{k - a}` times it for a block's 2-norm).
 
 **Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
 route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
@@ -106,13 +109,15 @@ V = [e_3] and U = 9 = :math:`\lambda_2`, the coupling bound would give
 :math:`\lambda_1 \le 9`), so neither is used with a formed spectrum.
 
 The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
-(in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
-(Cauchy's interlacing theorem: the :math:`\theta_j` are the eigenvalues of
-:math:`V^\top M V`) and, for the probes' :math:`U \ge \lambda_1(PMP)`,
-:math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2` (Weyl:
-M without the coupling :math:`VR^\top P + PRV^\top` between the span of V and its
-complement, of norm at most :math:`\|R\|_2`, has the eigenvalues :math:`\theta_j` and
-those of PMP): the bound on the eigenvalues of the components beyond a, whose intervals
+(in decreasing order of :math:`\theta_j`) also has :math:`\theta_j - \|V^\top R\|_2
+\le \lambda_j` (the eigenvalues of :math:`V^\top M V = \Theta + V^\top R` are within
+:math:`\|V^\top R\|_2` of the :math:`\theta_j`, Weyl, and at most the
+:math:`\lambda_j`, Cauchy's interlacing theorem) and, for the probes' :math:`U \ge
+\lambda_1(PMP)`, :math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2 + \|V^\top
+R\|_2` (Weyl: M without the coupling :math:`VR^\top P + PRV^\top` between the span
+of V and its complement, of norm at most :math:`\|R\|_2`, has the eigenvalues of
+:math:`V^\top M V` and those of PMP): the bound on the eigenvalues of the components
+beyond a, whose intervals
 meet or reach below the bound on the rest (close eigenvalues, or the noise). Those get
 no bound on their axes (sine 1): an axis is determined only as well as its eigenvalue
 stands apart, and the computation cannot tell which of two close eigenvalues it found.
@@ -303,11 +308,15 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
     above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
     gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
-    # R is computed with an error of at most `rounding` per column: sqrt(|c|) times that
-    # in the 2-norm of a block of |c| columns; the blocks of the pairs after the a
-    # leading ones (step 4), a = 0, ..., k - 1, do not depend on U
-    tails = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
-    pairs = _Pairs(theta, residuals, rounding, order, above, tails, computed is None)
+    # V^T R, the Ritz defect (zero diagonal; 0 for Ritz vectors): V^T M V = Theta + V^T R
+    defect = (V.T @ R) / np.sqrt(np.outer(squares, squares))
+    # the coupling of the pairs after the a leading ones (step 4), a = 0, ..., k - 1,
+    # with the rest: ||R_c||_2 + ||V_c^T R_c||_2 for their columns c, which do not
+    # depend on U. R is computed with an error of at most `rounding` per column:
+    # sqrt(|c|) times that in the 2-norm of a block of |c| columns
+    couplings = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding
+                 + _defect_norm(defect, order[a:], residuals, rounding, p) for a in range(k)]
+    pairs = _Pairs(theta, residuals, rounding, order, above, couplings, computed is None)
     upper = float(above[k])
     for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
         upper = min(upper, upper_t)
@@ -325,27 +334,26 @@ class _Pairs:
     r"""What :func:`certify` knows of the k pairs before U: the Rayleigh quotients, the
     residuals (rounding included), the rounding of one residual, the pairs in
     decreasing order of theta, the bounds on lambda_1..lambda_{k+1} of a formed
-    spectrum (inf without one), the 2-norms of the residual blocks of the pairs
-    after the a leading ones, a = 0, ..., k - 1 (rounding included), and whether U
-    comes from the probes (at least :math:`\lambda_1(PMP)`, so that the coupling
-    bounds hold) rather than from a formed spectrum (at least :math:`\lambda_{k+1}(M)`
-    only)."""
+    spectrum (inf without one), the couplings :math:`\|R_c\|_2 + \|V_c^\top R_c\|_2`
+    of the pairs c after the a leading ones with the rest, a = 0, ..., k - 1 (rounding
+    included), and whether U comes from the probes (at least :math:`\lambda_1(PMP)`,
+    so that the coupling bounds hold) rather than from a formed spectrum (at least
+    :math:`\lambda_{k+1}(M)` only)."""
 
     theta: np.ndarray
     residuals: np.ndarray
     rounding: float
     order: np.ndarray
     above: np.ndarray
-    tails: list[float]
+    couplings: list[float]
     probed: bool
 
     def bounds(self, upper: float) -> tuple[np.ndarray, np.ndarray]:
         r"""The bounds on the eigenvalues and the axes (sines) that U = `upper`
         certifies. With the probes' U (:math:`\ge \lambda_1(PMP)`): for every pair,
-        :math:`\theta_j \le \lambda_j \le \max(\theta_j, U) + \|R\|_2` (Cauchy's
-        interlacing theorem; Weyl's inequality: M minus the coupling of the span of V
-        with the rest, whose norm is at most :math:`\|R\|_2`, has the eigenvalues theta
-        and those of PMP), and step 4 against :math:`U_a`. With a formed spectrum's U
+        :math:`|\theta_j - \lambda_j| \le \max(U - \theta_j, 0) + \|R\|_2 +
+        \|V^\top R\|_2` (module docstring: Cauchy's interlacing theorem and Weyl's
+        inequality), and step 4 against :math:`U_a`. With a formed spectrum's U
         (:math:`\ge \lambda_{k+1}(M)` only) neither holds: the eigenvalue bounds are
         infinite here (:func:`certify` takes Weyl's from the spectrum) and step 4 is
         against :math:`\tilde\lambda_{a+1} + \eta`. For the largest a whose pairs
@@ -353,14 +361,14 @@ class _Pairs:
         theta, residuals, order, k = self.theta, self.residuals, self.order, self.theta.size
         eigenvalue_bounds = np.full(k, np.inf)
         if self.probed:
-            eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.tails[0] + self.rounding
+            eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.couplings[0] + self.rounding
         axis_bounds = np.ones(k)
         for a in range(k, 0, -1):  # the a leading pairs, all k first
             lead = order[:a]
             if a == k:
                 bound = upper
             elif self.probed:  # U_a: needs U >= lambda_1(PMP)
-                bound = max(float(theta[order[a]]) + self.rounding, upper) + self.tails[a]
+                bound = max(float(theta[order[a]]) + self.rounding, upper) + self.couplings[a]
             else:  # lambda~_{a+1} + eta >= lambda_{a+1}(M), Weyl
                 bound = float(self.above[a])
             gaps = _certified_gaps(theta[lead], residuals[lead], bound)
@@ -392,6 +400,21 @@ def block_norm(gram: np.ndarray, columns: np.ndarray, length: int) -> float:
     largest = float(np.linalg.eigvalsh(block)[-1]) if block.size else 0.0
     margin = (np.sqrt(length) + len(columns)) * np.finfo(np.float64).eps
     return float(np.sqrt(max(largest, 0.0)) * (1.0 + margin))
+
+
+def _defect_norm(defect: np.ndarray, columns: np.ndarray, residuals: np.ndarray, rounding: float,
+                 length: int) -> float:
+    r"""A bound on :math:`\|V_c^\top R_c\|_2` for the columns c = `columns` (unit
+    columns of V, R their residuals, of `length` rows), from `defect`, the computed
+    :math:`V^\top R` (k x k): its Frobenius norm, plus the rounding of that product,
+    :math:`\gamma_L |V_c|^\top |R_c|` entrywise and so at most :math:`\gamma_L
+    \sqrt{|c|}\,\|R_c\|_F` in norm (the `residuals` bound the columns' norms), plus
+    :math:`\sqrt{|c|}` times the `rounding` of each column of R, which
+    :math:`V_c^\top` does not enlarge; rounded up by 16u."""
+    block = defect[np.ix_(columns, columns)]
+    size = len(columns)
+    product = _gamma(length) * np.sqrt(size) * float(np.linalg.norm(residuals[columns]))
+    return (float(np.linalg.norm(block)) + product + np.sqrt(size) * rounding) * (1.0 + 8.0 * _EPS)
 
 
 def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> np.ndarray | None:
