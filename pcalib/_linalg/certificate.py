@@ -22,7 +22,12 @@ eigenvalues (:func:`certify`):
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
    smallest over t = 1 to 10: all ten hold with probability at least :math:`1 -
-   10\rho^{-J}`, and stopping early only drops tests). It stops once the remaining
+   10\rho^{-J}`, and stopping early only drops tests). The probes come from a stream
+   of their own (:func:`probe_generator`), independent of the start vectors of the
+   iteration that found V. The powers are computed with the rounded products, so U is
+   the largest :math:`\lambda` that this inequality allows for the exact powers given
+   the computed ones and a bound on each power's rounding (:func:`_power_bounds`): the
+   products' own bound and the projection's. It stops once the remaining
    powers could not improve a bound by more than a factor 2: the growth of each
    vector under PMP never falls from one power to the next, so after power t no later
    bound that holds (when the tests hold: a later bound below :math:`U^*_t` would be
@@ -292,6 +297,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     probes = np.empty((p, 0))
     if spectrum is None:
         probes = rng.standard_normal((p, _PROBES))
+        drawn = np.linalg.norm(probes, axis=0)
         probes -= V @ (V.T @ probes)
     MB = times(np.asfortranarray(np.hstack([V, probes])))
     MV, W = MB[:, :k], MB[:, k:]
@@ -314,11 +320,14 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # with the rest: ||R_c||_2 + ||V_c^T R_c||_2 for their columns c, which do not
     # depend on U. R is computed with an error of at most `rounding` per column:
     # sqrt(|c|) times that in the 2-norm of a block of |c| columns
-    couplings = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding
-                 + _defect_norm(defect, order[a:], residuals, rounding, p) for a in range(k)]
+    blocks = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
+    couplings = [block + _defect_norm(defect, order[a:], residuals, rounding, p) for a, block in enumerate(blocks)]
     pairs = _Pairs(theta, residuals, rounding, order, above, couplings, computed is None)
     upper = float(above[k])
-    for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
+    # the probes' bounds, their own rounding counted (||PR|| <= blocks[0]); none with a spectrum
+    powers = () if spectrum is not None else _power_bounds(
+        times, V, W, np.linalg.norm(probes, axis=0), drawn, products, blocks[0])
+    for upper_t, floor_t in powers:
         upper = min(upper, upper_t)
         if _settled(pairs.bounds(upper), pairs.bounds(min(floor_t, upper))):
             break
@@ -438,34 +447,117 @@ def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
 
 
 def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray,
-                  start: np.ndarray) -> Iterator[tuple[float, float]]:
-    r"""The bounds :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|(PMP)^t\boldsymbol\omega_i\|)^{1/t}`
-    on :math:`\lambda_1(PMP)` for t = 1, 2, ..., ``_POWERS`` (each one more product),
-    from :math:`W = M P \Omega`, each with the smallest bound that the powers up to
-    ``_POWERS`` can still give: the growth :math:`g_i = \|(PMP)^t\boldsymbol\omega_i\|
-    / \|(PMP)^{t-1}\boldsymbol\omega_i\|` of each vector (:math:`\|P\boldsymbol
-    \omega_i\|` = `start` at t = 1) never falls in later powers (for a symmetric A,
-    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so
-    no later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|(PMP)^t
-    \boldsymbol\omega_i\|\, g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic:
-    a guide for when to stop, not a certified bound). Each column is normalized after
-    every power (the logarithm of its growth summed), so that no power overflows or
-    underflows."""
-    growth = np.zeros(W.shape[1])  # log ||(PMP)^t omega_i||
+                  start: np.ndarray, drawn: np.ndarray, products: float,
+                  coupling: float) -> Iterator[tuple[float, float]]:
+    r"""Upper bounds :math:`U_t` on :math:`\lambda_1(B)`, :math:`B = PMP`, for t = 1, 2,
+    ..., ``_POWERS`` (each one more product), from :math:`W = M\mathbf y_0`, the
+    product with the projected probes :math:`\mathbf y_0 = \mathrm{fl}(P\boldsymbol
+    \omega_i)` (norms `start`; the probes' own norms `drawn`), each with the smallest
+    bound that the powers up to ``_POWERS`` can still give.
+
+    In exact arithmetic :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|B^t\boldsymbol
+    \omega_i\|)^{1/t}`. The powers are computed, :math:`\mathbf y_s =
+    \mathrm{fl}(P\,\mathrm{fl}(M\mathbf y_{s-1})) = PM\mathbf y_{s-1} + \mathbf e_s`
+    with :math:`\|\mathbf e_s\| \le` `products` :math:`\|\mathbf y_{s-1}\| + c_P
+    \|\mathrm{fl}(M\mathbf y_{s-1})\|` (the products' rounding bound, and
+    :math:`c_P = \gamma_{2p+k}\sqrt k + \gamma_{p+2} + \varepsilon` for the projection
+    and the normalization), and :math:`\|\mathbf e_0\| \le c_P\|\boldsymbol\omega_i\|`.
+    As :math:`(PM)^t P = B^t` and :math:`\|(PM)^j\mathbf e\| \le \lambda^{j-1}(\lambda
+    + \|PR\|)\|\mathbf e\|` for j >= 1 (:math:`\lambda = \lambda_1(B)`; the part of
+    :math:`\mathbf e` in the span of V is moved by :math:`PMV = PR`, whose norm is at
+    most `coupling`),
+
+    .. math:: \|B^t\boldsymbol\omega_i\| \le \|\mathbf y_t\| + \|\mathbf e_t\|
+              + \sum_{s < t} \lambda^{t-s-1}(\lambda + \|PR\|)\,\|\mathbf e_s\| .
+
+    On the event :math:`\lambda^t \le \rho\sqrt{2/\pi}\max_i\|B^t\boldsymbol\omega_i\|`
+    of step 2, :math:`\lambda` is at most the largest root over i of :math:`\sum_{m=0}^t
+    a_m\lambda^{-m} = 1`, with :math:`a_m` the coefficients of this inequality divided
+    by :math:`\lambda^t` (the left side decreases in :math:`\lambda`: bisection in
+    :math:`\log\lambda`); :math:`U_t` is that root, rounded up. The rounding only
+    matters when :math:`\lambda_1(B)` is near the products' error.
+
+    The stopping guide: the growth :math:`g_i = \|\mathbf y_t\|/\|\mathbf y_{t-1}\|`
+    of each vector never falls in later powers (for a symmetric A,
+    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so no
+    later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|\mathbf y_t\|\,
+    g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic: a guide for when to
+    stop, not a certified bound). Each column is normalized after every power (the
+    logarithm of its growth summed), so that no power overflows or underflows."""
+    p, k = V.shape
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
-    previous = np.where(start > 0, start, np.inf)  # the norms of the vectors multiplied
+    projection = (_gamma(2 * p + k) * np.sqrt(k) + _gamma(p + 2) + _EPS) * (1.0 + 16.0 * _EPS)
+    norm_error = np.log1p(2.0 * _gamma(p + 2))  # the computed norms, rounded up
+    with np.errstate(divide="ignore"):
+        log_y = [np.log(start)]  # log ||y_s||, s = 0, 1, ...
+        log_e = [np.log(projection * drawn) + norm_error]  # log of the bound on ||e_s||
+    scale = start  # the norms of the columns multiplied: y_0 itself, then unit vectors
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
+        before = np.linalg.norm(W, axis=0)  # ||fl(M y_{t-1})||, in the units of the block
         W = W - V @ (V.T @ W)
         norms = np.linalg.norm(W, axis=0)
-        if not np.any(norms > 0):
-            yield 0.0, 0.0  # M vanishes outside the span of V
-            return
-        with np.errstate(divide="ignore"):
-            growth += np.log(norms)  # -inf for a vector that M annihilated
-            rates = np.log(norms / previous)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            units = np.where(scale > 0, log_y[-1] - np.log(np.where(scale > 0, scale, 1.0)), -np.inf)
+            log_e.append(np.log(products * scale + projection * before) + norm_error + units)
+            log_y.append(np.log(norms) + units)  # -inf for a vector that M annihilated
         W = W / np.where(norms > 0, norms, 1.0)
-        previous = np.ones_like(norms)
-        floor = np.max(factor + growth + (_POWERS - t) * rates) / _POWERS
-        yield float(np.exp((factor + growth.max()) / t)), float(np.exp(floor))
+        scale = (norms > 0).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            rates = log_y[-1] - log_y[-2]
+            floor = np.max(np.where(np.isfinite(rates), factor + log_y[-1] + (_POWERS - t) * rates, -np.inf))
+        yield _largest_root(_power_coefficients(log_y[-1] + norm_error, log_e, coupling, factor)), float(
+            np.exp(floor / _POWERS))
+        if not np.any(norms > 0):  # M vanishes outside the span of V (to rounding)
+            return
+
+
+def _power_coefficients(log_top: np.ndarray, log_e: list[np.ndarray], coupling: float,
+                        factor: float) -> np.ndarray:
+    r"""(t + 1, J) the logarithms of the coefficients :math:`a_m`, m = 0, ..., t, of
+    :func:`_power_bounds`' inequality :math:`\sum_m a_m \lambda^{-m} \ge 1` for each
+    probe: :math:`a_m/(\rho\sqrt{2/\pi}) = \|\mathbf e_m\|[m < t] + \|PR\|\,
+    \|\mathbf e_{m-1}\|[m \ge 1] + (\|\mathbf y_t\| + \|\mathbf e_t\|)[m = t]`, from
+    `log_top` (:math:`\log\|\mathbf y_t\|`) and the bounds `log_e` on
+    :math:`\log\|\mathbf e_s\|`, s = 0, ..., t."""
+    t = len(log_e) - 1
+    errors = np.array(log_e)
+    with np.errstate(divide="ignore"):
+        moved = np.log(coupling) + errors[:-1]  # ||PR|| ||e_{m-1}||, m = 1, ..., t
+    terms = np.full((t + 1, errors.shape[1]), -np.inf)
+    terms[:t] = errors[:t]
+    terms[1:] = np.logaddexp(terms[1:], moved)
+    terms[t] = np.logaddexp(terms[t], np.logaddexp(log_top, errors[t]))
+    return factor + terms
+
+
+def _largest_root(log_a: np.ndarray) -> float:
+    r"""The largest :math:`\lambda \ge 0` with :math:`\sum_m a_m\lambda^{-m} \ge 1` for
+    some column of `log_a` (the logarithms of :math:`a_m`, m = 0, 1, ..., rows),
+    rounded up: inf if some :math:`a_0 \ge 1`, 0 if no :math:`a_m` with m >= 1 is
+    positive. The sum decreases in :math:`\lambda`, so each column's root lies between
+    :math:`\max_m (\log a_m)/m` (where one term alone is 1) and :math:`\max_m (\log a_m
+    + \log t - \log(1 - a_0))/m` (where each term is at most :math:`(1 - a_0)/t`), and
+    60 bisections in :math:`\log\lambda` find it; the rounding of the logarithms (up to
+    :math:`u(|\log a_m| + m|\log\lambda|)` each) is added to the result's."""
+    if np.any(log_a[0] >= 0.0):
+        return float("inf")
+    powers = np.arange(1, log_a.shape[0])[:, None]
+    finite = np.isfinite(log_a[1:])
+    if not finite.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        room = np.log(powers.size) - np.log1p(-np.exp(log_a[0]))  # log(t / (1 - a_0))
+    low = np.max(np.where(finite, log_a[1:] / powers, -np.inf), axis=0)
+    high = np.max(np.where(finite, (log_a[1:] + room) / powers, -np.inf), axis=0)
+    columns = np.isfinite(low)
+    low, high, log_a = low[columns], high[columns], log_a[:, columns]
+    exponents = np.arange(log_a.shape[0])[:, None]
+    for _ in range(60):
+        middle = (low + high) / 2
+        above = np.logaddexp.reduce(log_a - exponents * middle, axis=0) >= 0.0
+        low, high = np.where(above, middle, low), np.where(above, high, middle)
+    largest = float(np.max(high))
+    slack = 8.0 * _EPS * (float(np.max(np.abs(log_a[np.isfinite(log_a)]))) + exponents.size * abs(largest) + 1.0)
+    return float(np.exp(largest + slack))
