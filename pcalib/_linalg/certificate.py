@@ -538,9 +538,11 @@ def _largest_root(log_a: np.ndarray) -> float:
     rounded up: inf if some :math:`a_0 \ge 1`, 0 if no :math:`a_m` with m >= 1 is
     positive. The sum decreases in :math:`\lambda`, so each column's root lies between
     :math:`\max_m (\log a_m)/m` (where one term alone is 1) and :math:`\max_m (\log a_m
-    + \log t - \log(1 - a_0))/m` (where each term is at most :math:`(1 - a_0)/t`), and
-    60 bisections in :math:`\log\lambda` find it; the rounding of the logarithms (up to
-    :math:`u(|\log a_m| + m|\log\lambda|)` each) is added to the result's."""
+    + \log t - \log(1 - a_0))/m` (where each term is at most :math:`(1 - a_0)/t`).
+    Where the rounding is negligible (the usual case), the lower end raised by
+    :math:`10^{-10}` relative already has a sum below 1 and is taken; otherwise 50
+    bisections in :math:`\log\lambda` find the root. The rounding of the logarithms
+    (up to :math:`u(|\log a_m| + m|\log\lambda|)` each) is added to the result's."""
     if np.any(log_a[0] >= 0.0):
         return float("inf")
     powers = np.arange(1, log_a.shape[0])[:, None]
@@ -554,10 +556,18 @@ def _largest_root(log_a: np.ndarray) -> float:
     columns = np.isfinite(low)
     low, high, log_a = low[columns], high[columns], log_a[:, columns]
     exponents = np.arange(log_a.shape[0])[:, None]
-    for _ in range(60):
-        middle = (low + high) / 2
-        above = np.logaddexp.reduce(log_a - exponents * middle, axis=0) >= 0.0
-        low, high = np.where(above, middle, low), np.where(above, high, middle)
+
+    def above(at: np.ndarray) -> np.ndarray:  # the sum at lambda = exp(at) is at least 1
+        return np.logaddexp.reduce(log_a - exponents * at, axis=0) >= 0.0
+
+    near = low + 1e-10
+    if not np.any(above(near)):
+        high = np.minimum(near, high)
+    else:
+        for _ in range(50):
+            middle = (low + high) / 2
+            up = above(middle)
+            low, high = np.where(up, middle, low), np.where(up, high, middle)
     largest = float(np.max(high))
     slack = 8.0 * _EPS * (float(np.max(np.abs(log_a[np.isfinite(log_a)]))) + exponents.size * abs(largest) + 1.0)
     return float(np.exp(largest + slack))
