@@ -186,7 +186,7 @@ import numpy as np
 
 from ._estimator.n_components import SOLVERS, components_to_compute, cut_to_request
 from ._linalg import constants
-from ._linalg.certificate import certify, product_rounding
+from ._linalg.certificate import certify, probe_generator, product_rounding
 from ._routes.decomposition import Decomposition
 from ._routes.dense import decompose_matrix
 from ._routes.dense_krylov import dense_krylov_block
@@ -423,7 +423,9 @@ def certified(data: Any, found: Decomposition) -> Decomposition:
     (``data.gram_times``, centered exactly, block by block). Where the route formed and solved that matrix
     (or :math:`Y_c Y_c^\top`) whole (``found.formed``), its computed spectrum bounds
     the eigenvalues beyond the axes, at the cost of one product; otherwise random
-    vectors do, from a fixed seed, so that the bounds are deterministic."""
+    vectors do, from a fixed stream of their own
+    (:func:`pcalib._linalg.certificate.probe_generator`: the bounds are deterministic,
+    and the probes independent of the start vectors that found the axes)."""
     n, p = data.shape
     if found.copy_products is not None:
         times = found.copy_products.scatter_times
@@ -435,6 +437,6 @@ def certified(data: Any, found: Decomposition) -> Decomposition:
             return data.gram_times(Q, found.center, divisor)
 
         rounding = product_rounding(found.total_ss, n, p)
-    certificate = certify(times, np.ascontiguousarray(found.components.T), np.random.default_rng(0), found.formed,
+    certificate = certify(times, np.ascontiguousarray(found.components.T), probe_generator(), found.formed,
                           rounding)
     return replace(found, certificate=certificate, copy_products=None)

@@ -22,7 +22,12 @@ eigenvalues (:func:`certify`):
 
    with probability at least :math:`1 - \rho^{-J}` for each t (:func:`certify` takes the
    smallest over t = 1 to 10: all ten hold with probability at least :math:`1 -
-   10\rho^{-J}`, and stopping early only drops tests). It stops once the remaining
+   10\rho^{-J}`, and stopping early only drops tests). The probes come from a stream
+   of their own (:func:`probe_generator`), independent of the start vectors of the
+   iteration that found V. The powers are computed with the rounded products, so U is
+   the largest :math:`\lambda` that this inequality allows for the exact powers given
+   the computed ones and a bound on each power's rounding (:func:`_power_bounds`): the
+   products' own bound and the projection's. It stops once the remaining
    powers could not improve a bound by more than a factor 2: the growth of each
    vector under PMP never falls from one power to the next, so after power t no later
    bound that holds (when the tests hold: a later bound below :math:`U^*_t` would be
@@ -40,17 +45,20 @@ eigenvalues (:func:`certify`):
    the rest of the spectrum is at least
    :math:`\delta_j = \min\big(\theta_j - U, \min_{i \ne j} (|\theta_j - \theta_i| - r_i)\big)`;
 4. the same holds for the a leading pairs alone (a < k), with
-   :math:`U_a = \max(\theta_{a+1}, U) + \|R_{a+1:k}\|_2 \ge \lambda_{a+1}(M)` when
+   :math:`U_a = \max(\theta_{a+1}, U) + \|R_c\|_2 + \|V_c^\top R_c\|_2 \ge
+   \lambda_{a+1}(M)`, c the pairs after the a leading ones, when
    :math:`U \ge \lambda_1(PMP)` (the probes' U of step 2): the
    compression of M to the complement of the a leading axes is, in the basis of the
    other k - a axes and of the complement of all k, the block matrix
-   :math:`\begin{bmatrix}\Theta_{a+1:k} & R_{a+1:k}^\top P\\ P R_{a+1:k} & PMP\end{bmatrix}`
-   (:math:`R = MV - V\Theta` the residuals), whose largest eigenvalue is at most
-   :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norm of the off-diagonal block
-   (Weyl). :func:`certify` takes the largest a for which the conditions of 3 hold,
-   with the computed :math:`\theta_{a+1}` and block norm each raised by the rounding
-   of the residuals (:func:`product_rounding`; :math:`\sqrt{k - a}` times it for the
-   block's 2-norm).
+   :math:`\begin{bmatrix}\Theta_c + V_c^\top R_c & R_c^\top P\\ P R_c & PMP\end{bmatrix}`
+   (:math:`R = MV - V\Theta` the residuals; :math:`V^\top R`, the Ritz defect, has
+   a zero diagonal and vanishes for Ritz vectors, but not for axes mapped from the
+   left side or cut to the varying columns), whose largest eigenvalue is at most
+   :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norms of the defect and of
+   the off-diagonal block (Weyl). :func:`certify` takes the largest a for which the
+   conditions of 3 hold, with the computed :math:`\theta_{a+1}` and block norms each
+   raised by the rounding of the residuals (:func:`product_rounding`;
+   :math:`\sqrt{k - a}` times it for a block's 2-norm).
 
 **Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
 route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
@@ -106,13 +114,15 @@ V = [e_3] and U = 9 = :math:`\lambda_2`, the coupling bound would give
 :math:`\lambda_1 \le 9`), so neither is used with a formed spectrum.
 
 The certified pairs' intervals hold the a largest eigenvalues, in order. Every pair j
-(in decreasing order of :math:`\theta_j`) also has :math:`\theta_j \le \lambda_j`
-(Cauchy's interlacing theorem: the :math:`\theta_j` are the eigenvalues of
-:math:`V^\top M V`) and, for the probes' :math:`U \ge \lambda_1(PMP)`,
-:math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2` (Weyl:
-M without the coupling :math:`VR^\top P + PRV^\top` between the span of V and its
-complement, of norm at most :math:`\|R\|_2`, has the eigenvalues :math:`\theta_j` and
-those of PMP): the bound on the eigenvalues of the components beyond a, whose intervals
+(in decreasing order of :math:`\theta_j`) also has :math:`\theta_j - \|V^\top R\|_2
+\le \lambda_j` (the eigenvalues of :math:`V^\top M V = \Theta + V^\top R` are within
+:math:`\|V^\top R\|_2` of the :math:`\theta_j`, Weyl, and at most the
+:math:`\lambda_j`, Cauchy's interlacing theorem) and, for the probes' :math:`U \ge
+\lambda_1(PMP)`, :math:`\lambda_j \le \max(\theta_j, U) + \|R\|_2 + \|V^\top
+R\|_2` (Weyl: M without the coupling :math:`VR^\top P + PRV^\top` between the span
+of V and its complement, of norm at most :math:`\|R\|_2`, has the eigenvalues of
+:math:`V^\top M V` and those of PMP): the bound on the eigenvalues of the components
+beyond a, whose intervals
 meet or reach below the bound on the rest (close eigenvalues, or the noise). Those get
 no bound on their axes (sine 1): an axis is determined only as well as its eigenvalue
 stands apart, and the computation cannot tell which of two close eigenvalues it found.
@@ -125,7 +135,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum", "product_rounding"]
+__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum", "probe_generator",
+           "product_rounding"]
 
 # The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
 # _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped once the powers left could
@@ -144,6 +155,20 @@ _POWERS = 10
 _SETTLED = 2.0
 FAILURE_PROBABILITY = _POWERS * _SAFETY**-_PROBES
 _EPS = float(np.finfo(np.float64).eps)
+# The probes' stream: a child of seed 0 (spawn key 1) that no start vector of pcalib's
+# iterations draws from (block Krylov and Lanczos start from default_rng(0), Lanczos's
+# deflation probes from default_rng(1)). With default_rng(0) the probes were the first
+# 5p numbers of the Krylov start block, so not independent of the axes they test.
+_PROBE_SEED = np.random.SeedSequence(0, spawn_key=(1,))
+
+
+def probe_generator() -> np.random.Generator:
+    r"""The generator of :func:`certify`'s probes: fixed, so that a certified fit is
+    reproducible, and from a stream of its own, so that the probes are independent of
+    the axes they test (the randomized estimate of step 2 needs vectors drawn
+    independently of :math:`PMP`, which depends on V, which depends on the start
+    vectors of the iteration that found V)."""
+    return np.random.default_rng(_PROBE_SEED)
 
 
 @dataclass(frozen=True)
@@ -272,6 +297,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     probes = np.empty((p, 0))
     if spectrum is None:
         probes = rng.standard_normal((p, _PROBES))
+        drawn = np.linalg.norm(probes, axis=0)
         probes -= V @ (V.T @ probes)
     MB = times(np.asfortranarray(np.hstack([V, probes])))
     MV, W = MB[:, :k], MB[:, k:]
@@ -288,13 +314,20 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
     above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
     gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
-    # R is computed with an error of at most `rounding` per column: sqrt(|c|) times that
-    # in the 2-norm of a block of |c| columns; the blocks of the pairs after the a
-    # leading ones (step 4), a = 0, ..., k - 1, do not depend on U
-    tails = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
-    pairs = _Pairs(theta, residuals, rounding, order, above, tails, computed is None)
+    # V^T R, the Ritz defect (zero diagonal; 0 for Ritz vectors): V^T M V = Theta + V^T R
+    defect = (V.T @ R) / np.sqrt(np.outer(squares, squares))
+    # the coupling of the pairs after the a leading ones (step 4), a = 0, ..., k - 1,
+    # with the rest: ||R_c||_2 + ||V_c^T R_c||_2 for their columns c, which do not
+    # depend on U. R is computed with an error of at most `rounding` per column:
+    # sqrt(|c|) times that in the 2-norm of a block of |c| columns
+    blocks = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
+    couplings = [block + _defect_norm(defect, order[a:], residuals, rounding, p) for a, block in enumerate(blocks)]
+    pairs = _Pairs(theta, residuals, rounding, order, above, couplings, computed is None)
     upper = float(above[k])
-    for upper_t, floor_t in _power_bounds(times, V, W, np.linalg.norm(probes, axis=0)) if spectrum is None else ():
+    # the probes' bounds, their own rounding counted (||PR|| <= blocks[0]); none with a spectrum
+    powers = () if spectrum is not None else _power_bounds(
+        times, V, W, np.linalg.norm(probes, axis=0), drawn, products, blocks[0])
+    for upper_t, floor_t in powers:
         upper = min(upper, upper_t)
         if _settled(pairs.bounds(upper), pairs.bounds(min(floor_t, upper))):
             break
@@ -310,27 +343,26 @@ class _Pairs:
     r"""What :func:`certify` knows of the k pairs before U: the Rayleigh quotients, the
     residuals (rounding included), the rounding of one residual, the pairs in
     decreasing order of theta, the bounds on lambda_1..lambda_{k+1} of a formed
-    spectrum (inf without one), the 2-norms of the residual blocks of the pairs
-    after the a leading ones, a = 0, ..., k - 1 (rounding included), and whether U
-    comes from the probes (at least :math:`\lambda_1(PMP)`, so that the coupling
-    bounds hold) rather than from a formed spectrum (at least :math:`\lambda_{k+1}(M)`
-    only)."""
+    spectrum (inf without one), the couplings :math:`\|R_c\|_2 + \|V_c^\top R_c\|_2`
+    of the pairs c after the a leading ones with the rest, a = 0, ..., k - 1 (rounding
+    included), and whether U comes from the probes (at least :math:`\lambda_1(PMP)`,
+    so that the coupling bounds hold) rather than from a formed spectrum (at least
+    :math:`\lambda_{k+1}(M)` only)."""
 
     theta: np.ndarray
     residuals: np.ndarray
     rounding: float
     order: np.ndarray
     above: np.ndarray
-    tails: list[float]
+    couplings: list[float]
     probed: bool
 
     def bounds(self, upper: float) -> tuple[np.ndarray, np.ndarray]:
         r"""The bounds on the eigenvalues and the axes (sines) that U = `upper`
         certifies. With the probes' U (:math:`\ge \lambda_1(PMP)`): for every pair,
-        :math:`\theta_j \le \lambda_j \le \max(\theta_j, U) + \|R\|_2` (Cauchy's
-        interlacing theorem; Weyl's inequality: M minus the coupling of the span of V
-        with the rest, whose norm is at most :math:`\|R\|_2`, has the eigenvalues theta
-        and those of PMP), and step 4 against :math:`U_a`. With a formed spectrum's U
+        :math:`|\theta_j - \lambda_j| \le \max(U - \theta_j, 0) + \|R\|_2 +
+        \|V^\top R\|_2` (module docstring: Cauchy's interlacing theorem and Weyl's
+        inequality), and step 4 against :math:`U_a`. With a formed spectrum's U
         (:math:`\ge \lambda_{k+1}(M)` only) neither holds: the eigenvalue bounds are
         infinite here (:func:`certify` takes Weyl's from the spectrum) and step 4 is
         against :math:`\tilde\lambda_{a+1} + \eta`. For the largest a whose pairs
@@ -338,14 +370,14 @@ class _Pairs:
         theta, residuals, order, k = self.theta, self.residuals, self.order, self.theta.size
         eigenvalue_bounds = np.full(k, np.inf)
         if self.probed:
-            eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.tails[0] + self.rounding
+            eigenvalue_bounds = np.maximum(upper - theta, 0.0) + self.couplings[0] + self.rounding
         axis_bounds = np.ones(k)
         for a in range(k, 0, -1):  # the a leading pairs, all k first
             lead = order[:a]
             if a == k:
                 bound = upper
             elif self.probed:  # U_a: needs U >= lambda_1(PMP)
-                bound = max(float(theta[order[a]]) + self.rounding, upper) + self.tails[a]
+                bound = max(float(theta[order[a]]) + self.rounding, upper) + self.couplings[a]
             else:  # lambda~_{a+1} + eta >= lambda_{a+1}(M), Weyl
                 bound = float(self.above[a])
             gaps = _certified_gaps(theta[lead], residuals[lead], bound)
@@ -379,6 +411,21 @@ def block_norm(gram: np.ndarray, columns: np.ndarray, length: int) -> float:
     return float(np.sqrt(max(largest, 0.0)) * (1.0 + margin))
 
 
+def _defect_norm(defect: np.ndarray, columns: np.ndarray, residuals: np.ndarray, rounding: float,
+                 length: int) -> float:
+    r"""A bound on :math:`\|V_c^\top R_c\|_2` for the columns c = `columns` (unit
+    columns of V, R their residuals, of `length` rows), from `defect`, the computed
+    :math:`V^\top R` (k x k): its Frobenius norm, plus the rounding of that product,
+    :math:`\gamma_L |V_c|^\top |R_c|` entrywise and so at most :math:`\gamma_L
+    \sqrt{|c|}\,\|R_c\|_F` in norm (the `residuals` bound the columns' norms), plus
+    :math:`\sqrt{|c|}` times the `rounding` of each column of R, which
+    :math:`V_c^\top` does not enlarge; rounded up by 16u."""
+    block = defect[np.ix_(columns, columns)]
+    size = len(columns)
+    product = _gamma(length) * np.sqrt(size) * float(np.linalg.norm(residuals[columns]))
+    return (float(np.linalg.norm(block)) + product + np.sqrt(size) * rounding) * (1.0 + 8.0 * _EPS)
+
+
 def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> np.ndarray | None:
     r"""The lower bounds :math:`\delta_j` of step 3 (module docstring) on the distances
     from each :math:`\theta_j` to the rest of the spectrum, when the intervals
@@ -400,34 +447,127 @@ def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
 
 
 def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray,
-                  start: np.ndarray) -> Iterator[tuple[float, float]]:
-    r"""The bounds :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|(PMP)^t\boldsymbol\omega_i\|)^{1/t}`
-    on :math:`\lambda_1(PMP)` for t = 1, 2, ..., ``_POWERS`` (each one more product),
-    from :math:`W = M P \Omega`, each with the smallest bound that the powers up to
-    ``_POWERS`` can still give: the growth :math:`g_i = \|(PMP)^t\boldsymbol\omega_i\|
-    / \|(PMP)^{t-1}\boldsymbol\omega_i\|` of each vector (:math:`\|P\boldsymbol
-    \omega_i\|` = `start` at t = 1) never falls in later powers (for a symmetric A,
-    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so
-    no later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|(PMP)^t
-    \boldsymbol\omega_i\|\, g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic:
-    a guide for when to stop, not a certified bound). Each column is normalized after
-    every power (the logarithm of its growth summed), so that no power overflows or
-    underflows."""
-    growth = np.zeros(W.shape[1])  # log ||(PMP)^t omega_i||
+                  start: np.ndarray, drawn: np.ndarray, products: float,
+                  coupling: float) -> Iterator[tuple[float, float]]:
+    r"""Upper bounds :math:`U_t` on :math:`\lambda_1(B)`, :math:`B = PMP`, for t = 1, 2,
+    ..., ``_POWERS`` (each one more product), from :math:`W = M\mathbf y_0`, the
+    product with the projected probes :math:`\mathbf y_0 = \mathrm{fl}(P\boldsymbol
+    \omega_i)` (norms `start`; the probes' own norms `drawn`), each with the smallest
+    bound that the powers up to ``_POWERS`` can still give.
+
+    In exact arithmetic :math:`U_t = (\rho\sqrt{2/\pi}\max_i\|B^t\boldsymbol
+    \omega_i\|)^{1/t}`. The powers are computed, :math:`\mathbf y_s =
+    \mathrm{fl}(P\,\mathrm{fl}(M\mathbf y_{s-1})) = PM\mathbf y_{s-1} + \mathbf e_s`
+    with :math:`\|\mathbf e_s\| \le` `products` :math:`\|\mathbf y_{s-1}\| + c_P
+    \|\mathrm{fl}(M\mathbf y_{s-1})\|` (the products' rounding bound, and
+    :math:`c_P = \gamma_{2p+k}\sqrt k + \gamma_{p+2} + \varepsilon` for the projection
+    and the normalization), and :math:`\|\mathbf e_0\| \le c_P\|\boldsymbol\omega_i\|`.
+    As :math:`(PM)^t P = B^t` and :math:`\|(PM)^j\mathbf e\| \le \lambda^{j-1}(\lambda
+    + \|PR\|)\|\mathbf e\|` for j >= 1 (:math:`\lambda = \lambda_1(B)`; the part of
+    :math:`\mathbf e` in the span of V is moved by :math:`PMV = PR`, whose norm is at
+    most `coupling`),
+
+    .. math:: \|B^t\boldsymbol\omega_i\| \le \|\mathbf y_t\| + \|\mathbf e_t\|
+              + \sum_{s < t} \lambda^{t-s-1}(\lambda + \|PR\|)\,\|\mathbf e_s\| .
+
+    On the event :math:`\lambda^t \le \rho\sqrt{2/\pi}\max_i\|B^t\boldsymbol\omega_i\|`
+    of step 2, :math:`\lambda` is at most the largest root over i of :math:`\sum_{m=0}^t
+    a_m\lambda^{-m} = 1`, with :math:`a_m` the coefficients of this inequality divided
+    by :math:`\lambda^t` (the left side decreases in :math:`\lambda`: bisection in
+    :math:`\log\lambda`); :math:`U_t` is that root, rounded up. The rounding only
+    matters when :math:`\lambda_1(B)` is near the products' error.
+
+    The stopping guide: the growth :math:`g_i = \|\mathbf y_t\|/\|\mathbf y_{t-1}\|`
+    of each vector never falls in later powers (for a symmetric A,
+    :math:`\|A^t\mathbf w\|^2 \le \|A^{t-1}\mathbf w\|\,\|A^{t+1}\mathbf w\|`), so no
+    later bound is below :math:`\max_i (\rho\sqrt{2/\pi}\,\|\mathbf y_t\|\,
+    g_i^{T - t})^{1/T}`, T = ``_POWERS`` (in exact arithmetic: a guide for when to
+    stop, not a certified bound). Each column is normalized after every power (the
+    logarithm of its growth summed), so that no power overflows or underflows."""
+    p, k = V.shape
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
-    previous = np.where(start > 0, start, np.inf)  # the norms of the vectors multiplied
+    projection = (_gamma(2 * p + k) * np.sqrt(k) + _gamma(p + 2) + _EPS) * (1.0 + 16.0 * _EPS)
+    norm_error = np.log1p(2.0 * _gamma(p + 2))  # the computed norms, rounded up
+    with np.errstate(divide="ignore"):
+        log_y = [np.log(start)]  # log ||y_s||, s = 0, 1, ...
+        log_e = [np.log(projection * drawn) + norm_error]  # log of the bound on ||e_s||
+    scale = start  # the norms of the columns multiplied: y_0 itself, then unit vectors
     for t in range(1, _POWERS + 1):
         if t > 1:
             W = times(np.asfortranarray(W))
+        before = np.linalg.norm(W, axis=0)  # ||fl(M y_{t-1})||, in the units of the block
         W = W - V @ (V.T @ W)
         norms = np.linalg.norm(W, axis=0)
-        if not np.any(norms > 0):
-            yield 0.0, 0.0  # M vanishes outside the span of V
-            return
-        with np.errstate(divide="ignore"):
-            growth += np.log(norms)  # -inf for a vector that M annihilated
-            rates = np.log(norms / previous)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            units = np.where(scale > 0, log_y[-1] - np.log(np.where(scale > 0, scale, 1.0)), -np.inf)
+            log_e.append(np.log(products * scale + projection * before) + norm_error + units)
+            log_y.append(np.log(norms) + units)  # -inf for a vector that M annihilated
         W = W / np.where(norms > 0, norms, 1.0)
-        previous = np.ones_like(norms)
-        floor = np.max(factor + growth + (_POWERS - t) * rates) / _POWERS
-        yield float(np.exp((factor + growth.max()) / t)), float(np.exp(floor))
+        scale = (norms > 0).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            rates = log_y[-1] - log_y[-2]
+            floor = np.max(np.where(np.isfinite(rates), factor + log_y[-1] + (_POWERS - t) * rates, -np.inf))
+        yield _largest_root(_power_coefficients(log_y[-1] + norm_error, log_e, coupling, factor)), float(
+            np.exp(floor / _POWERS))
+        if not np.any(norms > 0):  # M vanishes outside the span of V (to rounding)
+            return
+
+
+def _power_coefficients(log_top: np.ndarray, log_e: list[np.ndarray], coupling: float,
+                        factor: float) -> np.ndarray:
+    r"""(t + 1, J) the logarithms of the coefficients :math:`a_m`, m = 0, ..., t, of
+    :func:`_power_bounds`' inequality :math:`\sum_m a_m \lambda^{-m} \ge 1` for each
+    probe: :math:`a_m/(\rho\sqrt{2/\pi}) = \|\mathbf e_m\|[m < t] + \|PR\|\,
+    \|\mathbf e_{m-1}\|[m \ge 1] + (\|\mathbf y_t\| + \|\mathbf e_t\|)[m = t]`, from
+    `log_top` (:math:`\log\|\mathbf y_t\|`) and the bounds `log_e` on
+    :math:`\log\|\mathbf e_s\|`, s = 0, ..., t."""
+    t = len(log_e) - 1
+    errors = np.array(log_e)
+    with np.errstate(divide="ignore"):
+        moved = np.log(coupling) + errors[:-1]  # ||PR|| ||e_{m-1}||, m = 1, ..., t
+    terms = np.full((t + 1, errors.shape[1]), -np.inf)
+    terms[:t] = errors[:t]
+    terms[1:] = np.logaddexp(terms[1:], moved)
+    terms[t] = np.logaddexp(terms[t], np.logaddexp(log_top, errors[t]))
+    return factor + terms
+
+
+def _largest_root(log_a: np.ndarray) -> float:
+    r"""The largest :math:`\lambda \ge 0` with :math:`\sum_m a_m\lambda^{-m} \ge 1` for
+    some column of `log_a` (the logarithms of :math:`a_m`, m = 0, 1, ..., rows),
+    rounded up: inf if some :math:`a_0 \ge 1`, 0 if no :math:`a_m` with m >= 1 is
+    positive. The sum decreases in :math:`\lambda`, so each column's root lies between
+    :math:`\max_m (\log a_m)/m` (where one term alone is 1) and :math:`\max_m (\log a_m
+    + \log t - \log(1 - a_0))/m` (where each term is at most :math:`(1 - a_0)/t`).
+    Where the rounding is negligible (the usual case), the lower end raised by
+    :math:`10^{-10}` relative already has a sum below 1 and is taken; otherwise 50
+    bisections in :math:`\log\lambda` find the root. The rounding of the logarithms
+    (up to :math:`u(|\log a_m| + m|\log\lambda|)` each) is added to the result's."""
+    if np.any(log_a[0] >= 0.0):
+        return float("inf")
+    powers = np.arange(1, log_a.shape[0])[:, None]
+    finite = np.isfinite(log_a[1:])
+    if not finite.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        room = np.log(powers.size) - np.log1p(-np.exp(log_a[0]))  # log(t / (1 - a_0))
+    low = np.max(np.where(finite, log_a[1:] / powers, -np.inf), axis=0)
+    high = np.max(np.where(finite, (log_a[1:] + room) / powers, -np.inf), axis=0)
+    columns = np.isfinite(low)
+    low, high, log_a = low[columns], high[columns], log_a[:, columns]
+    exponents = np.arange(log_a.shape[0])[:, None]
+
+    def above(at: np.ndarray) -> np.ndarray:  # the sum at lambda = exp(at) is at least 1
+        return np.logaddexp.reduce(log_a - exponents * at, axis=0) >= 0.0
+
+    near = low + 1e-10
+    if not np.any(above(near)):
+        high = np.minimum(near, high)
+    else:
+        for _ in range(50):
+            middle = (low + high) / 2
+            up = above(middle)
+            low, high = np.where(up, middle, low), np.where(up, high, middle)
+    largest = float(np.max(high))
+    slack = 8.0 * _EPS * (float(np.max(np.abs(log_a[np.isfinite(log_a)]))) + exponents.size * abs(largest) + 1.0)
+    return float(np.exp(largest + slack))
