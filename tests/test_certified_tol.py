@@ -470,6 +470,22 @@ def test_the_exact_routes_certificate_multiplies_the_routes_copy_and_drops_it(mo
     assert certified(matrix.as_matrix(X), route).copy_products is None
 
 
+def _worst_rounding(times, exact, p: int, rng: np.random.Generator) -> float:
+    """The largest ||fl(M q) - M q|| / ||q|| over 10 random q, with `times` the
+    computed product (p x b blocks) and `exact(q)` M q in rational arithmetic (q as
+    Fractions of its float64 entries)."""
+    from fractions import Fraction
+
+    worst = 0.0
+    for _ in range(10):
+        q = rng.standard_normal(p)
+        computed = times(q[:, None])[:, 0]
+        reference = exact([Fraction(float(v)) for v in q])
+        error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, reference))) ** 0.5
+        worst = max(worst, error / float(np.linalg.norm(q)))
+    return worst
+
+
 def test_the_eig_routes_kept_matrix_survives_lapacks_solve():
     """Above order 512 LAPACK solves the formed matrix in place (overwrite_a): the
     matrix the certificate multiplies is a copy made before, still X_c^T X_c after the
@@ -517,15 +533,11 @@ def test_the_rounding_bound_of_the_formed_matrixs_products_holds_against_exact_a
     rows = [[(Fraction(int(v)) - means[j]) * unit for j, v in enumerate(row)] for row in X]
     gram = [[sum(r[i] * r[j] for r in rows) for j in range(p)] for i in range(p)]
     bound = products.rounding(route.total_ss)
-    worst = 0.0
-    for _ in range(10):
-        q = rng.standard_normal(p)
-        qf = [Fraction(float(v)) for v in q]
-        exact = [sum(gram[i][j] * qf[j] for j in range(p)) for i in range(p)]
-        computed = products.scatter_times(q[:, None])[:, 0]
-        error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, exact))) ** 0.5
-        worst = max(worst, error / float(np.linalg.norm(q)))
-    assert 0.0 < worst <= bound
+
+    def exact(q):
+        return [sum(gram[i][j] * q[j] for j in range(p)) for i in range(p)]
+
+    assert 0.0 < _worst_rounding(products.scatter_times, exact, p, rng) <= bound
 
 
 def test_the_probe_powers_stop_when_no_smaller_bound_could_help(monkeypatch):
@@ -619,16 +631,12 @@ def test_the_rounding_bound_of_implicit_products_holds_against_exact_arithmetic(
 
     plain = product_rounding(total_ss, n, p)
     assert plain <= bound <= 6.0 * plain * (1 + 1e-12)
-    worst = 0.0
-    for _ in range(10):
-        q = rng.standard_normal(p)
-        qf = [Fraction(float(v)) for v in q]
-        Yq = [sum(r[j] * qf[j] for j in range(p)) for r in rows]
-        exact = [sum(rows[i][j] * Yq[i] for i in range(n)) for j in range(p)]
-        computed = products.scatter_times(q[:, None])[:, 0]
-        error = float(sum((Fraction(float(c)) - e) ** 2 for c, e in zip(computed, exact))) ** 0.5
-        worst = max(worst, error / float(np.linalg.norm(q)))
-    assert 0.0 < worst <= bound
+
+    def exact(q):
+        Yq = [sum(r[j] * q[j] for j in range(p)) for r in rows]
+        return [sum(rows[i][j] * Yq[i] for i in range(n)) for j in range(p)]
+
+    assert 0.0 < _worst_rounding(products.scatter_times, exact, p, rng) <= bound
 
 
 def test_the_probes_are_drawn_apart_from_the_start_vectors(monkeypatch):
