@@ -60,6 +60,60 @@ eigenvalues (:func:`certify`):
    raised by the rounding of the residuals (:func:`product_rounding`;
    :math:`\sqrt{k - a}` times it for a block's 2-norm).
 
+**Columns orthonormal to rounding.** Steps 2 and 4 and the coupling bound below take
+V with orthonormal columns: P a projector (:math:`P^2 = P`, used by the powers of step
+2), the complement of the span of V or of its a leading columns split as in step 4, and
+:math:`V^\top MV` a compression of M (Cauchy's interlacing theorem). A computed V has
+them only to rounding, and :func:`certify` takes :math:`\hat{\mathbf v}_j = \mathbf
+v_j/\|\mathbf v_j\|` and :math:`P = I - VV^\top` as computed. The bounds are those of
+the orthonormal :math:`Q = \hat V\hat G^{-1/2}`, :math:`\hat G = \hat V^\top\hat V`,
+which has the span of V, with :math:`\omega \ge \|V^\top V - I\|_2, \|\hat G - I\|_2`
+(:func:`_orthonormality_error`; :math:`\omega < 1`) and :math:`\eta = (1 - \omega)^{-1/2}
+- 1 \ge \|\hat G^{-1/2} - I\|_2`:
+
+* step 1 and the bounds of step 3 on each pair are about each :math:`\hat{\mathbf v}_j`
+  alone, and the counting of step 3 needs only :math:`U \ge \lambda_{k+1}(M)`: no change;
+* Courant and Fischer hold on the complement of the span of Q (the same span), with the
+  projector :math:`P_Q = I - QQ^\top`. The computed powers apply :math:`I - VV^\top = P_Q
+  + Q(I - CC^\top)Q^\top`, :math:`C = Q^\top V` (k x k, V = QC), and :math:`CC^\top` has
+  the eigenvalues of :math:`C^\top C = V^\top V`, so :math:`\|(I - VV^\top) - P_Q\|_2 =
+  \|V^\top V - I\|_2 \le \omega`:
+  each power's error :math:`\mathbf e_s` gains :math:`\omega\|\mathrm{fl}(M\mathbf
+  y_{s-1})\|` (and :math:`\mathbf e_0` gains :math:`\omega\|\boldsymbol\omega_i\|`), the
+  projection's rounding is scaled by :math:`\|V\|_2^2 \le 1 + \omega`, and
+  :math:`(P_QM)^tP_Q = (P_QMP_Q)^t` holds exactly. The part of an error in the span is
+  moved by :math:`\|P_QMQ\|_2 = \|P_Q\hat R\hat G^{-1/2}\|_2 \le (1 + \eta)\|\hat R\|_2`
+  (:math:`\hat R = M\hat V - \hat V\Theta`, as :math:`P_Q\hat V = 0`) in place of
+  :math:`\|\hat R\|_2` (:func:`_power_bounds`);
+* :math:`Q^\top MQ = \hat G^{-1/2}(\hat G\Theta + \hat V^\top\hat R)\hat G^{-1/2} = \Theta
+  + \hat V^\top\hat R + E` (:math:`\hat V^\top M\hat V = \hat G\Theta + \hat V^\top\hat
+  R`), with :math:`E = [\hat G^{1/2} - I, \Theta - c I]\hat G^{-1/2} + (\hat G^{-1/2} -
+  I)\hat V^\top\hat R\hat G^{-1/2} + \hat V^\top\hat R(\hat G^{-1/2} - I)` for any c, so
+  (c the midpoint of the :math:`\theta_j`, :math:`\|\hat G^{1/2} - I\|_2 \le 1 - \sqrt{1
+  - \omega} \le \omega`)
+
+  .. math:: \|E\|_2 \le (1 + \eta)\,\omega\,(\theta_{\max} - \theta_{\min})
+            + \eta(2 + \eta)\,\|\hat V^\top\hat R\|_2 ,
+
+  and the coupling of the span of Q with the complement, :math:`(I - QQ^\top)MQ_c =
+  (I - QQ^\top)\hat R(\hat G^{-1/2})_{:,c}`, has norm at most :math:`\|\hat R_c\|_2 +
+  \eta\|\hat R\|_2`. Step 4 with the a leading columns of Q (their complement is spanned
+  by the other columns of Q and the complement of all k: the block matrix of step 4
+  with Q, :math:`\Theta_c + (\hat V^\top\hat R)_{cc} + E_{cc}` in its corner) and the
+  coupling bound below (Cauchy for :math:`Q^\top MQ`, then Weyl) hold with every coupling
+  :math:`\|R_c\|_2 + \|V_c^\top R_c\|_2` raised by
+
+  .. math:: \eta\|\hat R\|_2 + (1 + \eta)\,\omega\,(\theta_{\max} - \theta_{\min})
+            + \eta(2 + \eta)\,\|\hat V^\top\hat R\|_2 \approx \omega\,(\theta_{\max}
+            - \theta_{\min}) .
+
+M's norm does not enter: M acts on the span of V through :math:`\Theta` and
+:math:`\hat R`. For the axes of a fit, :math:`\omega` is of order :math:`p\varepsilon`
+and the term is far below the products' rounding bound, :math:`(\gamma_n + \gamma_p)
+\operatorname{tr} M`; for columns far from orthonormal it is what keeps the bounds
+true (two columns at an angle of 0.1 rad to each other, tests/test_certified_tol.py).
+A formed spectrum's bounds (below) need none of this.
+
 **Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
 route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
 :math:`\tilde M = M + E` are computed, and step 2 needs no random vectors
@@ -278,13 +332,16 @@ def _gamma(length: int) -> float:
 
 def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator,
             spectrum: FormedSpectrum | None = None, product_error: float | None = None) -> Certificate:
-    r"""Certified error bounds for the columns of V (p, k), orthonormal to round-off, as
+    r"""Certified error bounds for the columns of V (p, k), nearly orthonormal, as
     approximate eigenvectors of the symmetric positive semi-definite M given by
     ``times(Q) = M Q`` (see the module docstring). Each column is taken as the unit
     vector :math:`\mathbf v_j/\|\mathbf v_j\|` (its Rayleigh quotient and residual
     divided by :math:`\|\mathbf v_j\|^2` and :math:`\|\mathbf v_j\|`: a computed
     column's norm differs from 1 by up to about p eps, which moves the quotient by as
-    much). `product_error` bounds the rounding of the products, :math:`\|\mathrm{fl}(M
+    much). Their loss of mutual orthogonality, :math:`\|V^\top V - I\|_2 \le \omega`, is
+    counted too (module docstring, "Columns orthonormal to rounding"); a ValueError
+    names V when :math:`\omega \ge 1`. `product_error` bounds the rounding of the
+    products, :math:`\|\mathrm{fl}(M
     \mathbf q) - M\mathbf q\| \le` `product_error` :math:`\|\mathbf q\|` (see
     :func:`product_rounding`); without it, the estimate :math:`\sqrt p\,\varepsilon
     \max_j\theta_j` stands in. The rounding of the quotients and residuals themselves
@@ -313,20 +370,30 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
     computed, error = (None, 0.0) if spectrum is None else (spectrum.eigenvalues[: k + 1], spectrum.error)  # k may be cut since
     above = np.full(k + 1, np.inf) if computed is None else np.maximum(computed + error, 0.0)
-    gram = R.T @ R  # every block's 2-norm from k x k numbers (NumPy's syrk, as the products: one BLAS)
+    scales = np.sqrt(np.outer(squares, squares))
+    gram = (R.T @ R) / scales  # every block's 2-norm from k x k numbers (of the unit columns' residuals)
     # V^T R, the Ritz defect (zero diagonal; 0 for Ritz vectors): V^T M V = Theta + V^T R
-    defect = (V.T @ R) / np.sqrt(np.outer(squares, squares))
+    defect = (V.T @ R) / scales
     # the coupling of the pairs after the a leading ones (step 4), a = 0, ..., k - 1,
     # with the rest: ||R_c||_2 + ||V_c^T R_c||_2 for their columns c, which do not
     # depend on U. R is computed with an error of at most `rounding` per column:
     # sqrt(|c|) times that in the 2-norm of a block of |c| columns
     blocks = [block_norm(gram, order[a:], p) + np.sqrt(k - a) * rounding for a in range(k)]
-    couplings = [block + _defect_norm(defect, order[a:], residuals, rounding, p) for a, block in enumerate(blocks)]
+    defects = [_defect_norm(defect, order[a:], residuals, rounding, p) for a in range(k)]
+    # V's columns are orthonormal to rounding only: the bounds hold for the orthonormal
+    # Q = V^ G^(-1/2) of the same span, and the difference adds `skew` to every coupling
+    # (module docstring, "Columns orthonormal to rounding")
+    omega = _orthonormality_error(V, squares)
+    widening = omega / ((1.0 + np.sqrt(1.0 - omega)) * np.sqrt(1.0 - omega)) * (1.0 + 8.0 * _EPS)  # eta
+    spread = float(theta.max() - theta.min()) + 2.0 * rounding
+    skew = (widening * blocks[0] + (1.0 + widening) * omega * spread
+            + widening * (2.0 + widening) * defects[0]) * (1.0 + 8.0 * _EPS)
+    couplings = [block + defect_c + skew for block, defect_c in zip(blocks, defects)]
     pairs = _Pairs(theta, residuals, rounding, order, above, couplings, computed is None)
     upper = float(above[k])
     # the probes' bounds, their own rounding counted (||PR|| <= blocks[0]); none with a spectrum
     powers = () if spectrum is not None else _power_bounds(
-        times, V, W, np.linalg.norm(probes, axis=0), drawn, products, blocks[0])
+        times, V, W, np.linalg.norm(probes, axis=0), drawn, products, (1.0 + widening) * blocks[0], omega)
     for upper_t, floor_t in powers:
         upper = min(upper, upper_t)
         if _settled(pairs.bounds(upper), pairs.bounds(min(floor_t, upper))):
@@ -426,6 +493,33 @@ def _defect_norm(defect: np.ndarray, columns: np.ndarray, residuals: np.ndarray,
     return (float(np.linalg.norm(block)) + product + np.sqrt(size) * rounding) * (1.0 + 8.0 * _EPS)
 
 
+def _orthonormality_error(V: np.ndarray, squares: np.ndarray) -> float:
+    r"""A bound :math:`\omega` on both :math:`\|V^\top V - I\|_2` and :math:`\|\hat V^\top
+    \hat V - I\|_2`, :math:`\hat V` the unit columns :math:`\mathbf v_j/\|\mathbf v_j\|`
+    (`squares` the computed :math:`\|\mathbf v_j\|^2`; the off-diagonal entries of
+    :math:`\hat V^\top\hat V` are those of :math:`V^\top V` divided by
+    :math:`\|\mathbf v_i\|\|\mathbf v_j\|`, its diagonal is 1): the larger of the two
+    computed k x k norms, plus the rounding of :math:`V^\top V`, :math:`\gamma_p
+    |V|^\top|V|` entrywise and so at most :math:`\gamma_p\|V\|_F^2` in norm, and of the
+    subtraction and the division (:math:`\sqrt k\,\varepsilon` in norm), both divided by
+    :math:`\min(1, \min_j\|\mathbf v_j\|^2)`, plus the eigensolver's
+    :math:`2k\varepsilon` times the Frobenius norms (as c of the module docstring);
+    rounded up by 16u. A ValueError names V when it reaches 1 (columns dependent to
+    rounding: no orthonormal basis of their span has k vectors)."""
+    p, k = V.shape
+    gram = V.T @ V
+    unit = gram / np.sqrt(np.outer(squares, squares))
+    np.fill_diagonal(unit, 1.0)
+    norms = [(float(np.abs(np.linalg.eigvalsh(G - np.eye(k))).max()), float(np.linalg.norm(G - np.eye(k))))
+             for G in (gram, unit)]
+    rounding = (_gamma(p) * float(squares.sum()) + _EPS * np.sqrt(k)) / min(1.0, float(squares.min()))
+    omega = max(two + 2.0 * k * _EPS * frobenius for two, frobenius in norms) + rounding
+    omega *= 1.0 + 8.0 * _EPS
+    if not omega < 1.0:
+        raise ValueError(f"V: its columns are too far from orthonormal to certify (||V^T V - I||_2 up to {omega:.3g})")
+    return omega
+
+
 def _certified_gaps(theta: np.ndarray, residuals: np.ndarray, bound: float) -> np.ndarray | None:
     r"""The lower bounds :math:`\delta_j` of step 3 (module docstring) on the distances
     from each :math:`\theta_j` to the rest of the spectrum, when the intervals
@@ -448,7 +542,7 @@ def _pairwise_gaps(theta: np.ndarray, residuals: np.ndarray) -> np.ndarray:
 
 def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: np.ndarray,
                   start: np.ndarray, drawn: np.ndarray, products: float,
-                  coupling: float) -> Iterator[tuple[float, float]]:
+                  coupling: float, omega: float) -> Iterator[tuple[float, float]]:
     r"""Upper bounds :math:`U_t` on :math:`\lambda_1(B)`, :math:`B = PMP`, for t = 1, 2,
     ..., ``_POWERS`` (each one more product), from :math:`W = M\mathbf y_0`, the
     product with the projected probes :math:`\mathbf y_0 = \mathrm{fl}(P\boldsymbol
@@ -460,8 +554,11 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
     \mathrm{fl}(P\,\mathrm{fl}(M\mathbf y_{s-1})) = PM\mathbf y_{s-1} + \mathbf e_s`
     with :math:`\|\mathbf e_s\| \le` `products` :math:`\|\mathbf y_{s-1}\| + c_P
     \|\mathrm{fl}(M\mathbf y_{s-1})\|` (the products' rounding bound, and
-    :math:`c_P = \gamma_{2p+k}\sqrt k + \gamma_{p+2} + \varepsilon` for the projection
-    and the normalization), and :math:`\|\mathbf e_0\| \le c_P\|\boldsymbol\omega_i\|`.
+    :math:`c_P = (\gamma_{2p+k}\sqrt k + \gamma_{p+2} + \varepsilon)(1 + \omega) +
+    \omega` for the projection and the normalization, `omega` bounding
+    :math:`\|V^\top V - I\|_2`, the distance of the computed :math:`I - VV^\top` from
+    the projector P of the module docstring's "Columns orthonormal to rounding"), and
+    :math:`\|\mathbf e_0\| \le c_P\|\boldsymbol\omega_i\|`.
     As :math:`(PM)^t P = B^t` and :math:`\|(PM)^j\mathbf e\| \le \lambda^{j-1}(\lambda
     + \|PR\|)\|\mathbf e\|` for j >= 1 (:math:`\lambda = \lambda_1(B)`; the part of
     :math:`\mathbf e` in the span of V is moved by :math:`PMV = PR`, whose norm is at
@@ -486,7 +583,7 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
     logarithm of its growth summed), so that no power overflows or underflows."""
     p, k = V.shape
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
-    projection = (_gamma(2 * p + k) * np.sqrt(k) + _gamma(p + 2) + _EPS) * (1.0 + 16.0 * _EPS)
+    projection = ((_gamma(2 * p + k) * np.sqrt(k) + _gamma(p + 2) + _EPS) * (1.0 + omega) + omega) * (1.0 + 16.0 * _EPS)
     norm_error = np.log1p(2.0 * _gamma(p + 2))  # the computed norms, rounded up
     with np.errstate(divide="ignore"):
         log_y = [np.log(start)]  # log ||y_s||, s = 0, 1, ...
