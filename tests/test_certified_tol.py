@@ -757,3 +757,63 @@ def test_the_bounds_count_columns_that_are_not_orthonormal():
         sines = np.linalg.norm(unit - Q[:, :k] * np.sum(unit * Q[:, :k], axis=0), axis=0)
         assert np.all(sines <= found.axis_bounds) and found.axis_bounds.max() < 1e-4
     assert certificate._orthonormality_error(V, np.sum(V * V, axis=0)) >= np.linalg.norm(V.T @ V - np.eye(k), 2)
+
+
+@pytest.mark.theorem("prop-scale-certificate")
+def test_bounds_hold_on_the_left_side_krylov_route():
+    """For n < p the Krylov route finds the left singular vectors and maps them,
+    v_j = X_c^T u_j / sigma_j: not Ritz vectors of M, so V^T R is not zero (it is of
+    second order in the residuals, about 4e-3 of ||R||_2 at tol 1e-2 here). The
+    eigenvalue bounds are used up to 0.9 of their value (at tol 1e-2), so that a bound without
+    ||R_c||_2 fails here at every tol (a bound without V^T R would not: that term is
+    tested on the counterexample of test_the_coupling_bound_counts_the_ritz_defect)."""
+    draws = np.random.default_rng(35)
+    n, p, k = 300, 500, 7
+    signal = draws.standard_normal((n, 20)) * 10 * 0.8 ** np.arange(20)
+    X = signal @ draws.standard_normal((20, p)) / np.sqrt(p) + draws.standard_normal((n, p))
+    ev, Vt = _truth(X, k)
+    used = []
+    for tol in (1e-2, 1e-3, 1e-4):
+        fit = PCA(k, tol=tol).fit(X)
+        assert fit.solver_ == "krylov"
+        sines, errors = _sines(fit.components_, Vt), np.abs(fit.explained_variance_ - ev)
+        assert np.all(fit.components_bound_ >= sines)
+        assert np.all(fit.explained_variance_bound_ >= errors)
+        assert np.all(fit.components_bound_[:5] < 10 * tol)
+        used.append(np.max(errors / fit.explained_variance_bound_))
+    assert max(used) > 0.8
+
+
+@pytest.mark.theorem("prop-scale-certificate")
+def test_the_eig_routes_formed_matrix_with_probes_when_lanczos_solved_it(monkeypatch):
+    """Above order CERTIFIED_LAPACK_MAX_M (1200) the eig route's formed matrix is solved
+    by ARPACK's Lanczos method (for k <= m/40, when it converges within its budget):
+    its Ritz values bound no eigenvalue, so the certificate draws probes and multiplies
+    by the formed matrix (FormedProducts). The thresholds are lowered here so that a
+    600 x 150 fit takes that path (a formed matrix of order 1200 needs n >> p to leave
+    the Krylov route, tens of GFlop): the probes and the products with the formed
+    matrix are used, and the bounds hold and are at round-off."""
+    from pcalib import solvers
+    from pcalib._linalg import constants
+    from pcalib._routes.decomposition import FormedProducts
+
+    monkeypatch.setattr(constants, "NUMPY_MAX_M", 100)
+    monkeypatch.setattr(constants, "CERTIFIED_LAPACK_MAX_M", 100)
+    monkeypatch.setattr(constants, "FORMED_LANCZOS_MAX_FRACTION", 1.0)
+    calls = []
+    original = solvers.certify
+
+    def recorded(times, V, rng, spectrum=None, product_error=None):
+        calls.append((getattr(times, "__self__", None), spectrum))
+        return original(times, V, rng, spectrum, product_error)
+
+    monkeypatch.setattr(solvers, "certify", recorded)
+    X = _decaying(600, 150, seed=4)
+    k = 3
+    ev, Vt = _truth(X, k)
+    fit = PCA(k, tol=1e-8).fit(X)
+    assert fit.solver_ == "eig" and len(calls) == 1
+    assert isinstance(calls[0][0], FormedProducts) and calls[0][1] is None  # probes, no spectrum
+    assert np.all(fit.components_bound_ >= _sines(fit.components_, Vt))
+    assert np.all(fit.explained_variance_bound_ >= np.abs(fit.explained_variance_ - ev))
+    assert np.all(fit.components_bound_ < 1e-9)
