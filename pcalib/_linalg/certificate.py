@@ -105,7 +105,9 @@ which has the span of V, with :math:`\omega \ge \|V^\top V - I\|_2, \|\hat G - I
 
   .. math:: \eta\|\hat R\|_2 + (1 + \eta)\,\omega\,(\theta_{\max} - \theta_{\min})
             + \eta(2 + \eta)\,\|\hat V^\top\hat R\|_2 \approx \omega\,(\theta_{\max}
-            - \theta_{\min}) .
+            - \theta_{\min} + \|\hat R\|_2/2 + \|\hat V^\top\hat R\|_2)
+
+  for small :math:`\omega` (:math:`\eta \approx \omega/2`).
 
 M's norm does not enter: M acts on the span of V through :math:`\Theta` and
 :math:`\hat R`. For the axes of a fit, :math:`\omega` is of order :math:`p\varepsilon`
