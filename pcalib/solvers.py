@@ -67,24 +67,26 @@ fixed number of steps, no residual test).
    ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
    a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
    that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-   block Krylov may spend up to half the estimated cost of the exact route
+   block Krylov is tried when half the estimated cost of the exact route
    (the ``syrk``, then ARPACK's Lanczos method on the formed matrix),
    :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` multiply-adds of the
    ``syrk`` (:math:`n p m + e\, m^3` where LAPACK solves it: order 512 or less, or
    :math:`k > m/40`; :math:`e = 40/11`), at :math:`t_\text{block} = 4 c\, n p b` per block of
-   :math:`b = k + 3` columns, and is tried when that allows 4
+   :math:`b = k + 2` columns, allows 4
    blocks (:math:`v = 12` per :math:`m^2` of a Lanczos product, one ``dsymv``
    that is bound by memory, and :math:`c = 3` per flop of the thin products and
    their share of the orthogonalization: the ratios of their times to the
    ``syrk``'s, measured on one core; counts, not timings, so that a shape
    takes the same route on every machine and at every call).
-   It stops early when the decay of its residual predicts a failure (a flat
-   spectrum near :math:`\lambda_k`): when even the fastest decay seen so
-   far, or, past half the budget, twice the latest one, would not reach the
-   test within the budget. If it stops, the k leading eigenpairs of the
-   formed matrix take over (``solver_`` "eig" if n >= p, "gram"
-   otherwise), so a failure costs at most about 1.5 times the exact
-   route's time. Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
+   Once tried, it may spend the whole estimated cost (:func:`krylov_run_blocks`:
+   the blocks spent are sunk, and a run forecast to converge within that cost
+   is cheaper to finish than to abandon). It stops early when the decay of its
+   residual predicts a failure (a flat spectrum near :math:`\lambda_k`): when
+   even the fastest decay seen so far, or, past a quarter of the budget, twice the
+   latest one, would not reach the test within the budget. If it stops, the k
+   leading eigenpairs of the formed matrix take over (``solver_`` "eig" if
+   n >= p, "gram" otherwise), so a failure costs at most about twice the
+   exact route's time. Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
    route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
@@ -98,15 +100,15 @@ route checks it), :math:`X_c` is never formed: :math:`X_c Q = XQ - \mathbf 1
 saves the copy of X and 0.07-0.16 s (measured on 2 cores at 5000 x 5000 to
 10000 x 4000). Otherwise the route works on one centered copy of X. It
 accepts the Ritz pairs when every residual
-:math:`\|M v_j - \theta_j v_j\| \le 10^{-11}\theta_1` (the a-posteriori
-test of the sparse and Dask routes, ten times tighter, computed from the
+:math:`\|M v_j - \theta_j v_j\| \le 10^{-12}\theta_1` (the a-posteriori
+test of the sparse and Dask routes, a hundred times tighter, computed from the
 stored products): each eigenvalue is then within
-:math:`10^{-11}\lambda_1` (and
+:math:`10^{-12}\lambda_1` (and
 within the square of that over its gap), each axis within an angle of
-about :math:`10^{-11}\lambda_1/\delta_j` of its eigenvector,
+about :math:`10^{-12}\lambda_1/\delta_j` of its eigenvector,
 :math:`\delta_j` its spectral gap (measured on the benchmark's spectra:
-axes within 2.5e-11 of the SVD's, where :math:`10^{-10}` left 2.7e-10 on
-components near the noise). Passed explicitly, it takes blocks of
+axes within 3.1e-11 of the SVD's, where :math:`10^{-11}` left 5.1e-10 on
+a component at the edge of the noise). Passed explicitly, it takes blocks of
 :math:`\max(2k, k + 10)` columns, as on sparse and Dask data, and refuses to
 run past 40 blocks (RuntimeError).
 
@@ -201,6 +203,7 @@ __all__ = [
     "fit_by_route",
     "implicit_route",
     "krylov_budget",
+    "krylov_run_blocks",
     "sparse_route_costs",
     "tol_blocks",
 ]
@@ -246,7 +249,7 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
         t_\text{exact} = a\, n p m + v\, (8k + 40)\, m^2, \qquad t_\text{block} = 4 c\, n p b,
 
-    m = min(n, p), b = k + 3 the block width, in multiply-adds of the syrk (a = 1),
+    m = min(n, p), b = k + 2 the block width, in multiply-adds of the syrk (a = 1),
     v and c the weights of one Lanczos product with the formed matrix per :math:`m^2`
     (``pcalib._linalg.eigen.top_eigh`` above order ``constants.NUMPY_MAX_M`` for
     :math:`40k \le m`; 8k + 40 products, more than the benchmark's fits need; where
@@ -254,10 +257,11 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     to one of those (``constants.FORMED_PRODUCT_COST``, ``constants.EIGENSOLVER_COST``,
     ``constants.THIN_PRODUCT_COST``), and :math:`s = 1/2` (``constants.KRYLOV_SHARE``;
     1 with `keep_moments` False, ``PCA(tol=...)``, whose tolerance stops it early): a
-    block Krylov run may spend half of what the exact route would cost, and one that
-    will not converge is stopped as soon as the decay of its residual predicts it
-    (``pcalib._linalg.eigen.krylov_top_operator``), so that a failure costs at most
-    about 1.5 times the exact route (twice with `keep_moments` False).
+    block Krylov run is tried when half of what the exact route would cost allows
+    ``constants.KRYLOV_MIN_BLOCKS`` blocks (then it may spend all of it,
+    :func:`krylov_run_blocks`), and one that will not converge is stopped as soon as
+    the decay of its residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``),
+    so that a failure costs at most about twice the exact route.
     0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
@@ -272,6 +276,22 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     block = constants.THIN_PRODUCT_COST * 4 * n * p * dense_krylov_block(k, m)
     share = constants.KRYLOV_SHARE if keep_moments else 1.0  # a tolerance stops it early
     return int(share * exact / block)
+
+
+def krylov_run_blocks(n: int, p: int, k: int) -> int:
+    r"""How many blocks a block Krylov run of "auto" may spend on an n x p array for k
+    components once :func:`krylov_budget` has let it start: the whole estimated cost
+    of the exact route, :math:`\lfloor t_\text{exact} / t_\text{block} \rfloor`
+    (:func:`krylov_budget` with s = 1), twice the budget that decides whether to try.
+    The run gives up as soon as the decay of its residual predicts it will not converge
+    within that (``pcalib._linalg.eigen.krylov_top_operator``): the blocks it has spent
+    are sunk, and a run forecast to converge within the exact route's cost is cheaper to
+    finish than to abandon. Measured at 5000 x 5000, k = 10 (tests/benchmarks.py's
+    decaying spectrum, one thread, CPU): with half the cost as its limit the run gave up
+    after 10 of 20 blocks (a forecast of 35) and the formed matrix took over, 2.96 s; with
+    the whole cost it converged after 35 blocks of the 41 allowed, 2.13 s. A run that
+    does not converge costs at most about twice the exact route."""
+    return krylov_budget(n, p, k, keep_moments=False)
 
 
 def tol_blocks(n: int, p: int, k: int) -> int:
@@ -388,7 +408,7 @@ def fit_by_route(
         route = implicit_route(solver, n, p, k, every_component, data)
     budget = {}
     if solver == "auto":
-        budget["max_blocks"] = krylov_budget(n, p, k) if tol is None else tol_blocks(n, p, k)
+        budget["max_blocks"] = krylov_run_blocks(n, p, k) if tol is None else tol_blocks(n, p, k)
 
     def run(route: str) -> Decomposition:
         rng = check_random_state(random_state) if route == "randomized" else None

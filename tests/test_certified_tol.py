@@ -402,10 +402,10 @@ def test_eigenvalue_bounds_hold_against_exact_arithmetic_for_few_features():
 def test_a_tol_fit_takes_the_exact_route_where_the_cost_model_finds_it_cheaper(monkeypatch):
     """tol_blocks: at 10000 x 1000, k = 50, and 100 x 50000 the budget of "auto" holds fewer
     than KRYLOV_MIN_BLOCKS Krylov blocks, so none is tried (0); at 2500 x 2500, k = 10,
-    it holds many (the whole exact cost: twice what an exact fit gets). A fit on a small shape of each kind: 600 x 150, k = 10 (budget 1,
+    it holds many (the whole exact cost, as an exact fit once tried). A fit on a small shape of each kind: 600 x 150, k = 10 (budget 1,
     so 0) takes the formed matrix at once, with neither a Krylov product nor the pass
     of column moments that the implicit Krylov route starts with; 400 x 400, k = 2
-    (budget 30) runs block Krylov at its tolerance and converges."""
+    (budget 38) runs block Krylov at its tolerance and converges."""
     from pcalib._linalg import constants
     from pcalib._routes import dense, dense_krylov
     from pcalib.solvers import krylov_budget, tol_blocks
@@ -413,7 +413,7 @@ def test_a_tol_fit_takes_the_exact_route_where_the_cost_model_finds_it_cheaper(m
     assert krylov_budget(10000, 1000, 50, keep_moments=False) == 2 and tol_blocks(10000, 1000, 50) == 0
     assert tol_blocks(100, 50000, 5) == 0
     assert tol_blocks(2500, 2500, 10) == krylov_budget(2500, 2500, 10, keep_moments=False) >= constants.KRYLOV_MIN_BLOCKS
-    assert tol_blocks(600, 150, 10) == 0 and tol_blocks(400, 400, 2) == 30
+    assert tol_blocks(600, 150, 10) == 0 and tol_blocks(400, 400, 2) == 38
     calls = []
     krylov, implicit = dense_krylov.krylov_top_operator, dense.implicitly_centered
     monkeypatch.setattr(dense_krylov, "krylov_top_operator", lambda *a, **o: calls.append("krylov") or krylov(*a, **o))

@@ -125,15 +125,15 @@ def test_auto_solver_rule_at_its_thresholds():
     assert dense_route("auto", 1000, 1024, 10, False) == "eig"
     assert dense_route("auto", 500, 3999, 10, False) == "gram"
     # Above 1024 features, n and p within a factor 4: Krylov when its budget holds at
-    # least 4 blocks of k + 3 columns: half of the syrk plus Lanczos's 8k + 40 products
+    # least 4 blocks of k + 2 columns: half of the syrk plus Lanczos's 8k + 40 products
     # with the formed matrix (weight 12 per m^2), over 12 n p b per block.
     assert krylov_budget(20000, 1024, 10) == 0
     assert krylov_budget(4000, 1025, 10) == 4 and dense_route("auto", 4000, 1025, 10, False) == "krylov"
     assert dense_route("auto", 20000, 1025, 10, False) == "eig"  # tall: one syrk
-    assert krylov_budget(20000, 2000, 50) == 1 and dense_route("auto", 20000, 2000, 50, False) == "eig"
-    assert krylov_budget(20000, 2000, 10) == 6 and dense_route("auto", 20000, 2000, 10, False) == "eig"
-    assert krylov_budget(6000, 2500, 10) == 9
-    assert krylov_budget(2000, 20000, 10) == 6
+    assert krylov_budget(20000, 2000, 50) == 2 and dense_route("auto", 20000, 2000, 50, False) == "eig"
+    assert krylov_budget(20000, 2000, 10) == 7 and dense_route("auto", 20000, 2000, 10, False) == "eig"
+    assert krylov_budget(6000, 2500, 10) == 10
+    assert krylov_budget(2000, 20000, 10) == 7
 
 
 def test_large_offset_is_exact():

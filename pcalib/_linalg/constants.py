@@ -55,15 +55,16 @@ ASPECT = 4
 #: products (ARPACK needed 21 to 200 on the benchmark's spectra, k = 5 to 50, its
 #: deflation probe included); a Krylov block, the two products X_c^T (X_c Q) and the
 #: block's share of the orthogonalization and Rayleigh-Ritz steps, about 3 syrk
-#: multiply-adds per flop of 4 n p b (b = k + 3 columns: at 2500 x 2500, 25 ms for the
-#: products of 13 columns and 40% more for the rest), so THIN_PRODUCT_COST = 3.
+#: multiply-adds per flop of 4 n p b (b = k + 3 columns then, k + 2 now: at 2500 x 2500,
+#: 25 ms for the products of 13 columns and 40% more for the rest), so THIN_PRODUCT_COST = 3.
 #: Where LAPACK solves the formed matrix (order 512 or less, or k > m / 40), its solve
 #: costs EIGENSOLVER_COST per m^3 (measured on 2 cores: 4e-11 s per m^3 against 1.1e-11 s
 #: per multiply-add of the syrk, 0.5 s at m = 2500).
 #: A machine whose memory is slower than its arithmetic has a larger FORMED_PRODUCT_COST;
 #: the weights are what to re-measure there.
-#: Block Krylov may spend up to KRYLOV_SHARE of the exact route's estimated cost; it is
-#: tried only when that allows KRYLOV_MIN_BLOCKS blocks. Half: once the formed matrix is
+#: Block Krylov is tried only when KRYLOV_SHARE of the exact route's estimated cost
+#: allows KRYLOV_MIN_BLOCKS blocks; once tried, it may spend the whole estimated cost
+#: (pcalib.solvers.krylov_run_blocks). Half for the decision: once the formed matrix is
 #: solved by Lanczos instead of LAPACK's O(m^3) solve, the exact route costs little more
 #: than its syrk, and block Krylov saves time only where it converges in few blocks
 #: (measured on one core: 2500 x 2500, k = 5, 0.39 s against 0.89 s for the eig route;

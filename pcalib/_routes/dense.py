@@ -190,10 +190,10 @@ def krylov_route(
 
     1. axes: :func:`pcalib._routes.dense_krylov.krylov_axes`, block Krylov within
        `max_blocks` blocks, stopped by the residual test
-       :math:`\|M v_j - \theta_j v_j\| \le 10^{-11} \theta_1`, then the formed
+       :math:`\|M v_j - \theta_j v_j\| \le 10^{-12} \theta_1`, then the formed
        matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks (`rtol`:
-       the residual test, 1e-11 unless ``PCA(tol=...)`` sets it);
+       the residual test, 1e-12 unless ``PCA(tol=...)`` sets it);
     2. signs: :func:`pcalib._routes.decomposition.found_from_axes`, as for the Gram route.
     """
     Yc = centered.values
@@ -307,7 +307,7 @@ def decompose_matrix(
     options `need_scores`, `random_state` and `max_blocks`); any other name: that
     decomposition of :func:`pcalib._routes.implicit.decompose_sparse_or_dask`, with no
     scores (``transform`` gives them). `tol` (``PCA(tol=...)``) replaces the residual test
-    of the Krylov routes, :math:`10^{-11}\theta_1` in memory and :math:`10^{-10}\theta_1`
+    of the Krylov routes, :math:`10^{-12}\theta_1` in memory and :math:`10^{-10}\theta_1`
     for sparse and Dask data.
     """
     decomposition = data.routes.runs[route]

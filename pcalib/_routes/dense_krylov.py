@@ -32,25 +32,30 @@ from .._linalg.moments import Moments
 from .._linalg.units import checked_scale, norm_exponent
 from .decomposition import CenteredProducts, axes_from_left, sqrt_eigenvalues
 
-# Width of the dense route's blocks: k + 3 columns. Measured on tests/benchmarks.py's
+# Width of the dense route's blocks: k + 2 columns. Measured on tests/benchmarks.py's
 # spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
 # 0.79-1.24 s where b = max(2k, k + 10) = 20 took 0.85-1.53 s (the products of a thin
 # block are bound by memory, but a wider block spends more columns per pass than it
 # saves passes); for k = 50, b = 53 took 2.1 s against 2.6 s at b = 60 and 6.7 s at 100
-# (each block's Rayleigh-Ritz step grows with the subspace).
-_BLOCK_EXTRA = 3
-# The dense route's residual test, ten times tighter than the sparse and Dask routes'
-# (``pcalib._linalg.eigen.KRYLOV_RTOL``): a block costs little here, and the axes of components
-# near the noise, whose gaps are small, then agree with the SVD to 1e-10 (measured on
-# tests/benchmarks.py's decaying spectrum at 5000 x 5000, k = 10 and 50: largest axis
-# error 1.8e-10 and 2.7e-10 at 1e-10, 2.5e-11 and 2.4e-12 at 1e-11, for 5-13% more time
-# on 2 cores; 10000 x 4000, k = 10: 1.8e-10 against 1.4e-11).
-DENSE_KRYLOV_RTOL = 1e-11
+# (each block's Rayleigh-Ritz step grows with the subspace). Between k + 2 and k + 3
+# (issue 35, one thread, CPU seconds of the Krylov stage at k = 10, residual 1e-12):
+# 2.03 against 2.20 s (decaying 5000 x 5000), 1.31 against 1.40 s (flat), 2.30 against
+# 2.38 s and 1.92 against 2.13 s at 10000 x 4000; the same blocks to within one.
+_BLOCK_EXTRA = 2
+# The dense route's residual test, a hundred times tighter than the sparse and Dask
+# routes' (``pcalib._linalg.eigen.KRYLOV_RTOL``): a block costs little here, and the axes of
+# components near the noise, whose gaps are small, then agree with the SVD to 1e-10.
+# An axis is off by about the residual over its gap: at 5000 x 5000, k = 10, decaying
+# spectrum (tests/benchmarks.py; the 10th eigenvalue at the edge of the noise, gap
+# 0.0042 lambda_1), 1e-11 left an axis 5.1e-10 from the SVD's and 1e-12 left 3.1e-11,
+# for 3 more blocks of 35 (measured in issue 35; earlier, 1e-10 left 1.8e-10 and 2.7e-10
+# at k = 10 and 50).
+DENSE_KRYLOV_RTOL = 1e-12
 
 
 def dense_krylov_block(k: int, m: int) -> int:
     """Width of the dense Krylov route's blocks for k components of an m x m matrix:
-    k + 3, at most m (the sparse and Dask routes use
+    k + 2, at most m (the sparse and Dask routes use
     :func:`pcalib._linalg.eigen.krylov_block`, wider, as each of their blocks is a pass over
     data that may be on disk)."""
     return min(k + _BLOCK_EXTRA, m)
@@ -63,14 +68,14 @@ def krylov_axes(
     r"""The k leading singular values and right singular vectors (p, k) of the centered
     matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
     :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
-    :math:`b = k + 3` columns (:func:`dense_krylov_block`) costs the two products
+    :math:`b = k + 2` columns (:func:`dense_krylov_block`) costs the two products
     :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
     two passes over :math:`X_c` (:func:`pcalib._linalg.eigen.krylov_top_operator`). The Ritz
     pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
-    10^{-11} \theta_1`, the a-posteriori test of the sparse and Dask routes made ten
-    times tighter (``DENSE_KRYLOV_RTOL``): each :math:`\theta_j` is then within
-    :math:`10^{-11}\theta_1` of an eigenvalue (and within the square of that over its
-    gap), each axis within an angle of about :math:`10^{-11}\theta_1 / \delta_j` of
+    10^{-12} \theta_1`, the a-posteriori test of the sparse and Dask routes made a
+    hundred times tighter (``DENSE_KRYLOV_RTOL``): each :math:`\theta_j` is then within
+    :math:`10^{-12}\theta_1` of an eigenvalue (and within the square of that over its
+    gap), each axis within an angle of about :math:`10^{-12}\theta_1 / \delta_j` of
     its eigenvector.
 
     Without `max_blocks` (``solver="krylov"``), the blocks are
