@@ -208,6 +208,50 @@ def test_tsqr_axes_equal_those_of_the_whole_svd_on_ill_conditioned_data():
     assert np.all(np.linalg.norm(Vt_R - cosines[:, None] * Vt_X, axis=1) < 1e-6)
 
 
+
+def turn_toward(sigma, U, V, E, i, j):
+    r"""First-order component along v_i of the perturbed v_j (right singular vectors of
+    X = U diag(sigma) V^T perturbed by E), as chapter 11's TSQR check states it:
+    :math:`(\sigma_i u_i^\top E v_j + \sigma_j u_j^\top E v_i) / (\sigma_j^2 - \sigma_i^2)`."""
+    coupling = sigma[i] * U[:, i] @ E @ V[:, j] + sigma[j] * U[:, j] @ E @ V[:, i]
+    return coupling / (sigma[j] ** 2 - sigma[i] ** 2)
+
+
+def perturbed_svd(sigma, U, V, E):
+    return np.linalg.svd((U * sigma) @ V.T + E, full_matrices=False)
+
+
+def test_first_order_turn_of_a_right_singular_vector_and_its_gap():
+    """Chapter 11, TSQR check: v_8 turns toward v_7 by the formula of `turn_toward`
+    (NumPy's SVD of the perturbed matrix is the reference), at most ||E|| / (sigma_7 -
+    sigma_8); the formula with the indices of E swapped (that of the left vectors) is
+    wrong for v_8. For n > p the left vector u_8 also leaves the column space of X, by
+    about ||(I - U U^T) E v_8|| / sigma_8, far more than the right vector turns: why
+    Wedin's theorem, which bounds both, needs sigma_8 in its gap."""
+    rng = np.random.default_rng(11)
+    n, p = 400, 8
+    sigma = 10.0 ** -np.array([0, 1, 2, 3, 4, 5, 7, 9.0])
+    U = np.linalg.qr(rng.standard_normal((n, p)))[0]
+    V = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    i, j = 6, 7                                             # v_8 toward v_7
+    E_random = 1e-13 * rng.standard_normal((n, p))
+    E_swapped = 1e-13 * np.outer(U[:, j], V[:, i])          # only u_8^T E v_7 != 0
+    for E in (E_random, E_swapped):
+        U_e, _, Vt_e = perturbed_svd(sigma, U, V, E)
+        v_j = Vt_e[j] * np.sign(Vt_e[j] @ V[:, j])
+        turned = v_j @ V[:, i]
+        expected = turn_toward(sigma, U, V, E, i, j)
+        np.testing.assert_allclose(turned, expected, rtol=0.02)
+        assert abs(turned) <= np.linalg.norm(E, 2) / (sigma[i] - sigma[j])
+    swapped = turn_toward(sigma, V, U, E_swapped.T, i, j)  # u and v exchanged: left vectors
+    assert abs(swapped) > 50 * abs(turned)
+    gap_bound = np.linalg.norm(E_random, 2) / (sigma[i] - sigma[j])
+    U_e, _, _ = perturbed_svd(sigma, U, V, E_random)
+    outside = np.linalg.norm(U_e[:, j] - U @ (U.T @ U_e[:, j]))
+    predicted = np.linalg.norm(E_random @ V[:, j] - U @ (U.T @ E_random @ V[:, j])) / sigma[j]
+    np.testing.assert_allclose(outside, predicted, rtol=0.05)
+    assert outside > 10 * gap_bound
+
 def tail_bound(sigma, k, ell):
     """The right side of the tail bound (HMT Corollary 10.9), oversampling ell - k."""
     tail = np.sqrt(np.sum(sigma[k:] ** 2))
