@@ -418,3 +418,29 @@ def test_frequent_directions_is_exact_below_the_sketch_size():
     A = rng.standard_normal((300, 3)) @ rng.standard_normal((3, 20))
     F, _ = frequent_directions(A, 5)
     np.testing.assert_allclose(F.T @ F, A.T @ A, atol=1e-9 * np.linalg.norm(A, 2) ** 2)
+
+
+@theorem("prop-scale-fd")
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 8), st.floats(0.3, 1.0), st.integers(0, 6))
+def test_frequent_directions_for_pca_loses_one_rank_to_the_shift(seed, ell, decay, power):
+    """Chapter 11, FD for PCA: rows X (mean far from 0) sketched as A = X - 1 c^T with
+    c = x_1, the scatter estimated by F^T F - n (xbar - c)(xbar - c)^T. Its error against
+    np.cov (the reference) is at most ||X_c - (X_c)_{k-1}||_F^2 / (ell - k), 1 <= k < ell:
+    A is X_c plus a rank-one matrix, so sigma_{j+1}(A) <= sigma_j(X_c) (Weyl)."""
+    rng = np.random.default_rng(seed)
+    n, p = 150, 25
+    rotation = np.linalg.qr(rng.standard_normal((p, p)))[0]
+    X = 10.0**power * (1 + rng.random(p)) + rng.standard_normal((n, p)) * decay ** np.arange(p) @ rotation
+    shifted = X - X[0]
+    F, _ = frequent_directions(shifted, ell)
+    offset = shifted.mean(axis=0)
+    estimate = F.T @ F - n * np.outer(offset, offset)
+    scatter = np.cov(X, rowvar=False) * (n - 1)
+    squares = np.linalg.svd(X - X.mean(axis=0), compute_uv=False) ** 2
+    error = np.linalg.norm(scatter - estimate, 2)
+    tolerance = 1e-9 * np.linalg.norm(shifted, 2) ** 2
+    for k in range(1, ell):
+        assert error <= squares[k - 1:].sum() / (ell - k) + tolerance
+    weyl = np.linalg.svd(shifted, compute_uv=False)[1:] ** 2
+    assert np.all(weyl <= squares[:-1] * (1 + 1e-9) + tolerance)
