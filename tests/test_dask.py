@@ -326,3 +326,29 @@ def test_block_krylov_beyond_the_exact_routes_warns_when_it_loses_digits(monkeyp
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         assert PCA(k).fit(da.from_array(kept, chunks=(100, p))).solver_ == "randomized"
+
+
+@pytest.mark.parametrize(("n", "p", "rows_per_chunk"), [(600, 5, 100), (8, 20, 2)])
+def test_tsqr_r_removes_a_rank_one_centering_error(n, p, rows_per_chunk):
+    r"""DaskMatrix.tsqr_r corrects R for what its centering left of the mean: with the
+    chunks centered by a wrong mean, :math:`Y = Y_c + \mathbf 1 \mathbf e^\top`, the
+    corrected :math:`(I - \zeta \mathbf h \mathbf h^\top) R` has the singular values
+    and right singular vectors of the exactly centered :math:`Y_c` (chapter 11, "Tall
+    data: TSQR"). On data that a shift pair centers exactly, :math:`\mathbf h \approx 0`
+    and the correction has nothing to do, so it is tested here with an error
+    :math:`\mathbf e` as large as the spread. Reference: NumPy's SVD of the centered
+    data. The tall case goes through Dask's TSQR, the wide one through one chunk."""
+    from pcalib._inputs.dask import DaskMatrix
+    from pcalib._linalg.center import Center
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((n, p)) * 0.5 ** np.arange(p) + 3.0
+    centered = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(centered, full_matrices=False)
+    wrong = Center(np.full(p, 3.0), X.mean(axis=0) - 3.0 + rng.uniform(0.5, 1.0, p))
+    R = DaskMatrix(da.from_array(X, chunks=(rows_per_chunk, p)), "X").tsqr_r(wrong, np.ones(p))
+    _, s_R, Vt_R = np.linalg.svd(R, full_matrices=False)
+    m = min(n, p)
+    np.testing.assert_allclose(s_R[:m], s[:m], rtol=1e-12, atol=1e-12 * s[0])
+    kept = m - 1 if n <= p else m  # n <= p: the centered data have rank n - 1
+    np.testing.assert_allclose(signed(Vt_R[:kept]), signed(Vt[:kept]), atol=1e-10)
