@@ -169,6 +169,7 @@ class DaskMatrix:
         zeta = (1.0 - np.sqrt(max(1.0 - hh / n, 0.0))) / hh if hh > 0 else 0.0
         return R - np.outer(h, zeta * (h @ R))
 
+
 def _compute(*collections: Any) -> tuple[Any, ...]:
     """``dask.compute`` with the active scheduler. Under Dask's local threads scheduler
     the tasks, BLAS products on chunks, share the process's BLAS: it is limited to
