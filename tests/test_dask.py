@@ -328,7 +328,7 @@ def test_block_krylov_beyond_the_exact_routes_warns_when_it_loses_digits(monkeyp
         assert PCA(k).fit(da.from_array(kept, chunks=(100, p))).solver_ == "randomized"
 
 
-@pytest.mark.parametrize(("n", "p", "rows_per_chunk"), [(600, 5, 100), (8, 20, 2)])
+@pytest.mark.parametrize(("n", "p", "rows_per_chunk"), [(600, 5, 100), (8, 20, 2), (20, 20, 3)])
 def test_tsqr_r_removes_a_rank_one_centering_error(n, p, rows_per_chunk):
     r"""DaskMatrix.tsqr_r corrects R for what its centering left of the mean: with the
     chunks centered by a wrong mean, :math:`Y = Y_c + \mathbf 1 \mathbf e^\top`, the
@@ -337,7 +337,8 @@ def test_tsqr_r_removes_a_rank_one_centering_error(n, p, rows_per_chunk):
     data: TSQR"). On data that a shift pair centers exactly, :math:`\mathbf h \approx 0`
     and the correction has nothing to do, so it is tested here with an error
     :math:`\mathbf e` as large as the spread. Reference: NumPy's SVD of the centered
-    data. The tall case goes through Dask's TSQR, the wide one through one chunk."""
+    data. Tall, wide and square data all go through Dask's TSQR in several chunks (R only:
+    the chunks' R factors stack whatever their number of rows)."""
     from pcalib._inputs.dask import DaskMatrix
     from pcalib._linalg.center import Center
 

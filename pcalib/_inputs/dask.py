@@ -156,10 +156,6 @@ class DaskMatrix:
         Y = self.map_rows(
             lambda b: np.hstack([standardized_block(b, center, scale), np.ones((b.shape[0], 1))]), p + 1
         )
-        if self.shape[0] <= p and len(self.X.chunks[0]) > 1:
-            # Dask's TSQR stacks the chunks' R factors; with no more rows than the p + 1
-            # columns they may not stack (a matmul shape error): one chunk instead
-            Y = Y.rechunk({0: -1})
         _, R_ones = self.da.linalg.tsqr(Y, compute_svd=False)
         (R_ones,) = _compute(R_ones)
         m = min(self.shape[0], p)
