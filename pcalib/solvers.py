@@ -287,25 +287,26 @@ def krylov_run_blocks(n: int, p: int, k: int) -> int:
     within that (``pcalib._linalg.eigen.krylov_top_operator``): the blocks it has spent
     are sunk, and a run forecast to converge within the exact route's cost is cheaper to
     finish than to abandon. Measured at 5000 x 5000, k = 10 (tests/benchmarks.py's
-    decaying spectrum, one thread, CPU): with half the cost as its limit the run gave up
-    after 10 of 20 blocks (a forecast of 35) and the formed matrix took over, 2.96 s; with
-    the whole cost it converged after 35 blocks of the 41 allowed, 2.13 s. A run that
-    does not converge costs at most about twice the exact route."""
+    decaying spectrum, one thread, CPU): with half the cost as its limit (blocks of 13,
+    residual 1e-11) the run gave up after 10 of 20 blocks (a forecast of 35) and the
+    formed matrix took over, 2.96 s; with the whole cost (blocks of 12, residual 1e-12)
+    it converges after 35 of the 44 blocks allowed, 2.07 s. A run that does not converge
+    costs at most about twice the exact route."""
     return krylov_budget(n, p, k, keep_moments=False)
 
 
 def tol_blocks(n: int, p: int, k: int) -> int:
     r"""The budget of block Krylov for ``PCA(k, tol=...)`` with solver "auto" on an
-    n x p array: :func:`krylov_budget` (without the moments' exception: a fit with a
-    tolerance keeps none) when it allows at least ``constants.KRYLOV_MIN_BLOCKS``
-    blocks, as for an exact fit, else 0. With 0 no block is tried: the formed matrix
+    n x p array: the run budget of an exact fit, :func:`krylov_run_blocks` (the whole
+    estimated cost, without the moments' exception: a fit with a tolerance keeps none),
+    when it allows at least ``constants.KRYLOV_MIN_BLOCKS`` blocks, else 0. With 0 no block is tried: the formed matrix
     (:math:`Y_c^\top Y_c` if n >= p, else :math:`Y_c Y_c^\top`) is solved at once,
     which the cost model predicts cheaper than a Krylov attempt that would mostly give
     up (at 10000 x 1000, k = 50, the budget is two blocks, and both were spent before
     the formed matrix took over). With a budget, the stage stops as soon as the decay
     of its residual predicts that it will not reach the tolerance within it
     (``pcalib._linalg.eigen.krylov_top_operator``)."""
-    blocks = krylov_budget(n, p, k, keep_moments=False)
+    blocks = krylov_run_blocks(n, p, k)
     return blocks if blocks >= constants.KRYLOV_MIN_BLOCKS else 0
 
 
