@@ -362,7 +362,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     MV, W = MB[:, :k], MB[:, k:]
     squares = np.einsum("ij,ij->j", V, V)  # ||v_j||^2, 1 to round-off
     theta = np.einsum("ij,ij->j", V, MV) / squares  # the Rayleigh quotients of v_j / ||v_j||
-    R = MV - V * theta  # the residual block (V's Rayleigh-Ritz: V^T R = 0 to round-off)
+    R = MV - V * theta  # the residual block (V^T R, the Ritz defect, is 0 only for Ritz vectors)
     residuals = np.linalg.norm(R, axis=0) / np.sqrt(squares)
     top = max(float(theta.max()), 0.0)
     products = np.sqrt(p) * _EPS * top if product_error is None else product_error
