@@ -62,13 +62,10 @@ fixed number of steps, no residual test).
    20000 x 2000).
 3. k < m components (an integer `n_components`): only
    :math:`\lambda_1, \dots, \lambda_k` matter, whose accuracy the guard
-   below checks, whatever the shape. Above 1024 features with n and p
-   within a factor 4 of each other (tall and wide data keep the one
-   ``syrk`` of "eig" and "gram": measured at 20000 x 2000 and 2000 x 20000,
-   a Krylov attempt that gave up cost 0.2-0.5 s more than that route, and one
-   that converged saved 0.3 s), "krylov" when a cost model leaves it room:
-   block Krylov is tried when half the estimated cost of the exact route
-   (the ``syrk``, then ARPACK's Lanczos method on the formed matrix),
+   below checks, whatever the shape. Above 1024 features, "krylov" when a cost
+   model leaves it room. With n and p within a factor 4 of each other, it is tried
+   when half the estimated cost of the exact route (the ``syrk``, then ARPACK's
+   Lanczos method on the formed matrix),
    :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` multiply-adds of the
    ``syrk`` (:math:`n p m + e\, m^3` where LAPACK solves it: order 512 or less, or
    :math:`k > m/40`; :math:`e = 40/11`), at :math:`t_\text{block} = 4 c\, n p b` per block of
@@ -77,40 +74,55 @@ fixed number of steps, no residual test).
    that is bound by memory, and :math:`c = 3` per flop of the thin products and
    their share of the orthogonalization: the ratios of their times to the
    ``syrk``'s, measured on one core; counts, not timings, so that a shape
-   takes the same route on every machine and at every call).
-   Once tried, it may spend the whole estimated cost (:func:`krylov_run_blocks`:
-   the blocks spent are sunk, and a run forecast to converge within that cost
-   is cheaper to finish than to abandon). It stops early when the decay of its
-   residual predicts a failure (a flat spectrum near :math:`\lambda_k`): when
-   even the fastest decay seen so far, or, past a quarter of the budget, twice the
-   latest one, would not reach the test within the budget. If it stops, the k
-   leading eigenpairs of the formed matrix take over (``solver_`` "eig" if
-   n >= p, "gram" otherwise), so a failure costs at most about twice the
-   exact route's time. Otherwise "eig" if n >= p, or if p <= 1024 and p < 4n (the eig
-   route keeps the scatter matrix for a later
+   takes the same route on every machine and at every call). Tall data
+   (:math:`n \ge 4p`) keep their one ``syrk`` for block Krylov (measured at 20000 x
+   2000 and 2000 x 20000: a block Krylov attempt that gave up cost 0.2-0.5 s more than
+   that route), but take "krylov" when the whole estimated cost pays for
+   :math:`4k + 20` single-vector products (:func:`lanczos_room`); wide data keep
+   the ``syrk`` of "gram" (Lanczos needed 165 products at 2000 x 20000, k = 10,
+   against 35 at 20000 x 2000).
+   The route runs Lanczos with single vectors (:mod:`pcalib._linalg.lanczos`), whose
+   products :math:`X_c^\top (X_c q)` are two ``gemv`` calls, :math:`2 g\, n p` with
+   :math:`g = 17` (``constants.VECTOR_PRODUCT_COST``), within the whole estimated cost
+   (:func:`krylov_run_blocks` blocks, :math:`t_\text{exact} / (2 g\, n p)` products):
+   the products spent are sunk, and a run that converges within that cost is
+   cheaper to finish than to abandon. It stops early when the decay of its
+   residual predicts a failure (a flat spectrum near :math:`\lambda_k`): past half
+   the budget, when even twice the fastest decay seen so far would not reach the
+   test within it. If it stops, or if its probe finds a missed copy of a repeated
+   eigenvalue, the k leading eigenpairs of the formed matrix take over
+   (``solver_`` "eig" if n >= p, "gram" otherwise), so a failure costs at most about
+   twice the exact route's time. Otherwise "eig" if n >= p, or if p <= 1024 and
+   p < 4n (the eig route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
-**The Krylov route.** Each block of the "krylov" route costs the products
-:math:`X_c^\top (X_c Q)`, two passes over the data. When X is float64 (C or F
+**The Krylov route.** Each step of the "krylov" route of "auto" costs the product
+:math:`X_c^\top (X_c q)` with one vector (or :math:`X_c (X_c^\top q)` if n < p),
+two passes over the data by ``gemv``: measured on 2 cores at 5000 x 5000, 13 ms,
+against 41-49 ms for a block of 2 to 12 columns by ``dgemm``, so single-vector
+Lanczos without restarts beats block Krylov wherever the spectrum leaves a gap near
+:math:`\lambda_k` (55 products against 35 blocks of 12 at 5000 x 5000, k = 10), and
+ARPACK's restarted Lanczos (scikit-learn's ``svd_solver="arpack"``), which needed
+77-81 products there. When X is float64 (C or F
 order) and every varying column has :math:`n \bar x_j^2 \le \sum_i (x_{ij} - \bar
 x_j)^2` (its mean at most its spread, found in one pass of column moments, as the eig
-route checks it), :math:`X_c` is never formed: :math:`X_c Q = XQ - \mathbf 1
-(\bar x^\top Q)` and :math:`X_c^\top Z = X^\top Z - \bar x (\mathbf 1^\top Z)` (with
+route checks it), :math:`X_c` is never formed: :math:`X_c q = Xq - \mathbf 1
+(\bar x^\top q)` and :math:`X_c^\top z = X^\top z - \bar x (\mathbf 1^\top z)` (with
 :math:`D^{-1}` on either side when standardizing), which cancel at most one bit; this
 saves the copy of X and 0.07-0.16 s (measured on 2 cores at 5000 x 5000 to
 10000 x 4000). Otherwise the route works on one centered copy of X. It
 accepts the Ritz pairs when every residual
 :math:`\|M v_j - \theta_j v_j\| \le 10^{-12}\theta_1` (the a-posteriori
 test of the sparse and Dask routes, a hundred times tighter, computed from the
-stored products): each eigenvalue is then within
+stored products) and a probe of the deflated matrix finds no eigenvalue above
+:math:`\theta_k` that the run missed: each eigenvalue is then within
 :math:`10^{-12}\lambda_1` (and
 within the square of that over its gap), each axis within an angle of
 about :math:`10^{-12}\lambda_1/\delta_j` of its eigenvector,
 :math:`\delta_j` its spectral gap (measured on the benchmark's spectra:
-axes within 3.1e-11 of the SVD's, where :math:`10^{-11}` left 5.1e-10 on
-a component at the edge of the noise). Passed explicitly, it takes blocks of
-:math:`\max(2k, k + 10)` columns, as on sparse and Dask data, and refuses to
-run past 40 blocks (RuntimeError).
+axes within 9.4e-11 of the SVD's). Passed explicitly (``solver="krylov"``), the route
+is block Krylov with blocks of :math:`\max(2k, k + 10)` columns, as on sparse and
+Dask data, and refuses to run past 40 blocks (RuntimeError).
 
 **The accuracy guard.** The rules look only at the shape, so "auto" adds an accuracy guard:
 when the eig, gram or krylov route finds
@@ -191,7 +203,7 @@ from ._linalg import constants
 from ._linalg.certificate import certify, probe_generator, product_rounding
 from ._routes.decomposition import Decomposition
 from ._routes.dense import decompose_matrix
-from ._routes.dense_krylov import dense_krylov_block
+from ._routes.dense_krylov import dense_krylov_block, lanczos_products
 from ._utils.validation import check_random_state, warn_outside_pcalib
 
 __all__ = [
@@ -241,9 +253,10 @@ def sparse_route_costs(n: int, p: int, k: int, rows: np.ndarray, columns: np.nda
 
 
 def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
-    r"""Largest number of Krylov blocks the dense "krylov" route of "auto" may spend on
-    an n x p matrix for k components: :math:`\lfloor s\, t_\text{exact} /
-    t_\text{block} \rfloor` with
+    r"""The budget of the dense "krylov" route of "auto" on an n x p matrix for k
+    components, in the cost model's unit, blocks of b = k + 2 columns (the route itself
+    spends it on single-vector products, :func:`krylov_run_blocks`):
+    :math:`\lfloor s\, t_\text{exact} / t_\text{block} \rfloor` with
 
     .. math::
 
@@ -256,12 +269,12 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
     LAPACK solves it instead, :math:`e\, m^3`) and of a flop of a thin product relative
     to one of those (``constants.FORMED_PRODUCT_COST``, ``constants.EIGENSOLVER_COST``,
     ``constants.THIN_PRODUCT_COST``), and :math:`s = 1/2` (``constants.KRYLOV_SHARE``;
-    1 with `keep_moments` False, ``PCA(tol=...)``, whose tolerance stops it early): a
-    block Krylov run is tried when half of what the exact route would cost allows
-    ``constants.KRYLOV_MIN_BLOCKS`` blocks (then it may spend all of it,
-    :func:`krylov_run_blocks`), and one that will not converge is stopped as soon as
-    the decay of its residual predicts it (``pcalib._linalg.eigen.krylov_top_operator``),
-    so that a failure costs at most about twice the exact route.
+    1 with `keep_moments` False, ``PCA(tol=...)``, whose tolerance stops it early): on
+    square-ish data the route is tried when half of what the exact route would cost
+    allows ``constants.KRYLOV_MIN_BLOCKS`` blocks (then it may spend all of it,
+    :func:`krylov_run_blocks`), and a run that will not converge is stopped as soon as
+    the decay of its residual predicts it (``pcalib._linalg.lanczos``), so that a
+    failure costs at most about twice the exact route.
     0 when p <= ``constants.KEPT_MOMENTS_MAX_FEATURES`` and `keep_moments`: there the eig route
     keeps the scatter matrix for a later ``partial_fit``, and costs little (with
     ``PCA(tol=...)`` the fit is not exact, and keeps no moments)."""
@@ -279,33 +292,47 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
 
 def krylov_run_blocks(n: int, p: int, k: int) -> int:
-    r"""How many blocks a block Krylov run of "auto" may spend on an n x p array for k
-    components once :func:`krylov_budget` has let it start: the whole estimated cost
-    of the exact route, :math:`\lfloor t_\text{exact} / t_\text{block} \rfloor`
-    (:func:`krylov_budget` with s = 1), twice the budget that decides whether to try.
-    The run gives up as soon as the decay of its residual predicts it will not converge
-    within that (``pcalib._linalg.eigen.krylov_top_operator``): the blocks it has spent
-    are sunk, and a run forecast to converge within the exact route's cost is cheaper to
-    finish than to abandon. Measured at 5000 x 5000, k = 10 (tests/benchmarks.py's
-    decaying spectrum, one thread, CPU): with half the cost as its limit (blocks of 13,
-    residual 1e-11) the run gave up after 10 of 20 blocks (a forecast of 35) and the
-    formed matrix took over, 2.96 s; with the whole cost (blocks of 12, residual 1e-12)
-    it converges after 35 of the 44 blocks allowed, 2.07 s. A run that does not converge
-    costs at most about twice the exact route."""
+    r"""What a Krylov run of "auto" may spend on an n x p array for k components once
+    it is tried: the whole estimated cost of the exact route, :math:`\lfloor t_\text{exact}
+    / t_\text{block} \rfloor` blocks (:func:`krylov_budget` with s = 1), twice the
+    budget that decides whether to try on square-ish data. The run is single-vector
+    Lanczos, which spends it as :func:`pcalib._routes.dense_krylov.lanczos_products`
+    products of the same cost, and gives up as soon as the decay of its residual
+    predicts it will not converge within them (``pcalib._linalg.lanczos``): the products
+    it has spent are sunk, and a run forecast to converge within the exact route's cost
+    is cheaper to finish than to abandon. Measured when block Krylov ran this budget, at
+    5000 x 5000, k = 10 (tests/benchmarks.py's decaying spectrum, one thread, CPU):
+    with half the cost as its limit the run gave up after 10 of 20 blocks (a forecast of
+    35) and the formed matrix took over, 2.96 s; with the whole cost it converged after
+    35 of the 44 blocks allowed, 2.07 s. Lanczos needs 53 products there, of the 186
+    allowed. A run that does not converge costs at most about twice the exact route."""
     return krylov_budget(n, p, k, keep_moments=False)
 
 
+def lanczos_room(n: int, p: int, k: int) -> bool:
+    r"""Whether the run budget of "auto" (:func:`krylov_run_blocks`), spent on
+    single-vector Lanczos products (:func:`pcalib._routes.dense_krylov.lanczos_products`),
+    allows :math:`4k + 20` of them: the entry of tall data (n >= 4p, p > 1024) to the
+    Krylov route (measured at 20000 x 2000, tests/benchmarks.py's decaying spectrum: 20
+    products for k = 5, 35 for k = 10, 425 for k = 50; its flat one: 80, 95, 160;
+    62 products are allowed at k = 5, so only k = 5 enters)."""
+    products = lanczos_products(krylov_run_blocks(n, p, k), dense_krylov_block(k, min(n, p)))
+    return products >= 4 * k + 20
+
+
 def tol_blocks(n: int, p: int, k: int) -> int:
-    r"""The budget of block Krylov for ``PCA(k, tol=...)`` with solver "auto" on an
+    r"""The budget of the Krylov stage for ``PCA(k, tol=...)`` with solver "auto" on an
     n x p array: the run budget of an exact fit, :func:`krylov_run_blocks` (the whole
     estimated cost, without the moments' exception: a fit with a tolerance keeps none),
-    when it allows at least ``constants.KRYLOV_MIN_BLOCKS`` blocks, else 0. With 0 no block is tried: the formed matrix
+    when it allows at least ``constants.KRYLOV_MIN_BLOCKS`` blocks, else 0. With 0 no
+    Krylov product is taken: the formed matrix
     (:math:`Y_c^\top Y_c` if n >= p, else :math:`Y_c Y_c^\top`) is solved at once,
     which the cost model predicts cheaper than a Krylov attempt that would mostly give
     up (at 10000 x 1000, k = 50, the budget is two blocks, and both were spent before
-    the formed matrix took over). With a budget, the stage stops as soon as the decay
-    of its residual predicts that it will not reach the tolerance within it
-    (``pcalib._linalg.eigen.krylov_top_operator``)."""
+    the formed matrix took over, when block Krylov ran this stage). With a budget, the
+    stage (single-vector Lanczos, as for an exact fit) stops as soon as the decay of
+    its residual predicts that it will not reach the tolerance within it
+    (``pcalib._linalg.lanczos``)."""
     blocks = krylov_run_blocks(n, p, k)
     return blocks if blocks >= constants.KRYLOV_MIN_BLOCKS else 0
 
@@ -317,7 +344,7 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     tolerance `tol` (``PCA(tol=...)``), "krylov" for any shape beyond the small ones
     when k < min(n, p): the route whose fallback solves the formed matrix from a
     centered copy, which certifies the fit without random probes; its budget
-    (:func:`tol_blocks`) decides whether the block Krylov stage runs at all."""
+    (:func:`tol_blocks`) decides whether the Krylov stage runs at all."""
     if solver != "auto":
         return solver
     m = min(n, p)
@@ -330,6 +357,8 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     square_ish = n < constants.ASPECT * p and p < constants.ASPECT * n  # tall and wide data keep their one syrk
     if square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS:
         return "krylov"
+    if n >= constants.ASPECT * p and p > constants.KEPT_MOMENTS_MAX_FEATURES and lanczos_room(n, p, k):
+        return "krylov"  # tall: Lanczos with single vectors, whose products cost little
     return "eig" if n >= p or (p <= constants.KEPT_MOMENTS_MAX_FEATURES and p < constants.ASPECT * n) else "gram"
 
 
@@ -397,7 +426,7 @@ def fit_by_route(
     chooses (as the rule of the data's route table, ``data.routes.auto``, says), then cut
     by `truncate` (a fraction of variance or Minka's rule), then, for "auto", checked by the accuracy guard above and recomputed by the "svd" route when
     it fails. Returns the decomposition and the route that computed it (for dense
-    "auto", "krylov" only when it converged within :func:`krylov_budget`, else the
+    "auto", "krylov" only when it converged within :func:`krylov_run_blocks`, else the
     eig or gram route that finished). With `tol`, the Krylov routes stop at the
     residual test ``tol * theta_1`` and the decomposition carries the error bounds it
     certifies (``certified``)."""

@@ -148,20 +148,18 @@ def test_block_krylov_converges_where_its_residual_stalls_first(monkeypatch):
         return original(history, rtol, max_dim)
 
     monkeypatch.setattr(eigen_module, "_predicted_to_fail", spy)
-    # the budget of 34 blocks that "auto" gave this shape while the formed matrix was
-    # solved by LAPACK (8 since the Lanczos solve), and the run's twice that (since
-    # issue 35): the forecast rule is what this test checks, on a run that needs most
-    # of the 34 blocks, where the latest rate is trusted from 17 blocks on, as before
-    monkeypatch.setattr("pcalib.solvers.krylov_budget", lambda *args, **kwargs: 34)
-    monkeypatch.setattr("pcalib.solvers.krylov_run_blocks", lambda *args, **kwargs: 68)
-    pca = PCA(k).fit(X)
-    assert pca.solver_ == "krylov"
-    assert any(needed > max_dim for needed, max_dim in forecasts)  # the old rule gave up
+    # the run that "auto" gave this shape before issue 35 put single-vector Lanczos in
+    # front (blocks of k + 2 = 7 columns, 68 blocks, the latest rate trusted from 17 on);
+    # the forecast now serves CA's block Krylov route, and this checks it on that run
     Xc = X - X.mean(axis=0)
+    found = eigen_module.krylov_top_operator(lambda Q: Xc.T @ (Xc @ Q), p, k, 1e-12, max_dim=68 * 7,
+                                             predict=True, block=7)
+    assert found is not None
+    assert any(needed > max_dim for needed, max_dim in forecasts)  # the old rule gave up
     lam, W = np.linalg.eigh(Xc.T @ Xc)
-    lam, W = lam[::-1][:k] / (n - 1), W[:, ::-1][:, :k]
-    np.testing.assert_allclose(pca.explained_variance_, lam, rtol=1e-10)
-    assert np.abs(np.sum(pca.components_.T * W, axis=0)).min() > 1 - 1e-8
+    lam, W = lam[::-1][:k], W[:, ::-1][:, :k]
+    np.testing.assert_allclose(found[0], lam, rtol=1e-10)
+    assert np.abs(np.sum(found[1] * W, axis=0)).min() > 1 - 1e-8
 
 
 def test_the_failure_forecast():

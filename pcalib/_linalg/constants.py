@@ -62,18 +62,39 @@ ASPECT = 4
 #: per multiply-add of the syrk, 0.5 s at m = 2500).
 #: A machine whose memory is slower than its arithmetic has a larger FORMED_PRODUCT_COST;
 #: the weights are what to re-measure there.
-#: Block Krylov is tried only when KRYLOV_SHARE of the exact route's estimated cost
-#: allows KRYLOV_MIN_BLOCKS blocks; once tried, it may spend the whole estimated cost
-#: (pcalib.solvers.krylov_run_blocks). Half for the decision: once the formed matrix is
-#: solved by Lanczos instead of LAPACK's O(m^3) solve, the exact route costs little more
-#: than its syrk, and block Krylov saves time only where it converges in few blocks
-#: (measured on one core: 2500 x 2500, k = 5, 0.39 s against 0.89 s for the eig route;
-#: k = 10, 32 blocks, 1.59 s against 1.05 s). Tall and wide data keep their syrk
+#: The Krylov route is tried on square-ish data only when KRYLOV_SHARE of the exact
+#: route's estimated cost allows KRYLOV_MIN_BLOCKS blocks; once tried, it may spend the
+#: whole estimated cost (pcalib.solvers.krylov_run_blocks). Half for the decision: once
+#: the formed matrix is solved by Lanczos instead of LAPACK's O(m^3) solve, the exact
+#: route costs little more than its syrk, and block Krylov saved time only where it
+#: converged in few blocks (measured on one core, when block Krylov ran the route:
+#: 2500 x 2500, k = 5, 0.39 s against 0.89 s for the eig route; k = 10, 32 blocks,
+#: 1.59 s against 1.05 s). Tall and wide data keep their syrk for block Krylov
 #: (measured at 20000 x 2000 and 2000 x 20000 before the Lanczos solve came in: block
-#: Krylov saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s more where it gave up).
+#: Krylov saved 0.1-0.3 s at k = 5 and cost 0.3-0.7 s more where it gave up); tall data
+#: enter by the rule of VECTOR_PRODUCT_COST below, since single-vector Lanczos runs
+#: the route.
 EIGENSOLVER_COST = 40 / 11
 FORMED_PRODUCT_COST = 12.0
 THIN_PRODUCT_COST = 3.0
+#: [VECTOR_PRODUCT_COST, read by pcalib._routes.dense_krylov: a ratio of the times measured as said here; times since issue 35 (2026-11-29), not re-measured since.]
+#: The dense Krylov route of "auto" runs Lanczos with single vectors first
+#: (pcalib._linalg.lanczos), within the cost of its block budget: a product X_c^T (X_c q)
+#: is two gemv's, VECTOR_PRODUCT_COST per multiply-add relative to the syrk's. Measured
+#: on one core against 1.4e-11 to 1.7e-11 s per multiply-add of the syrk (2.4e-11 s at
+#: 2500 x 2500): 4.0e-10 s at 2500 x 2500 (a ratio of 17), 3.4e-10 to 3.8e-10 s at
+#: 10000 x 1000 and 5000 x 2000 (23 and 26), 5.5e-10 s from 200 MB on (5000 x 5000 to
+#: 20000 x 2000: 33 to 41). 17, the smallest: the model underestimates the exact route
+#: where it is cheap (2500 x 2500, k = 10: its 2.5e10 multiply-adds are 81 products at
+#: 24, but the route took the time of 145 products on 2 cores, and Lanczos needed 100 on
+#: a flat spectrum), so a run is never stopped before the exact route's time is spent;
+#: on the larger matrices it allows about twice the products of their cost, and the
+#: forecast stops a run that will not converge.
+#: Tall data (n >= ASPECT p, p above KEPT_MOMENTS_MAX_FEATURES), which keep their syrk
+#: for block Krylov, take the Krylov route when this budget allows LANCZOS_MIN_PRODUCTS
+#: = 4k + 20 products (measured at 20000 x 2000, decaying spectrum: 20 products for
+#: k = 5, 35 for k = 10, 425 for k = 50; flat: 80, 95, 160).
+VECTOR_PRODUCT_COST = 17.0
 KRYLOV_SHARE = 0.5
 KRYLOV_MIN_BLOCKS = 4
 

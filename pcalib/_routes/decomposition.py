@@ -73,21 +73,21 @@ class CenteredProducts:
         return self.X.shape
 
     def times(self, B: np.ndarray) -> np.ndarray:
-        """:math:`Y B`, (n, b), for B of shape (p, b)."""
+        """:math:`Y B`, (n, b), for B of shape (p, b); (n,) for a vector B of length p."""
         if self.inv_scale is not None:
-            B = B * self.inv_scale[:, None]
+            B = (B.T * self.inv_scale).T
         product = matrix_times(self.X, B)
         if self.mean is not None:
             product -= self.mean @ B
         return product
 
     def transposed_times(self, Z: np.ndarray) -> np.ndarray:
-        r""":math:`Y^\top Z`, (p, b), for Z of shape (n, b)."""
+        r""":math:`Y^\top Z`, (p, b), for Z of shape (n, b); (p,) for a vector Z of length n."""
         product = transposed_times(self.X, Z)
         if self.mean is not None:
-            product -= np.outer(self.mean, Z.sum(axis=0))
+            product -= np.multiply.outer(self.mean, Z.sum(axis=0))
         if self.inv_scale is not None:
-            product *= self.inv_scale[:, None]
+            product = (product.T * self.inv_scale).T
         return product
 
     def gram_times(self, Q: np.ndarray) -> np.ndarray:

@@ -188,8 +188,8 @@ def krylov_route(
     eigenpairs of the smaller of :math:`Y_c^\top Y_c` and :math:`Y_c Y_c^\top`, never
     formed, then signs.
 
-    1. axes: :func:`pcalib._routes.dense_krylov.krylov_axes`, block Krylov within
-       `max_blocks` blocks, stopped by the residual test
+    1. axes: :func:`pcalib._routes.dense_krylov.krylov_axes`, Lanczos with single
+       vectors within the cost of `max_blocks` blocks, stopped by the residual test
        :math:`\|M v_j - \theta_j v_j\| \le 10^{-12} \theta_1`, then the formed
        matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks (`rtol`:
@@ -225,7 +225,7 @@ def implicit_krylov_route(
     :func:`krylov_route` on the products :math:`(X - \mathbf 1 \bar x^\top) D^{-1} B`
     and their transposes, computed from `arr` itself
     (:func:`pcalib._routes.dense_krylov.implicitly_centered`; None where it refuses, and the
-    caller makes the copy). The block Krylov stage is
+    caller makes the copy). The Krylov stage is
     :func:`pcalib._routes.dense_krylov.krylov_stage`; if it runs out of budget, the formed
     matrix takes over on the centered copy, as in :func:`krylov_route`. Saves one
     pass and the copy of X (measured on 2 cores: 0.10 s at 5000 x 5000, 0.21 s at

@@ -3,11 +3,13 @@ forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
 
 The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
 matrices; above about a thousand features forming it (one ``syrk``) and solving it
-(:math:`O(m^3)`) costs more than a few products with thin blocks. :func:`krylov_axes`
-runs block Krylov (:func:`pcalib._linalg.eigen.krylov_top_operator`) within a budget of
-blocks, stopped by the a-posteriori residual test of ``DENSE_KRYLOV_RTOL``,
-then, if it has not converged, the formed matrix, as the eig or gram route would
-solve it. The budget is the solver policy's (:mod:`pcalib.solvers`); the route's
+(:math:`O(m^3)`) costs more than a few dozen products with single vectors.
+:func:`krylov_axes` runs Lanczos with single vectors
+(:func:`pcalib._linalg.lanczos.lanczos_top_vector`) within a budget, stopped by the
+a-posteriori residual test of ``DENSE_KRYLOV_RTOL``, then, if it has not converged,
+the formed matrix, as the eig or gram route would solve it; ``solver="krylov"``
+asked for by name runs block Krylov (:func:`pcalib._linalg.eigen.krylov_top_operator`)
+instead, without a budget. The budget is the solver policy's (:mod:`pcalib.solvers`); the route's
 skeleton, which calls it as one step, is :func:`pcalib._routes.dense.krylov_route`.
 Where the column means allow it, :func:`implicitly_centered` gives the same products
 without a centered copy, and :func:`pcalib._routes.dense.implicit_krylov_route` runs
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.eigen import (
     KRYLOV_MAX_BLOCKS,
@@ -28,37 +31,45 @@ from .._linalg.eigen import (
     top_eigh_and_next,
     top_eigh_of_varying,
 )
+from .._linalg.lanczos import lanczos_top_vector
 from .._linalg.moments import Moments
 from .._linalg.units import checked_scale, norm_exponent
 from .decomposition import CenteredProducts, axes_from_left, sqrt_eigenvalues
 
-# Width of the dense route's blocks: k + 2 columns. Measured on tests/benchmarks.py's
-# spectra (2 cores, 5000 x 5000 and 10000 x 4000): for k = 10, b = 12 or 13 took
-# 0.79-1.24 s where b = max(2k, k + 10) = 20 took 0.85-1.53 s (the products of a thin
-# block are bound by memory, but a wider block spends more columns per pass than it
-# saves passes); for k = 50, b = 53 took 2.1 s against 2.6 s at b = 60 and 6.7 s at 100
-# (each block's Rayleigh-Ritz step grows with the subspace). Between k + 2 and k + 3
-# (issue 35, one thread, CPU seconds of the Krylov stage at k = 10, residual 1e-12):
-# 2.03 against 2.20 s (decaying 5000 x 5000), 1.31 against 1.40 s (flat), 2.30 against
-# 2.38 s and 1.92 against 2.13 s at 10000 x 4000; the same blocks to within one.
+# Width of the blocks in which the cost model of "auto" counts the dense route's budget
+# (pcalib.solvers.krylov_budget), k + 2 columns: the blocks that the route ran before
+# issue 35 put Lanczos with single vectors in their place (lanczos_products converts).
+# Measured then on tests/benchmarks.py's spectra (2 cores, 5000 x 5000 and 10000 x
+# 4000): for k = 10, b = 12 or 13 took 0.79-1.24 s where b = max(2k, k + 10) = 20 took
+# 0.85-1.53 s; for k = 50, b = 53 took 2.1 s against 2.6 s at b = 60 and 6.7 s at 100;
+# k + 2 against k + 3 (one thread, CPU, k = 10): 2.03 against 2.20 s at 5000 x 5000.
 _BLOCK_EXTRA = 2
 # The dense route's residual test, a hundred times tighter than the sparse and Dask
-# routes' (``pcalib._linalg.eigen.KRYLOV_RTOL``): a block costs little here, and the axes of
-# components near the noise, whose gaps are small, then agree with the SVD to 1e-10.
+# routes' (``pcalib._linalg.eigen.KRYLOV_RTOL``): a product costs little here, and the axes
+# of components near the noise, whose gaps are small, then agree with the SVD to 1e-10.
 # An axis is off by about the residual over its gap: at 5000 x 5000, k = 10, decaying
 # spectrum (tests/benchmarks.py; the 10th eigenvalue at the edge of the noise, gap
-# 0.0042 lambda_1), 1e-11 left an axis 5.1e-10 from the SVD's and 1e-12 left 3.1e-11,
-# for 3 more blocks of 35 (measured in issue 35; earlier, 1e-10 left 1.8e-10 and 2.7e-10
-# at k = 10 and 50).
+# 0.0042 lambda_1), block Krylov at 1e-11 left an axis 5.1e-10 from the SVD's and
+# 1e-12 left 3.1e-11 (issue 35); Lanczos at 1e-12 leaves 5.3e-11 there and 9.4e-11 at
+# 2500 x 2500, as it stops just past the test where a block overshoots it.
 DENSE_KRYLOV_RTOL = 1e-12
 
 
 def dense_krylov_block(k: int, m: int) -> int:
-    """Width of the dense Krylov route's blocks for k components of an m x m matrix:
-    k + 2, at most m (the sparse and Dask routes use
+    """Width of the blocks in which "auto" counts the dense Krylov route's budget, for k
+    components of an m x m matrix: k + 2, at most m (the sparse and Dask routes use
     :func:`pcalib._linalg.eigen.krylov_block`, wider, as each of their blocks is a pass over
     data that may be on disk)."""
     return min(k + _BLOCK_EXTRA, m)
+
+
+def lanczos_products(blocks: int, block: int) -> int:
+    r"""How many single-vector products cost as much as `blocks` blocks of `block`
+    columns: :math:`\lfloor 4 c\, b B / (2 g) \rfloor`, with c and g the weights of a
+    multiply-add of a thin block product and of a single-vector product relative to
+    one of the ``syrk`` (``constants.THIN_PRODUCT_COST``,
+    ``constants.VECTOR_PRODUCT_COST``)."""
+    return int(4 * constants.THIN_PRODUCT_COST * block * blocks / (2 * constants.VECTOR_PRODUCT_COST))
 
 
 def krylov_axes(
@@ -66,11 +77,10 @@ def krylov_axes(
     certifiable: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, str, np.ndarray | None, np.ndarray | None]:
     r"""The k leading singular values and right singular vectors (p, k) of the centered
-    matrix `Xc`, by block Krylov on the smaller of :math:`X_c^\top X_c` and
-    :math:`X_c X_c^\top`, never formed: each block :math:`Q` of
-    :math:`b = k + 2` columns (:func:`dense_krylov_block`) costs the two products
-    :math:`X_c^\top (X_c Q)` (or :math:`X_c (X_c^\top Q)`), :math:`4 n p b` flops and
-    two passes over :math:`X_c` (:func:`pcalib._linalg.eigen.krylov_top_operator`). The Ritz
+    matrix `Xc`, by a Krylov method on the smaller of :math:`X_c^\top X_c` and
+    :math:`X_c X_c^\top`, never formed (:func:`krylov_stage`): each step costs the
+    products :math:`X_c^\top (X_c q)` (or :math:`X_c (X_c^\top q)`) with one vector,
+    two passes over :math:`X_c`, and block Krylov's each block. The Ritz
     pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
     10^{-12} \theta_1`, the a-posteriori test of the sparse and Dask routes made a
     hundred times tighter (``DENSE_KRYLOV_RTOL``): each :math:`\theta_j` is then within
@@ -78,12 +88,13 @@ def krylov_axes(
     gap), each axis within an angle of about :math:`10^{-12}\theta_1 / \delta_j` of
     its eigenvector.
 
-    Without `max_blocks` (``solver="krylov"``), the blocks are
-    :math:`\max(2k, k + 10)` columns wide, as on the sparse and Dask routes, and the
-    space may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With
-    `max_blocks` (the budget of "auto"), the method stops when the space would grow past that many
-    blocks, or as soon as the decay of the residual predicts it (a flat spectrum near
-    the k-th eigenvalue, where block Krylov converges slowly); then the k leading
+    Without `max_blocks` (``solver="krylov"``), block Krylov with blocks of
+    :math:`\max(2k, k + 10)` columns, as on the sparse and Dask routes, whose space
+    may grow to ``KRYLOV_MAX_BLOCKS`` blocks; beyond, RuntimeError. With
+    `max_blocks` (the budget of "auto"), Lanczos with single vectors stops when it has
+    spent that cost, as soon as the decay of the residual predicts it would (a flat
+    spectrum near the k-th eigenvalue), or when its probe finds a missed copy of a
+    repeated eigenvalue; then the k leading
     eigenpairs of the same matrix, formed (one ``syrk``) and solved by
     :func:`pcalib._linalg.eigen.top_eigh`, take over: the result is then that of the eig
     route (n >= p) or the gram route (n < p), to round-off. Returns the singular
@@ -97,9 +108,10 @@ def krylov_axes(
     (:class:`pcalib._routes.decomposition.FormedProducts`; None otherwise).
 
     The loadings of `constant` columns (zero in `Xc`) are exactly 0, as in the eig
-    route: the Krylov stages start from random vectors that are not, so for n >= p
-    their Ritz vectors are cut to the varying columns and re-orthonormalized (a
-    Cholesky QR step, which keeps zero rows zero), and the formed matrix is solved on
+    route: block Krylov starts from random vectors that are not, so for n >= p its
+    Ritz vectors are cut to the varying columns and re-orthonormalized (a Cholesky QR
+    step, which keeps zero rows zero); Lanczos starts from a vector that is 0 there,
+    and so stays 0 there; the formed matrix is solved on
     the varying columns (:func:`pcalib._linalg.eigen.top_eigh_of_varying`); with no more varying columns
     than k, only the formed matrix runs.
     """
@@ -121,31 +133,35 @@ def krylov_axes(
 def krylov_stage(
     Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None, rtol: float = DENSE_KRYLOV_RTOL
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    r"""The block Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
+    r"""The Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
     eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
-    :math:`Y Y^\top`, or None when the budget `max_blocks` is 0 or ran out, when the
-    forecast gave up, or when n >= p and at most k columns vary (RuntimeError instead
-    without `max_blocks`, past ``KRYLOV_MAX_BLOCKS`` blocks). `rtol`: the residual test,
-    ``DENSE_KRYLOV_RTOL`` unless ``PCA(tol=...)`` sets it."""
+    :math:`Y Y^\top`, or None when the formed matrix should take over.
+
+    With `max_blocks` (the budget of "auto" and of ``PCA(tol=...)``, in blocks of
+    :func:`dense_krylov_block` columns): Lanczos with single vectors
+    (:func:`pcalib._linalg.lanczos.lanczos_top_vector`) within the same cost
+    (:func:`lanczos_products`); None when it gave up or found a missed copy of an
+    eigenvalue, when `max_blocks` is 0, or when n >= p and at most k columns vary.
+    Without `max_blocks` (``solver="krylov"``): block Krylov, blocks of
+    :func:`pcalib._linalg.eigen.krylov_block` columns, RuntimeError past
+    ``KRYLOV_MAX_BLOCKS`` blocks. `rtol`: the residual test, ``DENSE_KRYLOV_RTOL``
+    unless ``PCA(tol=...)`` sets it."""
     n, p = Y.shape
     m = min(n, p)
-    block = dense_krylov_block(k, m) if max_blocks is not None else krylov_block(k, m)
-    budget = KRYLOV_MAX_BLOCKS if max_blocks is None else max_blocks
-    if n >= p and np.count_nonzero(~constant) <= k:
-        budget = 0
-    if budget == 0:  # nothing to try: the formed matrix (the caller) at once
-        return None
-    found = krylov_top_operator(
-        Y.gram_times, m, k, rtol, max_dim=min(m, budget * block),
-        predict=max_blocks is not None, block=block,
-    )
-    if found is None and max_blocks is None:
+    if max_blocks == 0 or (n >= p and np.count_nonzero(~constant) <= k):
+        return None  # nothing to try: the formed matrix (the caller) at once
+    if max_blocks is not None:
+        products = lanczos_products(max_blocks, dense_krylov_block(k, m))
+        return lanczos_top_vector(Y.gram_times, m, k, rtol, max_products=products,
+                                  zero=constant if n >= p else None).found
+    found = krylov_top_operator(Y.gram_times, m, k, rtol, max_dim=min(m, KRYLOV_MAX_BLOCKS * krylov_block(k, m)))
+    if found is None:
         raise RuntimeError(
             f"the block Krylov method did not reach a residual of {rtol:g} within "
             f"{KRYLOV_MAX_BLOCKS} blocks (the spectrum is flat near component {k}); ask for "
             "fewer or more components, or use solver='auto', 'eig', 'gram' or 'svd'"
         )
-    return None if found is None else found[:2]
+    return found[:2]
 
 
 def leading_axes(

@@ -1,0 +1,272 @@
+r"""The k largest eigenpairs of a symmetric positive semi-definite matrix given only by
+its products with single vectors: the Lanczos method without restarts, for the dense
+Krylov route (:func:`pcalib._routes.dense_krylov.krylov_stage`).
+
+Why single vectors: a product :math:`X_c^\top (X_c q)` with one vector is two
+matrix-vector products (``gemv``), bound by the speed of memory, and measured (2 cores,
+NumPy's OpenBLAS, 5000 x 5000) at 13 ms against 41-49 ms for a block of 2 to 12 columns:
+OpenBLAS's ``dgemm`` is slow for thin blocks. Lanczos spends one vector per step, and
+without restarts its space after d products is the whole Krylov space
+:math:`\mathcal K_d(M, q)`, the best that d products can give; ARPACK's implicitly
+restarted Lanczos (scikit-learn's ``svd_solver="arpack"``) keeps :math:`2k + 1` vectors and
+needs more products (77-81 against 55 at 5000 x 5000, k = 10, residual 1e-12).
+
+**The method.** From a seeded unit vector :math:`q_1`, each step multiplies the newest
+vector, :math:`w = M q_j`, orthogonalizes w against every vector so far (two passes of
+classical Gram-Schmidt: full reorthogonalization, :math:`O(m j)` per step, so that the
+basis :math:`Q_d` stays orthonormal to working precision and no spurious copies of an
+eigenvalue appear), and normalizes the rest, :math:`q_{j+1} = w / \beta_j`. Then
+:math:`M Q_d = Q_d T_d + \beta_d q_{d+1} e_d^\top` with :math:`T_d` tridiagonal
+(:math:`\alpha_j = q_j^\top M q_j` on the diagonal, :math:`\beta_j` beside it); a Ritz
+pair :math:`(\theta_i, Q_d s_i)` of :math:`T_d` has the residual
+:math:`\|M Q_d s_i - \theta_i Q_d s_i\| = \beta_d |e_d^\top s_i|`. The products
+:math:`M Q_d` are kept, so once that estimate passes, the residuals are computed from
+them (:math:`M Q_d S - Q_d S \Theta`, no product more) and the pairs are accepted when
+
+.. math:: \|M v_i - \theta_i v_i\| \le \mathrm{rtol} \cdot \theta_1, \qquad i = 1, \dots, k,
+
+the a-posteriori test of the block Krylov routes.
+
+**Repeated eigenvalues.** From one vector, the Krylov space holds one direction of each
+eigenspace, so Lanczos finds one copy of an eigenvalue of multiplicity r. After the test
+passes, :func:`missed_eigenvalue` probes the deflated matrix :math:`(I - V V^\top) M (I -
+V V^\top)`, V the k vectors found, with a few Lanczos steps from another seeded vector:
+its Ritz values are lower bounds of its largest eigenvalue, so one above
+:math:`\theta_k + \mathrm{rtol}\,\theta_1` proves that an eigenvalue above
+:math:`\theta_k` was missed. The caller then runs block Krylov, whose blocks hold several
+copies. A probe that converges to ``_PROBE_TOL`` below that bound, or runs
+``_PROBE_STEPS`` steps, ends the search (as for the sparse route's ARPACK probe,
+:func:`pcalib._linalg.eigen.lanczos_top_operator`): a missed eigenvalue is then at most
+:math:`\theta_k` or within ``_PROBE_TOL`` of the probe's value.
+
+**A budget.** The run stops after `max_products` products, or earlier when the decay of
+its residual estimate predicts that it would not pass the test within them
+(:func:`_predicted_to_fail`: a flat spectrum near :math:`\lambda_k`, where block Krylov
+does better). A run that stops leaves the matrix to block Krylov from a random block: its
+Ritz vectors would be a poor start, as a block Krylov space started from vectors of
+:math:`\mathcal K_d(M, q)` stays inside a single-vector Krylov space (measured at
+5000 x 5000, flat spectrum, k = 10: 1.9 s of block Krylov from the Ritz vectors of 25
+Lanczos steps, against 0.9 s from a random block).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+__all__ = ["LanczosRun", "lanczos_top_vector", "missed_eigenvalue"]
+
+# The residual estimate enters the forecast every _FORECAST_EVERY products (the estimate
+# of one step to the next is noisy: at 5000 x 5000, flat spectrum, k = 10, it went
+# 4e-2, 6e-2, 4e-2 at 35, 45 and 55 products before falling to 2e-14 at 105), and the
+# forecast starts once _FORECAST_FROM of the budget is spent: Lanczos's residual often
+# stalls, then falls faster and faster (2500 x 2500, decaying, k = 10: 5e-3, 2e-3, 2e-3
+# at 15, 20 and 25 products, then 1e-12 at 65, within a budget of 81 that a forecast
+# from the third estimate on gave up at 25).
+_FORECAST_EVERY = 5
+_FORECAST_FROM = 0.5
+# The forecast extrapolates the best rate seen times _ACCELERATION (the rate grows as the
+# space does), as block Krylov's does (pcalib._linalg.eigen).
+_ACCELERATION = 2.0
+# The space is invariant (Lanczos stops) when the new direction's norm is below
+# _INVARIANT times the largest Ritz value: far below any residual test, as block
+# Krylov's threshold for a new direction (pcalib._linalg.eigen).
+_INVARIANT = 1e-13
+
+
+def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_products: int) -> bool:
+    r"""Whether Lanczos, with residual estimates ``history`` (products d, estimate r),
+    will not reach `rtol` within `max_products`: once ``_FORECAST_FROM`` of them are
+    spent, when even the best rate seen over ``2 * _FORECAST_EVERY`` products,
+    :math:`\rho = \min_j (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})`, times
+    ``_ACCELERATION``, leaves
+    :math:`d + \log(\mathrm{rtol} / r) / \rho` above `max_products`."""
+    d, res = history[-1]
+    if d < _FORECAST_FROM * max_products or len(history) < 3:
+        return False
+    best = _ACCELERATION * min(np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:]))
+    return best >= 0 or d + np.log(rtol / res) / best > max_products
+
+
+# The probe for missed copies: at most _PROBE_STEPS products, and it ends when its top
+# Ritz value's residual estimate is below _PROBE_TOL times that value (ARPACK's stopping
+# rule). 0.1 rather than the sparse route's 3e-2: measured at 5000 x 5000, decaying
+# spectrum, k = 10, the probe took 5 products against 13 (0.06 against 0.17 s of a 0.9 s
+# fit). A missed copy equals an eigenvalue found, so it escapes only when that value is
+# within about 10% of theta_k.
+_PROBE_STEPS = 20
+_PROBE_TOL = 0.1
+
+
+@dataclass(frozen=True)
+class LanczosRun:
+    """What :func:`lanczos_top_vector` found: the k leading Ritz values (decreasing)
+    and orthonormal Ritz vectors (m, k) that passed the residual test, or None; and
+    the products it spent, the probe's included."""
+
+    found: tuple[np.ndarray, np.ndarray] | None
+    products: int
+
+
+class _Lanczos:
+    """The state of one run: the basis Q (m, d + 1), the products M Q (m, d) and the
+    tridiagonal T_d (alpha, beta)."""
+
+    def __init__(self, times: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int) -> None:
+        m = start.shape[0]
+        self.times = times
+        self.Q = np.empty((m, steps + 1), order="F")
+        self.MQ = np.empty((m, steps), order="F")
+        self.alpha = np.empty(steps)
+        self.beta = np.empty(steps)
+        self.Q[:, 0] = start / np.linalg.norm(start)
+        self.d = 0
+
+    def step(self) -> float:
+        r"""One product and the orthogonalization of its result; returns
+        :math:`\beta_d`, the norm of the new direction (not normalized when 0)."""
+        j = self.d
+        Qj = self.Q[:, : j + 1]
+        w = self.times(self.Q[:, j])
+        self.MQ[:, j] = w
+        h = Qj.T @ w
+        w = w - Qj @ h
+        correction = Qj.T @ w  # the second pass of Gram-Schmidt
+        w -= Qj @ correction
+        self.alpha[j] = h[j] + correction[j]
+        self.beta[j] = np.linalg.norm(w)
+        self.d = j + 1
+        if self.beta[j] > 0.0:
+            self.Q[:, j + 1] = w / self.beta[j]
+        return float(self.beta[j])
+
+    def ritz(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The `count` largest Ritz values of T_d (decreasing) and their eigenvectors
+        in T_d's coordinates (d, count)."""
+        d = self.d
+        count = min(count, d)
+        if d == 1:
+            return self.alpha[:1].copy(), np.ones((1, 1))
+        theta, S = scipy.linalg.eigh_tridiagonal(
+            self.alpha[:d], self.beta[: d - 1], select="i", select_range=(d - count, d - 1), check_finite=False
+        )
+        return theta[::-1], S[:, ::-1]
+
+    def estimates(self, S: np.ndarray) -> np.ndarray:
+        r"""The residual norms :math:`\beta_d |e_d^\top s_i|` of the Ritz pairs S."""
+        return self.beta[self.d - 1] * np.abs(S[-1])
+
+    def vectors(self, S: np.ndarray) -> np.ndarray:
+        """The Ritz vectors :math:`Q_d S`, (m, count), F-ordered."""
+        return np.asfortranarray(self.Q[:, : self.d] @ S)
+
+    def residuals(self, theta: np.ndarray, S: np.ndarray) -> np.ndarray:
+        r"""The residual norms :math:`\|M Q_d s_i - \theta_i Q_d s_i\|` from the kept products."""
+        d = self.d
+        return np.linalg.norm(self.MQ[:, :d] @ S - (self.Q[:, :d] @ S) * theta, axis=0)
+
+
+def lanczos_top_vector(
+    times: Callable[[np.ndarray], np.ndarray],
+    m: int,
+    k: int,
+    rtol: float,
+    *,
+    max_products: int,
+    zero: np.ndarray | None = None,
+) -> LanczosRun:
+    r"""The k largest eigenpairs of a symmetric positive semi-definite m x m matrix M
+    given by ``times(q) = M @ q`` for vectors q of length m, by Lanczos without
+    restarts (the module's docstring): accepted when every residual is at most
+    ``rtol`` :math:`\theta_1` and the probe finds no missed copy.
+
+    Parameters
+    ----------
+    times : callable
+        The product with a vector (1-D, length m); must return a new array.
+    m, k : int
+        Order of M and number of pairs, ``1 <= k < m``.
+    rtol : float
+        The residual test, relative to :math:`\theta_1`.
+    max_products : int
+        Most products to spend before the test passes; the probe then spends at most
+        ``_PROBE_STEPS`` more.
+    zero : ndarray of bool (m,), optional
+        Coordinates where every eigenvector of a nonzero eigenvalue is 0 (the constant
+        columns of a scatter matrix): the start vectors are 0 there, so every vector of
+        the run is exactly 0 there too.
+
+    Returns
+    -------
+    LanczosRun
+        ``found`` None when the budget ran out, the forecast gave up, the space became
+        invariant before the test passed, or the probe found a missed eigenvalue.
+    """
+    steps = min(max_products, m)
+    start = np.random.default_rng(0).standard_normal((m,))
+    if zero is not None:
+        start[zero] = 0.0
+    run = _Lanczos(times, start, steps)
+    history: list[tuple[int, float]] = []
+    while run.d < steps:
+        beta = run.step()
+        if run.d < k + 1 and beta > 0.0:
+            continue
+        theta, S = run.ritz(k)
+        scale = max(theta[0], np.finfo(float).tiny)
+        invariant = beta <= _INVARIANT * scale
+        estimate = run.estimates(S).max() / scale
+        if estimate <= rtol and theta.shape[0] == k and run.residuals(theta, S).max() <= rtol * scale:
+            V = run.vectors(S)
+            probe = missed_eigenvalue(times, V, theta, rtol, zero)
+            products = run.d + probe[1]
+            if probe[0]:
+                return LanczosRun(None, products)
+            return LanczosRun((theta, V), products)
+        if invariant:
+            break
+        if run.d % _FORECAST_EVERY == 0:
+            history.append((run.d, estimate))
+            if _predicted_to_fail(history, rtol, steps):
+                break
+    return LanczosRun(None, run.d)
+
+
+def missed_eigenvalue(
+    times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, theta: np.ndarray, rtol: float,
+    zero: np.ndarray | None = None,
+) -> tuple[bool, int]:
+    r"""Whether the matrix M of ``times`` has an eigenvalue above
+    :math:`\theta_k + \mathrm{rtol}\,\theta_1` that the k pairs (`theta`, V) miss, by
+    Lanczos on :math:`M' = (I - V V^\top) M (I - V V^\top)` from a seeded vector: its
+    Ritz values never exceed :math:`\lambda_1(M')`, so one above the bound proves a
+    miss. At most ``_PROBE_STEPS`` products; ends when the top
+    Ritz value's residual estimate is within ``_PROBE_TOL`` of it. Returns the answer
+    and the products spent."""
+    m = V.shape[0]
+    bound = theta[-1] + rtol * theta[0]
+
+    def deflated(q: np.ndarray) -> np.ndarray:
+        q = q - V @ (V.T @ q)
+        w = times(q)
+        return w - V @ (V.T @ w)
+
+    steps = min(_PROBE_STEPS, m - V.shape[1])
+    if steps <= 0:
+        return False, 0
+    start = np.random.default_rng(1).standard_normal((m,))
+    if zero is not None:
+        start[zero] = 0.0
+    start -= V @ (V.T @ start)
+    probe = _Lanczos(deflated, start, steps)
+    while probe.d < steps:
+        beta = probe.step()
+        top, s = probe.ritz(1)
+        if top[0] > bound:
+            return True, probe.d
+        if beta <= _INVARIANT * theta[0] or probe.estimates(s)[0] <= _PROBE_TOL * abs(top[0]):
+            break
+    return False, probe.d

@@ -1,0 +1,172 @@
+"""Single-vector Lanczos (pcalib._linalg.lanczos), the first stage of the dense Krylov
+route of "auto" since issue 35.
+
+References are numpy.linalg.eigh of the matrix written out here, never pcalib itself.
+"""
+
+import numpy as np
+import pytest
+
+import pcalib._linalg.lanczos as lanczos_module
+import pcalib._routes.dense_krylov as dense_krylov
+from pcalib import PCA
+from pcalib._linalg.lanczos import lanczos_top_vector, missed_eigenvalue
+
+
+def spd(values, seed=0):
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
+    return (Q * values) @ Q.T
+
+
+def counted(M):
+    """The product with M, and the list of the vectors it was called with."""
+    calls = []
+
+    def times(q):
+        assert q.ndim == 1
+        calls.append(q.copy())
+        return M @ q
+
+    return times, calls
+
+
+def reference(M, k):
+    w, V = np.linalg.eigh(M)
+    return w[::-1][:k], V[:, ::-1][:, :k]
+
+
+def test_finds_the_leading_pairs_to_the_residual_test():
+    values = np.r_[50.0 * 0.8 ** np.arange(12), np.linspace(1.0, 0.01, 388)]
+    M = spd(values)
+    k, rtol = 6, 1e-12
+    times, calls = counted(M)
+    run = lanczos_top_vector(times, 400, k, rtol, max_products=200)
+    assert run.found is not None
+    theta, V = run.found
+    w, W = reference(M, k)
+    np.testing.assert_allclose(theta, w, rtol=0, atol=rtol * w[0])
+    assert np.linalg.norm(M @ V - V * theta, axis=0).max() <= rtol * theta[0]
+    np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-14)
+    np.testing.assert_allclose(np.abs(np.sum(V * W, axis=0)), 1.0, atol=1e-12)
+    # every product is counted: the main run's and the probe's
+    assert run.products == len(calls) < 200
+    again = lanczos_top_vector(counted(M)[0], 400, k, rtol, max_products=200)
+    assert np.array_equal(again.found[1], V)  # deterministic
+
+
+def test_a_missed_copy_of_a_repeated_eigenvalue_is_caught_by_the_probe(monkeypatch):
+    # lambda_3 = lambda_4 = 6 exactly, on a diagonal matrix, so that rounding cannot
+    # rotate the start vector within that eigenspace: the Krylov space holds one of its
+    # directions, and Lanczos alone returns 10, 8, 6, 4, 3 (found here, 16 products).
+    # On a rotated matrix the copies differ by round-off, and Lanczos found both.
+    values = np.r_[10.0, 8.0, 6.0, 6.0, 4.0, 3.0, np.linspace(0.5, 0.01, 294)]
+    M = np.diag(values)
+    k = 5
+    run = lanczos_top_vector(lambda q: M @ q, 300, k, 1e-12, max_products=250)
+    assert run.found is None  # the probe saw an eigenvalue above theta_5 = 4
+    monkeypatch.setattr(lanczos_module, "missed_eigenvalue", lambda *args, **kwargs: (False, 0))
+    blind = lanczos_top_vector(lambda q: M @ q, 300, k, 1e-12, max_products=250)
+    assert blind.found is not None
+    np.testing.assert_allclose(blind.found[0], [10.0, 8.0, 6.0, 4.0, 3.0], rtol=1e-12)  # what the probe is for
+
+
+def test_auto_finishes_on_the_formed_matrix_when_the_probe_fires(monkeypatch):
+    rng = np.random.default_rng(2)
+    n, p, k = 1300, 1100, 4
+    X = (rng.standard_normal((n, 6)) * [40.0, 30.0, 20.0, 10.0, 5.0, 2.5]) @ rng.standard_normal((6, p))
+    X += rng.standard_normal((n, p))
+    fired = []
+    monkeypatch.setattr(lanczos_module, "missed_eigenvalue", lambda *args, **kwargs: fired.append(1) or (True, 3))
+    pca = PCA(k).fit(X)
+    assert fired and pca.solver_ == "eig"
+    Xc = X - X.mean(axis=0)
+    lam, V = reference(Xc.T @ Xc / (n - 1), k)
+    np.testing.assert_allclose(pca.explained_variance_, lam, rtol=1e-12)
+    assert np.abs(np.sum(pca.components_.T * V, axis=0)).min() > 1 - 1e-12
+
+
+def test_the_probe_finds_nothing_when_nothing_is_missed_and_bounds_its_products():
+    values = np.r_[9.0, 7.0, 5.0, np.linspace(1.0, 0.01, 197)]
+    M = spd(values, seed=3)
+    w, W = reference(M, 3)
+    missed, products = missed_eigenvalue(lambda q: M @ q, np.asfortranarray(W), w, 1e-12)
+    assert not missed and 1 <= products <= lanczos_module._PROBE_STEPS
+    # the same probe with one pair left out of V finds it (7 > 5 + rtol * 9)
+    keep = [0, 2]
+    missed, _ = missed_eigenvalue(lambda q: M @ q, np.asfortranarray(W[:, keep]), w[keep], 1e-12)
+    assert missed
+
+
+def test_zero_coordinates_stay_exactly_zero():
+    values = np.r_[30.0 * 0.7 ** np.arange(10), np.linspace(1.0, 0.1, 190)]
+    M = spd(values, seed=4)
+    zero = np.zeros(200, dtype=bool)
+    zero[[3, 77]] = True
+    M[zero] = 0.0
+    M[:, zero] = 0.0  # a scatter matrix's constant columns
+    run = lanczos_top_vector(lambda q: M @ q, 200, 5, 1e-12, max_products=150, zero=zero)
+    assert run.found is not None
+    assert np.all(run.found[1][zero] == 0.0)
+
+
+def test_the_budget_and_the_forecast_stop_a_run_that_will_not_converge():
+    # 300 eigenvalues within 1% of each other: nothing stands out near k
+    values = 1.0 + 0.01 * np.random.default_rng(5).uniform(size=300)
+    M = spd(values, seed=5)
+    times, calls = counted(M)
+    run = lanczos_top_vector(times, 300, 5, 1e-12, max_products=120)
+    assert run.found is None and run.products == len(calls)
+    assert run.products < 120  # the forecast gave up before the budget ran out
+    assert run.products >= lanczos_module._FORECAST_FROM * 120  # not before it may
+    tiny = lanczos_top_vector(counted(M)[0], 300, 5, 1e-12, max_products=8)
+    assert tiny.found is None and tiny.products == 8
+
+
+def test_the_forecast_waits_for_half_the_budget_and_extrapolates_the_best_rate():
+    forecast = lanczos_module._predicted_to_fail
+    rtol = 1e-12
+    # 2500 x 2500, decaying spectrum, k = 10 (tests/benchmarks.py): the estimate
+    # stalls at 2e-3 from 20 to 25 products, then falls to 1e-12 at 65
+    stall = [(15, 5e-3), (20, 2e-3), (25, 2e-3)]
+    assert not forecast(stall, rtol, 114)  # before half of the budget: no verdict
+    assert forecast(stall, rtol, 40)  # past half: the best rate, doubled, misses 40
+    later = stall + [(30, 1e-4), (35, 1e-5), (40, 1e-6), (45, 8e-8), (50, 5e-9), (55, 3e-10), (60, 2e-11)]
+    # from 35 on: best rate log(1e-5 / 2e-3) / 10 per product, doubled: 35 + 13.8 / 1.06
+    assert not forecast(later[:5], rtol, 70)
+    assert forecast([(30, 1e-2), (35, 1e-2), (40, 1.1e-2)], rtol, 70)  # no decay at all
+
+
+def test_auto_runs_lanczos_first_and_matches_the_svd(monkeypatch):
+    # a square-ish shape past 1024 features: the first stage converges, no block Krylov
+    rng = np.random.default_rng(6)
+    n, p, k = 1300, 1100, 5
+    U = np.linalg.qr(rng.standard_normal((n, 8)))[0]
+    W = np.linalg.qr(rng.standard_normal((p, 8)))[0]
+    X = (U * (10.0 * np.sqrt(n) * 0.5 ** np.arange(8))) @ W.T + 1e-3 * rng.standard_normal((n, p)) + 3.0
+    block = []
+    monkeypatch.setattr(dense_krylov, "krylov_top_operator", lambda *a, **o: block.append(1))
+    pca = PCA(k).fit(X)
+    assert pca.solver_ == "krylov" and not block
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    signs = np.sign(np.sum(pca.components_ * Vt[:k], axis=1))
+    np.testing.assert_allclose(pca.components_, Vt[:k] * signs[:, None], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
+
+
+@pytest.mark.parametrize("k, route", [(2, "krylov"), (5, "eig")])
+def test_tall_data_take_lanczos_when_its_budget_allows_4k_plus_20_products(k, route):
+    # n >= 4p with p > 1024: tall data keep their syrk for block Krylov, but Lanczos's
+    # products cost little. 4400 x 1100: the exact route's cost is 15 blocks of k + 2
+    # columns at k = 5, 37 single-vector products, fewer than 4k + 20 = 40
+    rng = np.random.default_rng(7)
+    n, p = 4400, 1100
+    X = (rng.standard_normal((n, 20)) * 10.0 * 0.8 ** np.arange(20)) @ rng.standard_normal((20, p)) / np.sqrt(p)
+    X += rng.standard_normal((n, p))
+    pca = PCA(k).fit(X)
+    assert pca.solver_ == route
+    Xc = X - X.mean(axis=0)
+    lam, V = reference(Xc.T @ Xc, k)
+    np.testing.assert_allclose(pca.singular_values_ ** 2, lam, rtol=1e-11)
+    assert np.abs(np.sum(pca.components_.T * V, axis=0)).min() > 1 - 1e-12
