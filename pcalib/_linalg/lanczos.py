@@ -33,8 +33,8 @@ passes, :func:`missed_eigenvalue` probes the deflated matrix :math:`(I - V V^\to
 V V^\top)`, V the k vectors found, with a few Lanczos steps from another seeded vector:
 its Ritz values are lower bounds of its largest eigenvalue, so one above
 :math:`\theta_k + \mathrm{rtol}\,\theta_1` proves that an eigenvalue above
-:math:`\theta_k` was missed. The caller then runs block Krylov, whose blocks hold several
-copies. A probe that converges to ``_PROBE_TOL`` below that bound, or runs
+:math:`\theta_k` was missed. The caller then solves the formed matrix
+(:func:`pcalib._routes.dense_krylov.krylov_stage` returns None). A probe that converges to ``_PROBE_TOL`` below that bound, or runs
 ``_PROBE_STEPS`` steps, ends the search (as for the sparse route's ARPACK probe,
 :func:`pcalib._linalg.eigen.lanczos_top_operator`): a missed eigenvalue is then at most
 :math:`\theta_k` or within ``_PROBE_TOL`` of the probe's value.
@@ -42,8 +42,8 @@ copies. A probe that converges to ``_PROBE_TOL`` below that bound, or runs
 **A budget.** The run stops after `max_products` products, or earlier when the decay of
 its residual estimate predicts that it would not pass the test within them
 (:func:`_predicted_to_fail`: a flat spectrum near :math:`\lambda_k`, where block Krylov
-does better). A run that stops leaves the matrix to block Krylov from a random block: its
-Ritz vectors would be a poor start, as a block Krylov space started from vectors of
+does better). A run that stops leaves the matrix to the formed route (the caller), not
+to block Krylov seeded with its Ritz vectors, which would be a poor start, as a block Krylov space started from vectors of
 :math:`\mathcal K_d(M, q)` stays inside a single-vector Krylov space (measured at
 5000 x 5000, flat spectrum, k = 10: 1.9 s of block Krylov from the Ritz vectors of 25
 Lanczos steps, against 0.9 s from a random block).
