@@ -170,3 +170,43 @@ def test_tall_data_take_lanczos_when_its_budget_allows_4k_plus_20_products(k, ro
     lam, V = reference(Xc.T @ Xc, k)
     np.testing.assert_allclose(pca.singular_values_ ** 2, lam, rtol=1e-11)
     assert np.abs(np.sum(pca.components_.T * V, axis=0)).min() > 1 - 1e-12
+
+
+def test_the_probe_finds_a_missed_copy_within_ten_percent_of_theta_k():
+    # every eigenvalue twice, on a diagonal matrix (exact copies): Lanczos from one
+    # vector finds 1, 0.955 for k = 2 and misses the second 1, 4.7% above theta_2. A
+    # probe that stopped at a residual of 10% of its top Ritz value (its rule before
+    # review s13) ended after 4 products below 0.955 and cleared the pairs.
+    values = np.repeat(0.955 ** np.arange(150), 2)
+    M = np.diag(values)
+    run = lanczos_top_vector(lambda q: M @ q, 300, 2, 1e-12, max_products=250)
+    assert run.found is None
+    w = np.array([1.0, 0.955])
+    V = np.asfortranarray(np.eye(300)[:, [0, 2]])  # the pairs that Lanczos returns
+    missed, products = missed_eigenvalue(lambda q: M @ q, V, w, 1e-12)
+    assert missed and products <= lanczos_module._PROBE_STEPS
+
+
+def test_pca_on_data_with_every_eigenvalue_twice_matches_the_svd(monkeypatch):
+    # two copies of the same centered block on the diagonal: X_c^T X_c is block
+    # diagonal with two equal blocks, computed block by block without rounding
+    # between them, so the Krylov space never separates the copies. The fit took the
+    # Krylov route and returned sigma_2 = 0.977 sigma_1 instead of sigma_1 (2.3% off)
+    # before review s13.
+    from pcalib._linalg import constants
+
+    monkeypatch.setattr(constants, "KEPT_MOMENTS_MAX_FEATURES", 100)
+    rng = np.random.default_rng(3)
+    nb, pb = 250, 200
+    for _ in range(2):  # the data of the measurement (the second draw)
+        U = np.linalg.qr(rng.standard_normal((nb, pb)))[0]
+        U -= U.mean(axis=0)
+        W = np.linalg.qr(rng.standard_normal((pb, pb)))[0]
+        B = (U * (10.0 * 0.98 ** np.arange(pb))) @ W.T
+    X = np.zeros((2 * nb, 2 * pb))
+    X[:nb, :pb] = B
+    X[nb:, pb:] = B
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    assert s[1] == pytest.approx(s[0], rel=1e-12)
+    pca = PCA(2).fit(X)
+    np.testing.assert_allclose(pca.singular_values_, s[:2], rtol=1e-12)
