@@ -210,3 +210,37 @@ def test_pca_on_data_with_every_eigenvalue_twice_matches_the_svd(monkeypatch):
     assert s[1] == pytest.approx(s[0], rel=1e-12)
     pca = PCA(2).fit(X)
     np.testing.assert_allclose(pca.singular_values_, s[:2], rtol=1e-12)
+
+
+def test_the_basis_stays_orthonormal_and_t_is_its_projection_on_a_stiff_spectrum():
+    # eigenvalues from 1 to 1e-11: converged directions come back in every product,
+    # and one pass of Gram-Schmidt leaves |Q^T Q - I| near 1 here (planted in review s13)
+    M = spd(np.r_[10.0 ** -np.arange(0, 12, 0.5), np.linspace(1e-12, 0, 276)], seed=8)
+    run = lanczos_module._Lanczos(lambda q: M @ q, np.random.default_rng(0).standard_normal(300), 60)
+    for _ in range(60):
+        run.step()
+    Q = run.Q[:, :60]
+    np.testing.assert_allclose(Q.T @ Q, np.eye(60), rtol=0, atol=1e-14)
+    T = np.diag(run.alpha) + np.diag(run.beta[:-1], 1) + np.diag(run.beta[:-1], -1)
+    np.testing.assert_allclose(Q.T @ M @ Q, T, rtol=0, atol=1e-14)
+
+
+def test_the_pairs_are_accepted_on_their_residuals_from_the_products_not_the_estimate():
+    # products of a matrix that is not quite symmetric: T_d is then not Q^T A Q, and the
+    # estimate beta_d |e_d^T s_i| fell below 1e-12 after 24 products while the true
+    # residuals stay near 1e-9 (the run accepted them without the a-posteriori test)
+    M = spd(np.r_[50.0 * 0.8 ** np.arange(12), np.linspace(1.0, 0.01, 288)], seed=10)
+    N = np.random.default_rng(9).standard_normal((300, 300)) / np.sqrt(300)
+    run = lanczos_top_vector(lambda q: M @ q + 1e-9 * (N @ q), 300, 5, 1e-12, max_products=60)
+    assert run.found is None
+
+
+def test_a_probe_without_a_verdict_leaves_the_pairs_to_the_formed_matrix():
+    # found 0.501 and 0.5 (k = 2): a missed copy would be 0.501; the deflated matrix's
+    # spectrum crowds just below 0.4999, and 20 steps cannot tell its top from 0.501
+    values = np.r_[0.501, 0.5, 0.4999 * (1 - np.linspace(0, 1, 298) ** 3)]
+    D = np.diag(values)
+    V = np.asfortranarray(np.eye(300)[:, :2])
+    assert missed_eigenvalue(lambda q: D @ q, V, values[:2], 1e-12) == (True, lanczos_module._PROBE_STEPS)
+    # with nothing above theta_k to miss but theta_1 itself, the same probe converges
+    assert not missed_eigenvalue(lambda q: D @ q, V, np.array([0.5, 0.5]), 1e-12)[0]
