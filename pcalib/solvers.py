@@ -315,7 +315,7 @@ def lanczos_room(n: int, p: int, k: int) -> bool:
     allows :math:`4k + 20` of them: the entry of tall data (n >= 4p, p > 1024) to the
     Krylov route (measured at 20000 x 2000, tests/benchmarks.py's decaying spectrum: 20
     products for k = 5, 35 for k = 10, 425 for k = 50; its flat one: 80, 95, 160;
-    62 products are allowed at k = 5, so only k = 5 enters)."""
+    59 products are allowed at k = 5 and 10, so only k = 5 enters)."""
     products = lanczos_products(krylov_run_blocks(n, p, k), dense_krylov_block(k, min(n, p)))
     return products >= 4 * k + 20
 
