@@ -78,7 +78,8 @@ fixed number of steps, no residual test).
    (:math:`n \ge 4p`) keep their one ``syrk`` for block Krylov (measured at 20000 x
    2000 and 2000 x 20000: a block Krylov attempt that gave up cost 0.2-0.5 s more than
    that route), but take "krylov" when the whole estimated cost pays for
-   :math:`4k + 20` single-vector products (:func:`lanczos_room`); wide data keep
+   :math:`5k + 20` single-vector products (:func:`lanczos_room`, which square-ish data
+   must pass too); wide data keep
    the ``syrk`` of "gram" (Lanczos needed 165 products at 2000 x 20000, k = 10,
    against 35 at 20000 x 2000).
    The route runs Lanczos with single vectors (:mod:`pcalib._linalg.lanczos`), whose
@@ -88,7 +89,7 @@ fixed number of steps, no residual test).
    the products spent are sunk, and a run that converges within that cost is
    cheaper to finish than to abandon. It stops early when the decay of its
    residual predicts a failure (a flat spectrum near :math:`\lambda_k`): past half
-   the budget, when even twice the fastest decay seen so far would not reach the
+   the budget, when even four times the fastest decay seen so far would not reach the
    test within it. If it stops, or if its probe finds a missed copy of a repeated
    eigenvalue, the k leading eigenpairs of the formed matrix take over
    (``solver_`` "eig" if n >= p, "gram" otherwise), so a failure costs at most about
@@ -312,12 +313,17 @@ def krylov_run_blocks(n: int, p: int, k: int) -> int:
 def lanczos_room(n: int, p: int, k: int) -> bool:
     r"""Whether the run budget of "auto" (:func:`krylov_run_blocks`), spent on
     single-vector Lanczos products (:func:`pcalib._routes.dense_krylov.lanczos_products`),
-    allows :math:`4k + 20` of them: the entry of tall data (n >= 4p, p > 1024) to the
-    Krylov route (measured at 20000 x 2000, tests/benchmarks.py's decaying spectrum: 20
-    products for k = 5, 35 for k = 10, 425 for k = 50; its flat one: 80, 95, 160;
-    59 products are allowed at k = 5 and 59 < 60 at k = 10, so only k = 5 enters)."""
+    allows :math:`5k + 20` of them, the least that the route needed on
+    tests/benchmarks.py's spectra (20000 x 2000, decaying: 20 products for k = 5, 35
+    for k = 10, 425 for k = 50; flat: 80, 95, 160; 2500 x 2500 to 10000 x 4000, k = 50:
+    155-480). Below it the route is not tried: at 2500 x 2500, flat spectrum, k = 50
+    (220 products allowed), Lanczos converged after 196 products and its probe, but took
+    0.82 s against about 0.5 s for the formed matrix (its Ritz solves and
+    reorthogonalization grow with k and the space, which the model does not count);
+    at 10000 x 4000, k = 50 (165 allowed) it gave up after 85. At 20000 x 2000 it
+    allows 59 products at k = 5 and 10, so only k = 5 enters."""
     products = lanczos_products(krylov_run_blocks(n, p, k), dense_krylov_block(k, min(n, p)))
-    return products >= 4 * k + 20
+    return products >= 5 * k + 20
 
 
 def tol_blocks(n: int, p: int, k: int) -> int:
@@ -355,10 +361,9 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     if tol is not None:
         return "krylov"  # with the budget of tol_blocks (fit_by_route)
     square_ish = n < constants.ASPECT * p and p < constants.ASPECT * n  # tall and wide data keep their one syrk
-    if square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS:
+    tall = n >= constants.ASPECT * p and p > constants.KEPT_MOMENTS_MAX_FEATURES  # Lanczos only
+    if (tall or square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS) and lanczos_room(n, p, k):
         return "krylov"
-    if n >= constants.ASPECT * p and p > constants.KEPT_MOMENTS_MAX_FEATURES and lanczos_room(n, p, k):
-        return "krylov"  # tall: Lanczos with single vectors, whose products cost little
     return "eig" if n >= p or (p <= constants.KEPT_MOMENTS_MAX_FEATURES and p < constants.ASPECT * n) else "gram"
 
 

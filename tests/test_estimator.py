@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pcalib import PCA, NotFittedError
-from pcalib.solvers import dense_route, krylov_budget
+from pcalib.solvers import dense_route, krylov_budget, lanczos_room
 
 SOLVERS = ["auto", "eig", "svd", "gram", "krylov", "randomized"]
 
@@ -126,10 +126,17 @@ def test_auto_solver_rule_at_its_thresholds():
     assert dense_route("auto", 500, 3999, 10, False) == "gram"
     # Above 1024 features, n and p within a factor 4: Krylov when its budget holds at
     # least 4 blocks of k + 2 columns: half of the syrk plus Lanczos's 8k + 40 products
-    # with the formed matrix (weight 12 per m^2), over 12 n p b per block.
+    # with the formed matrix (weight 12 per m^2), over 12 n p b per block; and (issue 35)
+    # when the whole of it pays for 5k + 20 single-vector products, 2 * 17 n p each
+    # (tall data: that condition alone).
     assert krylov_budget(20000, 1024, 10) == 0
-    assert krylov_budget(4000, 1025, 10) == 4 and dense_route("auto", 4000, 1025, 10, False) == "krylov"
+    assert krylov_budget(4000, 1025, 10) == 4 and not lanczos_room(4000, 1025, 10)  # 38 < 70
+    assert dense_route("auto", 4000, 1025, 10, False) == "eig"
+    assert lanczos_room(4000, 1025, 3) and not lanczos_room(4000, 1025, 4)  # 35 = 35; 36 < 40
+    assert dense_route("auto", 4000, 1025, 3, False) == "krylov"
     assert dense_route("auto", 20000, 1025, 10, False) == "eig"  # tall: one syrk
+    assert dense_route("auto", 20000, 1025, 2, False) == "krylov"  # tall: 31 products, 30 needed
+    assert dense_route("auto", 20000, 2000, 5, False) == "krylov"
     assert krylov_budget(20000, 2000, 50) == 2 and dense_route("auto", 20000, 2000, 50, False) == "eig"
     assert krylov_budget(20000, 2000, 10) == 7 and dense_route("auto", 20000, 2000, 10, False) == "eig"
     assert krylov_budget(6000, 2500, 10) == 10

@@ -45,9 +45,11 @@ def reference(X, k):
 def test_auto_takes_krylov_and_matches_the_svd(shape):
     """At the real threshold (past 1024 features), tall data (Krylov on X_c^T X_c) and
     wide (on X_c X_c^T); 500 x 1100 instead of 1000 x 3000 (budget 6 blocks instead of
-    11, at least 4 needed), whose reference SVD cost 2.7 s of CPU, 0.2 s now."""
+    11, at least 4 needed), whose reference SVD cost 2.7 s of CPU, 0.2 s now. k = 3:
+    the run budget pays for 38 single-vector products there, and the route is tried
+    from 5k + 20 (35; 45 for k = 5)."""
     X = decaying(*shape)
-    k = 5
+    k = 3
     assert krylov_budget(*shape, k) >= 4
     pca = PCA(k).fit(X)
     assert pca.solver_ == "krylov"
@@ -78,12 +80,17 @@ def test_krylov_is_exact_at_a_large_offset(small_auto_krylov):
     np.testing.assert_allclose(far.mean_, Y.mean(axis=0) + 2.0**40, rtol=0, atol=ulp)
 
 
-def test_flat_spectrum_falls_back_to_the_exact_route(small_auto_krylov):
+def test_flat_spectrum_falls_back_to_the_exact_route(small_auto_krylov, monkeypatch):
+    import pcalib._routes.dense_krylov as dense_krylov
+
     X = np.random.default_rng(1).standard_normal((500, 400))  # pure noise: no gap at k
     X[:, 7] = 3.0  # a constant column: loadings exactly 0 on the formed matrix too
-    k = 10
+    k = 4  # 44 products allowed, at least 5k + 20 = 40: the route is tried
+    runs = []
+    lanczos = dense_krylov.lanczos_top_vector
+    monkeypatch.setattr(dense_krylov, "lanczos_top_vector", lambda *a, **o: runs.append(lanczos(*a, **o)) or runs[-1])
     pca = PCA(k).fit(X)
-    assert pca.solver_ == "eig"  # Krylov gave up within its budget
+    assert pca.solver_ == "eig" and len(runs) == 1 and runs[0].found is None  # it gave up
     assert np.all(pca.components_[:, 7] == 0.0)
     s, Vt = reference(X, k)
     np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-12)
@@ -196,7 +203,7 @@ def test_constant_columns_get_exactly_zero_loadings(small_auto_krylov, solver):
     # on a constant column (the loading was 3.4e-12 before they were cut to the rest)
     X = decaying(500, 400)
     X[:, 7] = 3.25
-    k = 5
+    k = 4  # "auto" tries the route from 5k + 20 products: 44 allowed here
     pca = PCA(k, solver=solver).fit(X)
     assert pca.solver_ == "krylov"
     assert np.all(pca.components_[:, 7] == 0.0)

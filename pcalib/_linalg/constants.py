@@ -90,10 +90,9 @@ THIN_PRODUCT_COST = 3.0
 #: a flat spectrum), so a run is never stopped before the exact route's time is spent;
 #: on the larger matrices it allows about twice the products of their cost, and the
 #: forecast stops a run that will not converge.
-#: Tall data (n >= ASPECT p, p above KEPT_MOMENTS_MAX_FEATURES), which keep their syrk
-#: for block Krylov, take the Krylov route when this budget allows LANCZOS_MIN_PRODUCTS
-#: = 4k + 20 products (measured at 20000 x 2000, decaying spectrum: 20 products for
-#: k = 5, 35 for k = 10, 425 for k = 50; flat: 80, 95, 160).
+#: The route is tried only when this budget allows 5k + 20 products
+#: (pcalib.solvers.lanczos_room); tall data (n >= ASPECT p, p above
+#: KEPT_MOMENTS_MAX_FEATURES), which keep their syrk for block Krylov, need only that.
 VECTOR_PRODUCT_COST = 17.0
 KRYLOV_SHARE = 0.5
 KRYLOV_MIN_BLOCKS = 4
