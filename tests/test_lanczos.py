@@ -245,3 +245,36 @@ def test_a_probe_without_a_verdict_leaves_the_pairs_to_the_formed_matrix():
     assert missed_eigenvalue(lambda q: D @ q, V, values[:2], 1e-12) == (True, lanczos_module._PROBE_STEPS)
     # with nothing above theta_k to miss but theta_1 itself, the same probe converges
     assert not missed_eigenvalue(lambda q: D @ q, V, np.array([0.5, 0.5]), 1e-12)[0]
+
+
+def test_a_tol_fit_skips_the_probe_and_its_certificate_covers_a_missed_copy(monkeypatch):
+    # the data of test_pca_on_data_with_every_eigenvalue_twice_matches_the_svd: Lanczos
+    # from one vector misses the second copy of sigma_1. With tol the probe does not run
+    # (at loose tolerances it cannot tell a copy from the pairs' own error); the
+    # certificate's bounds must then hold against the SVD all the same.
+    from pcalib._linalg import constants
+
+    monkeypatch.setattr(constants, "KEPT_MOMENTS_MAX_FEATURES", 100)
+    monkeypatch.setattr(lanczos_module, "missed_eigenvalue", lambda *args, **kwargs: pytest.fail("probed"))
+    rng = np.random.default_rng(3)
+    nb, pb = 250, 200
+    for _ in range(2):
+        U = np.linalg.qr(rng.standard_normal((nb, pb)))[0]
+        U -= U.mean(axis=0)
+        W = np.linalg.qr(rng.standard_normal((pb, pb)))[0]
+        B = (U * (10.0 * 0.98 ** np.arange(pb))) @ W.T
+    X = np.zeros((2 * nb, 2 * pb))
+    X[:nb, :pb] = B
+    X[nb:, pb:] = B
+    Xc = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    for tol in (1e-2, 1e-8):
+        pca = PCA(2, tol=tol).fit(X)
+        assert pca.solver_ == "krylov"
+        errors = np.abs(pca.explained_variance_ - s[:2] ** 2 / (2 * nb - 1))
+        assert np.all(pca.explained_variance_bound_ >= errors)
+        # the two leading axes span a plane of two equal singular values: any basis of
+        # it is exact, so the sine is measured against that plane
+        plane = Vt[:2]
+        sines = np.linalg.norm(pca.components_ - (pca.components_ @ plane.T) @ plane, axis=1)
+        assert np.all(pca.components_bound_ >= sines)

@@ -234,7 +234,7 @@ def implicit_krylov_route(
     if implicit is None:
         return None
     Y, center, scale, constant, exponent = implicit
-    top = krylov_stage(Y, k, constant, max_blocks, rtol)
+    top = krylov_stage(Y, k, constant, max_blocks, rtol, certifiable)
     if top is None:
         return krylov_route(centered_copy(arr, ddof, standardize), k, need_scores, max_blocks=0,
                             certifiable=certifiable)

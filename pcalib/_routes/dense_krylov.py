@@ -116,7 +116,7 @@ def krylov_axes(
     than k, only the formed matrix runs.
     """
     Y = CenteredProducts(Xc)
-    top = krylov_stage(Y, k, constant, max_blocks, rtol)
+    top = krylov_stage(Y, k, constant, max_blocks, rtol, certifiable)
     if top is not None:
         return (*leading_axes(Y, *top, constant, k, from_krylov=True), "krylov", None, None)
     n, p = Xc.shape
@@ -131,7 +131,8 @@ def krylov_axes(
 
 
 def krylov_stage(
-    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None, rtol: float = DENSE_KRYLOV_RTOL
+    Y: CenteredProducts, k: int, constant: np.ndarray, max_blocks: int | None, rtol: float = DENSE_KRYLOV_RTOL,
+    certifiable: bool = False,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     r"""The Krylov stage of :func:`krylov_axes` on the products `Y`: the k leading
     eigenvalues and eigenvectors of the smaller of :math:`Y^\top Y` and
@@ -145,7 +146,8 @@ def krylov_stage(
     Without `max_blocks` (``solver="krylov"``): block Krylov, blocks of
     :func:`pcalib._linalg.eigen.krylov_block` columns, RuntimeError past
     ``KRYLOV_MAX_BLOCKS`` blocks. `rtol`: the residual test, ``DENSE_KRYLOV_RTOL``
-    unless ``PCA(tol=...)`` sets it."""
+    unless ``PCA(tol=...)`` sets it; `certifiable` (``PCA(tol=...)``): Lanczos does not
+    search for missed copies, which the fit's certificate accounts for."""
     n, p = Y.shape
     m = min(n, p)
     if max_blocks == 0 or (n >= p and np.count_nonzero(~constant) <= k):
@@ -153,7 +155,7 @@ def krylov_stage(
     if max_blocks is not None:
         products = lanczos_products(max_blocks, dense_krylov_block(k, m))
         return lanczos_top_vector(Y.gram_times, m, k, rtol, max_products=products,
-                                  zero=constant if n >= p else None).found
+                                  zero=constant if n >= p else None, probe=not certifiable).found
     found = krylov_top_operator(Y.gram_times, m, k, rtol, max_dim=min(m, KRYLOV_MAX_BLOCKS * krylov_block(k, m)))
     if found is None:
         raise RuntimeError(
