@@ -335,10 +335,11 @@ def tol_blocks(n: int, p: int, k: int) -> int:
     (:math:`Y_c^\top Y_c` if n >= p, else :math:`Y_c Y_c^\top`) is solved at once,
     which the cost model predicts cheaper than a Krylov attempt that would mostly give
     up (at 10000 x 1000, k = 50, the budget is two blocks, and both were spent before
-    the formed matrix took over, when block Krylov ran this stage). With a budget, the
-    stage (single-vector Lanczos, as for an exact fit) stops as soon as the decay of
-    its residual predicts that it will not reach the tolerance within it
-    (``pcalib._linalg.lanczos``)."""
+    the formed matrix took over). With a budget, the stage (block Krylov, whose few
+    blocks hold every pair at a loose tolerance, where an exact fit runs single-vector
+    Lanczos: :func:`pcalib._routes.dense_krylov.krylov_stage`) stops as soon as the
+    decay of its residual predicts that it will not reach the tolerance within it
+    (``pcalib._linalg.eigen.krylov_top_operator``)."""
     blocks = krylov_run_blocks(n, p, k)
     return blocks if blocks >= constants.KRYLOV_MIN_BLOCKS else 0
 

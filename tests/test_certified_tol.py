@@ -405,7 +405,8 @@ def test_a_tol_fit_takes_the_exact_route_where_the_cost_model_finds_it_cheaper(m
     it holds many (the whole exact cost, as an exact fit once tried). A fit on a small shape of each kind: 600 x 150, k = 10 (budget 1,
     so 0) takes the formed matrix at once, with neither a Krylov product nor the pass
     of column moments that the implicit Krylov route starts with; 400 x 400, k = 2
-    (budget 38) runs Lanczos at its tolerance and converges."""
+    (budget 38) runs block Krylov at its tolerance and converges (an exact fit runs
+    single-vector Lanczos; one with a tolerance keeps block Krylov)."""
     from pcalib._linalg import constants
     from pcalib._routes import dense, dense_krylov
     from pcalib.solvers import krylov_budget, krylov_run_blocks, tol_blocks
@@ -419,10 +420,10 @@ def test_a_tol_fit_takes_the_exact_route_where_the_cost_model_finds_it_cheaper(m
     assert tol_blocks(2500, 2500, 10) == krylov_budget(2500, 2500, 10, keep_moments=False) >= constants.KRYLOV_MIN_BLOCKS
     assert tol_blocks(600, 150, 10) == 0 and tol_blocks(400, 400, 2) == 38
     calls = []
-    lanczos, implicit = dense_krylov.lanczos_top_vector, dense.implicitly_centered
-    monkeypatch.setattr(dense_krylov, "lanczos_top_vector", lambda *a, **o: calls.append("lanczos") or lanczos(*a, **o))
+    krylov, implicit = dense_krylov.krylov_top_operator, dense.implicitly_centered
+    monkeypatch.setattr(dense_krylov, "krylov_top_operator", lambda *a, **o: calls.append("krylov") or krylov(*a, **o))
     monkeypatch.setattr(dense, "implicitly_centered", lambda *a: calls.append("moments") or implicit(*a))
-    for (n, p), k, route, expected in (((600, 150), 10, "eig", []), ((400, 400), 2, "krylov", ["moments", "lanczos"])):
+    for (n, p), k, route, expected in (((600, 150), 10, "eig", []), ((400, 400), 2, "krylov", ["moments", "krylov"])):
         X = _decaying(n, p, seed=2)
         calls.clear()
         fit = PCA(k, tol=1e-6).fit(X)

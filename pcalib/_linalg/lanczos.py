@@ -191,7 +191,6 @@ def lanczos_top_vector(
     *,
     max_products: int,
     zero: np.ndarray | None = None,
-    probe: bool = True,
 ) -> LanczosRun:
     r"""The k largest eigenpairs of a symmetric positive semi-definite m x m matrix M
     given by ``times(q) = M @ q`` for vectors q of length m, by Lanczos without
@@ -213,15 +212,6 @@ def lanczos_top_vector(
         Coordinates where every eigenvector of a nonzero eigenvalue is 0 (the constant
         columns of a scatter matrix): the start vectors are 0 there, so every vector of
         the run is exactly 0 there too.
-    probe : bool
-        Whether to search for missed copies (:func:`missed_eigenvalue`). False for
-        ``PCA(tol=...)``, whose certificate bounds the eigenvalues outside the span of
-        the pairs by random probes of its own, so that a missed copy leaves the axes
-        near it uncertified instead of wrong; the search could not work there anyway:
-        with residuals up to ``rtol`` :math:`\theta_1` the values a missed copy could
-        take overlap the probe's own (at tol = 0.1 every probe ran its 40 steps without
-        a verdict, and the formed matrix redid every fit).
-
     Returns
     -------
     LanczosRun
@@ -244,7 +234,7 @@ def lanczos_top_vector(
         estimate = run.estimates(S).max() / scale
         if estimate <= rtol and theta.shape[0] == k and run.residuals(theta, S).max() <= rtol * scale:
             V = run.vectors(S)
-            missed, spent = missed_eigenvalue(times, V, theta, rtol, zero) if probe else (False, 0)
+            missed, spent = missed_eigenvalue(times, V, theta, rtol, zero)
             return LanczosRun(None if missed else (theta, V), run.d + spent)
         if invariant:
             break
