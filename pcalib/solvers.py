@@ -78,11 +78,11 @@ fixed number of steps, no residual test).
    (:math:`n \ge 4p`) keep their one ``syrk`` for block Krylov (measured at 20000 x
    2000 and 2000 x 20000: a block Krylov attempt that gave up cost 0.2-0.5 s more than
    that route), but take "krylov" when the whole estimated cost pays for
-   :math:`5k + 20` single-vector products (:func:`lanczos_room`, which square-ish data
+   :math:`5k + 20` single-vector products (``lanczos_room``, which square-ish data
    must pass too); wide data keep
    the ``syrk`` of "gram" (Lanczos needed 165 products at 2000 x 20000, k = 10,
    against 35 at 20000 x 2000).
-   The route runs Lanczos with single vectors (:mod:`pcalib._linalg.lanczos`), whose
+   The route runs Lanczos with single vectors (``pcalib._linalg.lanczos``), whose
    products :math:`X_c^\top (X_c q)` are two ``gemv`` calls, :math:`2 g\, n p` with
    :math:`g = 17` (``constants.VECTOR_PRODUCT_COST``), within the whole estimated cost
    (:func:`krylov_run_blocks` blocks, :math:`t_\text{exact} / (2 g\, n p)` products):
@@ -297,7 +297,7 @@ def krylov_run_blocks(n: int, p: int, k: int) -> int:
     it is tried: the whole estimated cost of the exact route, :math:`\lfloor t_\text{exact}
     / t_\text{block} \rfloor` blocks (:func:`krylov_budget` with s = 1), twice the
     budget that decides whether to try on square-ish data. The run is single-vector
-    Lanczos, which spends it as :func:`pcalib._routes.dense_krylov.lanczos_products`
+    Lanczos, which spends it as ``pcalib._routes.dense_krylov.lanczos_products``
     products of the same cost, and gives up as soon as the decay of its residual
     predicts it will not converge within them (``pcalib._linalg.lanczos``): the products
     it has spent are sunk, and a run forecast to converge within the exact route's cost
@@ -312,7 +312,7 @@ def krylov_run_blocks(n: int, p: int, k: int) -> int:
 
 def lanczos_room(n: int, p: int, k: int) -> bool:
     r"""Whether the run budget of "auto" (:func:`krylov_run_blocks`), spent on
-    single-vector Lanczos products (:func:`pcalib._routes.dense_krylov.lanczos_products`),
+    single-vector Lanczos products (``pcalib._routes.dense_krylov.lanczos_products``),
     allows :math:`5k + 20` of them, the least that the route needed on
     tests/benchmarks.py's spectra (20000 x 2000, decaying: 20 products for k = 5, 35
     for k = 10, 425 for k = 50; flat: 80, 95, 160; 2500 x 2500 to 10000 x 4000, k = 50:
@@ -337,7 +337,7 @@ def tol_blocks(n: int, p: int, k: int) -> int:
     up (at 10000 x 1000, k = 50, the budget is two blocks, and both were spent before
     the formed matrix took over). With a budget, the stage (block Krylov, whose few
     blocks hold every pair at a loose tolerance, where an exact fit runs single-vector
-    Lanczos: :func:`pcalib._routes.dense_krylov.krylov_stage`) stops as soon as the
+    Lanczos: ``pcalib._routes.dense_krylov.krylov_stage``) stops as soon as the
     decay of its residual predicts that it will not reach the tolerance within it
     (``pcalib._linalg.eigen.krylov_top_operator``)."""
     blocks = krylov_run_blocks(n, p, k)
