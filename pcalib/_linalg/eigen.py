@@ -233,9 +233,10 @@ _CHECK_GROWTH = 1.2
 # 10000 x 4000 flat, k = 10, b = 13: 7.2e-2 at 65 columns, 6.3e-2 at 91, 2.2e-10 at
 # 247; 5000 x 5000 decaying, k = 50: a latest rate of -0.0105 per column at 954
 # columns of a budget of 1931 forecast 2161 columns, and it converged at 1643). These
-# were measured when block Krylov was the dense route of "auto" (since issue 35 that
-# route runs Lanczos with single vectors, pcalib._linalg.lanczos, with a forecast of
-# its own); the rule serves CA's block Krylov route (pcalib._categories.ca_solver). A
+# were measured when block Krylov was the dense route of an exact "auto" fit (since
+# issue 35 that route runs Lanczos with single vectors, pcalib._linalg.lanczos, with a
+# forecast of its own); the rule serves the Krylov stage of PCA(tol=...), which keeps
+# block Krylov, and CA's block Krylov route (pcalib._categories.ca_solver). A
 # quarter rather than half since "auto" let a run spend the whole exact route's cost,
 # twice what it did before: the latest rate was trusted from the same column on.
 # With half, the runs that gave up (2500 x 2500 and 5000 x 2000, decaying, k = 10)

@@ -189,7 +189,8 @@ def krylov_route(
     formed, then signs.
 
     1. axes: :func:`pcalib._routes.dense_krylov.krylov_axes`, Lanczos with single
-       vectors within the cost of `max_blocks` blocks, stopped by the residual test
+       vectors within the cost of `max_blocks` blocks (block Krylov within
+       `max_blocks` blocks for ``PCA(tol=...)``, `certifiable`), stopped by the residual test
        :math:`\|M v_j - \theta_j v_j\| \le 10^{-12} \theta_1`, then the formed
        matrix (the route is then "eig" or "gram"); without `max_blocks`
        (``solver="krylov"``) block Krylov alone, RuntimeError past 40 blocks (`rtol`:
