@@ -93,7 +93,9 @@ fixed number of steps, no residual test).
    test within it. If it stops, or if its probe finds a missed copy of a repeated
    eigenvalue, the k leading eigenpairs of the formed matrix take over
    (``solver_`` "eig" if n >= p, "gram" otherwise), so a failure costs at most about
-   twice the exact route's time. Otherwise "eig" if n >= p, or if p <= 1024 and
+   twice the exact route's cost in the model's units (g is the smallest ratio
+   measured, so on large matrices up to about three times its time). Otherwise "eig"
+   if n >= p, or if p <= 1024 and
    p < 4n (the eig route keeps the scatter matrix for a later
    :meth:`pcalib.PCA.partial_fit`); "gram" for wider data.
 
