@@ -49,7 +49,7 @@ from . import constants
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "lapack_top_eigh",
-    "rows_gram", "symmetric_times",
+    "decay_rates", "misses_budget", "rows_gram", "symmetric_times",
     "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 
@@ -247,24 +247,38 @@ _TRUST_LATEST_RATE = 0.25
 _ACCELERATION = 2.0
 
 
+def decay_rates(history: list[tuple[int, float]]) -> list[float]:
+    r"""The decay rates :math:`\rho_j = (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})` of
+    the residuals ``history`` (dimension d, residual r), over steps two entries apart:
+    what the failure forecasts of block Krylov (:func:`_predicted_to_fail`) and of
+    single-vector Lanczos (``pcalib._linalg.lanczos``) extrapolate."""
+    return [np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:])]
+
+
+def misses_budget(d: int, residual: float, rtol: float, rate: float, budget: int) -> bool:
+    r"""Whether a residual `residual` at dimension d, falling at `rate` per dimension,
+    reaches `rtol` only past `budget`, :math:`d + \log(\mathrm{rtol}/r)/\rho >
+    \text{budget}`, or never (:math:`\rho \ge 0`)."""
+    return rate >= 0 or d + np.log(rtol / residual) / rate > budget
+
+
 def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_dim: int) -> bool:
     r"""Whether block Krylov, with residuals ``history`` (dimension d, residual r) at
     its Rayleigh-Ritz steps, will not reach `rtol` within `max_dim` columns. With the
-    rates :math:`\rho_j = (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})`, the forecast
-    :math:`d + \log(\mathrm{rtol}/r) / \rho`: Krylov methods converge faster as the
-    space grows, so the best rate seen gives an optimistic forecast, and the method
-    gives up when even that one passes `max_dim`; once ``_TRUST_LATEST_RATE`` of
-    `max_dim` is spent, also when the forecast at the latest rate times
-    ``_ACCELERATION`` does (a flat spectrum near the k-th eigenvalue, where the rate
-    stays low)."""
+    rates of :func:`decay_rates`, the forecast
+    :math:`d + \log(\mathrm{rtol}/r) / \rho` (:func:`misses_budget`): Krylov methods
+    converge faster as the space grows, so the best rate seen gives an optimistic
+    forecast, and the method gives up when even that one passes `max_dim`; once
+    ``_TRUST_LATEST_RATE`` of `max_dim` is spent, also when the forecast at the latest
+    rate times ``_ACCELERATION`` does (a flat spectrum near the k-th eigenvalue, where
+    the rate stays low)."""
     if len(history) < 3:
         return False
-    rates = [np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:])]
+    rates = decay_rates(history)
     d, res = history[-1]
-    best, latest = min(rates), _ACCELERATION * rates[-1]
-    if best >= 0 or d + np.log(rtol / res) / best > max_dim:
+    if misses_budget(d, res, rtol, min(rates), max_dim):
         return True
-    return d >= _TRUST_LATEST_RATE * max_dim and (latest >= 0 or d + np.log(rtol / res) / latest > max_dim)
+    return d >= _TRUST_LATEST_RATE * max_dim and misses_budget(d, res, rtol, _ACCELERATION * rates[-1], max_dim)
 
 
 # Cholesky QR of a block Y is used when Y^T Y is this well conditioned (cond(Y) < 1e6):

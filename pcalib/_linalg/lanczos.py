@@ -60,6 +60,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from .eigen import decay_rates, misses_budget
+
 __all__ = ["LanczosRun", "lanczos_top_vector", "missed_eigenvalue"]
 
 # The residual estimate enters the forecast every _FORECAST_EVERY products (the estimate
@@ -88,15 +90,14 @@ _INVARIANT = 1e-13
 def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_products: int) -> bool:
     r"""Whether Lanczos, with residual estimates ``history`` (products d, estimate r),
     will not reach `rtol` within `max_products`: once ``_FORECAST_FROM`` of them are
-    spent, when even the best rate seen over ``2 * _FORECAST_EVERY`` products,
-    :math:`\rho = \min_j (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})`, times
-    ``_ACCELERATION``, leaves
-    :math:`d + \log(\mathrm{rtol} / r) / \rho` above `max_products`."""
+    spent, when even the best rate seen over ``2 * _FORECAST_EVERY`` products
+    (:func:`pcalib._linalg.eigen.decay_rates`), times ``_ACCELERATION``, leaves
+    :math:`d + \log(\mathrm{rtol} / r) / \rho` above `max_products`
+    (:func:`pcalib._linalg.eigen.misses_budget`)."""
     d, res = history[-1]
     if d < _FORECAST_FROM * max_products or len(history) < 3:
         return False
-    best = _ACCELERATION * min(np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:]))
-    return best >= 0 or d + np.log(rtol / res) / best > max_products
+    return misses_budget(d, res, rtol, _ACCELERATION * min(decay_rates(history)), max_products)
 
 
 # The probe for missed copies: at most _PROBE_STEPS products; it clears the pairs once
@@ -177,10 +178,18 @@ class _Lanczos:
         """The Ritz vectors :math:`Q_d S`, (m, count), F-ordered."""
         return np.asfortranarray(self.Q[:, : self.d] @ S)
 
-    def residuals(self, theta: np.ndarray, S: np.ndarray) -> np.ndarray:
-        r"""The residual norms :math:`\|M Q_d s_i - \theta_i Q_d s_i\|` from the kept products."""
-        d = self.d
-        return np.linalg.norm(self.MQ[:, :d] @ S - (self.Q[:, :d] @ S) * theta, axis=0)
+    def residuals(self, theta: np.ndarray, S: np.ndarray, V: np.ndarray) -> np.ndarray:
+        r"""The residual norms :math:`\|M Q_d s_i - \theta_i v_i\|` of the Ritz vectors
+        :math:`V = Q_d S` (:meth:`vectors`), from the kept products."""
+        return np.linalg.norm(self.MQ[:, : self.d] @ S - V * theta, axis=0)
+
+
+def _seeded_start(m: int, seed: int, zero: np.ndarray | None) -> np.ndarray:
+    """A Gaussian start vector of length m from ``default_rng(seed)``, 0 on `zero`."""
+    start = np.random.default_rng(seed).standard_normal((m,))
+    if zero is not None:
+        start[zero] = 0.0
+    return start
 
 
 def lanczos_top_vector(
@@ -219,10 +228,7 @@ def lanczos_top_vector(
         invariant before the test passed, or the probe found a missed eigenvalue.
     """
     steps = min(max_products, m)
-    start = np.random.default_rng(0).standard_normal((m,))
-    if zero is not None:
-        start[zero] = 0.0
-    run = _Lanczos(times, start, steps)
+    run = _Lanczos(times, _seeded_start(m, 0, zero), steps)
     history: list[tuple[int, float]] = []
     while run.d < steps:
         beta = run.step()
@@ -232,10 +238,11 @@ def lanczos_top_vector(
         scale = max(theta[0], np.finfo(float).tiny)
         invariant = beta <= _INVARIANT * scale
         estimate = run.estimates(S).max() / scale
-        if estimate <= rtol and theta.shape[0] == k and run.residuals(theta, S).max() <= rtol * scale:
+        if estimate <= rtol and theta.shape[0] == k:
             V = run.vectors(S)
-            missed, spent = missed_eigenvalue(times, V, theta, rtol, zero)
-            return LanczosRun(None if missed else (theta, V), run.d + spent)
+            if run.residuals(theta, S, V).max() <= rtol * scale:
+                missed, spent = missed_eigenvalue(times, V, theta, rtol, zero)
+                return LanczosRun(None if missed else (theta, V), run.d + spent)
         if invariant:
             break
         if run.d % _FORECAST_EVERY == 0:
@@ -277,9 +284,7 @@ def missed_eigenvalue(
     steps = min(_PROBE_STEPS, m - k)
     if steps <= 0:
         return False, 0
-    start = np.random.default_rng(1).standard_normal((m,))
-    if zero is not None:
-        start[zero] = 0.0
+    start = _seeded_start(m, 1, zero)
     start -= V @ (V.T @ start)
     probe = _Lanczos(deflated, start, steps)
     while probe.d < steps:
