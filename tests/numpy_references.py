@@ -14,3 +14,12 @@ def ppca_closed_form(X: np.ndarray, k: int) -> tuple[np.ndarray, float]:
     W = V[:, :k] * np.sqrt(lam[:k] - sigma2)
     W *= np.sign(W[np.argmax(np.abs(W), axis=0), np.arange(k)])
     return W, sigma2
+
+
+def symmetric_with_spectrum(values, seed: int = 0) -> np.ndarray:
+    r"""The symmetric matrix :math:`Q \operatorname{diag}(\text{values}) Q^\top` with Q
+    the orthonormal factor of a seeded Gaussian matrix: a known spectrum in a random
+    basis."""
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
+    return (Q * values) @ Q.T

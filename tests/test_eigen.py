@@ -12,17 +12,12 @@ import pcalib._routes.scatter as scatter_module
 from pcalib._linalg.eigen import krylov_top, lanczos_top_operator, rows_gram, top_eigh, transposed_times
 from pcalib._linalg.moments import row_blocks
 from pcalib._linalg.units import Frame
-
-
-def spd_with_spectrum(values, seed=0):
-    rng = np.random.default_rng(seed)
-    Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
-    return (Q * values) @ Q.T
+from tests.numpy_references import symmetric_with_spectrum
 
 
 def decaying(m=600, seed=0):
     values = np.r_[100.0 * 0.7 ** np.arange(15), np.linspace(0.5, 0.01, m - 15)]
-    return spd_with_spectrum(values, seed), np.sort(values)[::-1]
+    return symmetric_with_spectrum(values, seed), np.sort(values)[::-1]
 
 
 @pytest.mark.parametrize("order", ["F", "C"])
@@ -81,7 +76,7 @@ def test_lanczos_gives_up_once_its_products_are_spent():
 
 def test_krylov_gives_up_early_on_a_flat_spectrum():
     values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
-    M = spd_with_spectrum(values, seed=1)
+    M = symmetric_with_spectrum(values, seed=1)
     assert krylov_top(M, 8, predict=True) is None
 
 
@@ -143,7 +138,7 @@ def test_top_eigh_falls_back_to_lapack_when_lanczos_gives_up(monkeypatch):
     """Ten eigenvalues 0.001 apart over a flat bulk: Lanczos does not converge within
     its 0.2 m products, and LAPACK's answer is the one returned."""
     values = np.r_[np.linspace(2.0, 1.99, 10), np.linspace(1.989, 1.0, 590)]
-    M = spd_with_spectrum(values, seed=3)
+    M = symmetric_with_spectrum(values, seed=3)
     converged = lanczos_spy(monkeypatch)
     monkeypatch.setattr("pcalib._linalg.constants.NUMPY_MAX_M", 100)
     w, _ = top_eigh(M.copy(), 8)

@@ -11,12 +11,7 @@ import pcalib._linalg.lanczos as lanczos_module
 import pcalib._routes.dense_krylov as dense_krylov
 from pcalib import PCA
 from pcalib._linalg.lanczos import lanczos_top_vector, missed_eigenvalue
-
-
-def spd(values, seed=0):
-    rng = np.random.default_rng(seed)
-    Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
-    return (Q * values) @ Q.T
+from tests.numpy_references import symmetric_with_spectrum
 
 
 def counted(M):
@@ -56,7 +51,7 @@ def every_value_twice():
 
 def test_finds_the_leading_pairs_to_the_residual_test():
     values = np.r_[50.0 * 0.8 ** np.arange(12), np.linspace(1.0, 0.01, 388)]
-    M = spd(values)
+    M = symmetric_with_spectrum(values)
     k, rtol = 6, 1e-12
     times, calls = counted(M)
     run = lanczos_top_vector(times, 400, k, rtol, max_products=200)
@@ -106,7 +101,7 @@ def test_auto_finishes_on_the_formed_matrix_when_the_probe_fires(monkeypatch):
 
 def test_the_probe_finds_nothing_when_nothing_is_missed_and_bounds_its_products():
     values = np.r_[9.0, 7.0, 5.0, np.linspace(1.0, 0.01, 197)]
-    M = spd(values, seed=3)
+    M = symmetric_with_spectrum(values, seed=3)
     w, W = reference(M, 3)
     missed, products = missed_eigenvalue(lambda q: M @ q, np.asfortranarray(W), w, 1e-12)
     assert not missed and 1 <= products <= lanczos_module._PROBE_STEPS
@@ -118,7 +113,7 @@ def test_the_probe_finds_nothing_when_nothing_is_missed_and_bounds_its_products(
 
 def test_zero_coordinates_stay_exactly_zero():
     values = np.r_[30.0 * 0.7 ** np.arange(10), np.linspace(1.0, 0.1, 190)]
-    M = spd(values, seed=4)
+    M = symmetric_with_spectrum(values, seed=4)
     zero = np.zeros(200, dtype=bool)
     zero[[3, 77]] = True
     M[zero] = 0.0
@@ -132,7 +127,7 @@ def test_the_budget_and_the_forecast_stop_a_run_that_will_not_converge():
     # 300 eigenvalues within 1% of each other: nothing stands out near k (the run
     # converges within a budget of 120: 147 products with its probe)
     values = 1.0 + 0.01 * np.random.default_rng(5).uniform(size=300)
-    M = spd(values, seed=5)
+    M = symmetric_with_spectrum(values, seed=5)
     times, calls = counted(M)
     run = lanczos_top_vector(times, 300, 5, 1e-12, max_products=100)
     assert run.found is None and run.products == len(calls)
@@ -225,7 +220,7 @@ def test_pca_on_data_with_every_eigenvalue_twice_matches_the_svd(monkeypatch):
 def test_the_basis_stays_orthonormal_and_t_is_its_projection_on_a_stiff_spectrum():
     # eigenvalues from 1 to 1e-11: converged directions come back in every product,
     # and one pass of Gram-Schmidt leaves |Q^T Q - I| near 1 here (planted in review s13)
-    M = spd(np.r_[10.0 ** -np.arange(0, 12, 0.5), np.linspace(1e-12, 0, 276)], seed=8)
+    M = symmetric_with_spectrum(np.r_[10.0 ** -np.arange(0, 12, 0.5), np.linspace(1e-12, 0, 276)], seed=8)
     run = lanczos_module._Lanczos(lambda q: M @ q, np.random.default_rng(0).standard_normal(300), 60)
     for _ in range(60):
         run.step()
@@ -239,7 +234,7 @@ def test_the_pairs_are_accepted_on_their_residuals_from_the_products_not_the_est
     # products of a matrix that is not quite symmetric: T_d is then not Q^T A Q, and the
     # estimate beta_d |e_d^T s_i| fell below 1e-12 after 24 products while the true
     # residuals stay near 1e-9 (the run accepted them without the a-posteriori test)
-    M = spd(np.r_[50.0 * 0.8 ** np.arange(12), np.linspace(1.0, 0.01, 288)], seed=10)
+    M = symmetric_with_spectrum(np.r_[50.0 * 0.8 ** np.arange(12), np.linspace(1.0, 0.01, 288)], seed=10)
     N = np.random.default_rng(9).standard_normal((300, 300)) / np.sqrt(300)
     run = lanczos_top_vector(lambda q: M @ q + 1e-9 * (N @ q), 300, 5, 1e-12, max_products=60)
     assert run.found is None

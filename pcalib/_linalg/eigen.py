@@ -66,10 +66,12 @@ KRYLOV_MAX_BLOCKS = 40
 # its products are cheap (one pass over a triangle of m^2 / 2 entries).
 FORMED_RTOL = 1e-11
 # A new direction of the Krylov space is kept when its norm, after orthogonalization
-# against the space, exceeds this times the largest Ritz value: far enough below the
-# residual test (1e-10) that a direction it needs is never dropped (at 1e-8, a
-# rank-8 signal over noise 1e-5 times smaller stalled at a residual of 1.5e-10).
-_KEPT_DIRECTION = 1e-13
+# against the space, exceeds this times the largest Ritz value (block Krylov here; the
+# Lanczos method of pcalib._linalg.lanczos stops there, its space invariant): below
+# the strictest residual test (1e-12, the dense Krylov route's) so that a direction
+# it needs is not dropped (at 1e-8, a rank-8 signal over noise 1e-5 times smaller
+# stalled at a residual of 1.5e-10 against a test of 1e-10).
+KEPT_DIRECTION = 1e-13
 
 
 def krylov_top(
@@ -205,7 +207,7 @@ def krylov_top_operator(
             history.append((d, res))
             if predict and _predicted_to_fail(history, rtol, max_dim):
                 break
-        Q = orthonormal_directions(Y, _KEPT_DIRECTION * scale)
+        Q = orthonormal_directions(Y, KEPT_DIRECTION * scale)
         if Q.shape[1] == 0:  # invariant subspace yet not converged: leave it to LAPACK
             break
         # A direction of norm s_i carries about eps * scale / s_i of K after the two

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .eigen import decay_rates, misses_budget
+from .eigen import KEPT_DIRECTION, decay_rates, misses_budget
 
 __all__ = ["LanczosRun", "lanczos_top_vector", "missed_eigenvalue"]
 
@@ -81,10 +81,6 @@ _FORECAST_FROM = 0.5
 # then took 5.1 s, 1.11 times ARPACK's time, at 5000 x 5000), 3 on one; 4 on none, and
 # the seven runs that cannot converge within their budgets give up where they did.
 _ACCELERATION = 4.0
-# The space is invariant (Lanczos stops) when the new direction's norm is below
-# _INVARIANT times the largest Ritz value: far below any residual test, as block
-# Krylov's threshold for a new direction (pcalib._linalg.eigen).
-_INVARIANT = 1e-13
 
 
 def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_products: int) -> bool:
@@ -236,7 +232,7 @@ def lanczos_top_vector(
             continue
         theta, S = run.ritz(k)
         scale = max(theta[0], np.finfo(float).tiny)
-        invariant = beta <= _INVARIANT * scale
+        invariant = beta <= KEPT_DIRECTION * scale
         estimate = run.estimates(S).max() / scale
         if estimate <= rtol and theta.shape[0] == k:
             V = run.vectors(S)
@@ -293,6 +289,6 @@ def missed_eigenvalue(
         if top[0] > bound:
             return True, probe.d
         converged = probe.estimates(s)[0] <= _PROBE_TOL * min(top[0], target - top[0])
-        if converged or beta <= _INVARIANT * theta[0]:
+        if converged or beta <= KEPT_DIRECTION * theta[0]:
             return False, probe.d
     return steps < m - k, probe.d
