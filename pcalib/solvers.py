@@ -66,8 +66,9 @@ fixed number of steps, no residual test).
    model leaves it room. With n and p within a factor 4 of each other, it is tried
    when half the estimated cost of the exact route (the ``syrk``, then ARPACK's
    Lanczos method on the formed matrix),
-   :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` multiply-adds of the
-   ``syrk`` (:math:`n p m + e\, m^3` where LAPACK solves it: order 512 or less, or
+   :math:`t_\text{exact} = n p m + v\,(8k + 40)\, m^2` flops of the
+   ``syrk``, which fills one triangle with :math:`n p m / 2` multiply-adds
+   (:math:`n p m + e\, m^3` where LAPACK solves it: order 512 or less, or
    :math:`k > m/40`; :math:`e = 40/11`), at :math:`t_\text{block} = 4 c\, n p b` per block of
    :math:`b = k + 2` columns, allows 4
    blocks (:math:`v = 12` per :math:`m^2` of a Lanczos product, one ``dsymv``
@@ -265,7 +266,8 @@ def krylov_budget(n: int, p: int, k: int, keep_moments: bool = True) -> int:
 
         t_\text{exact} = a\, n p m + v\, (8k + 40)\, m^2, \qquad t_\text{block} = 4 c\, n p b,
 
-    m = min(n, p), b = k + 2 the block width, in multiply-adds of the syrk (a = 1),
+    m = min(n, p), b = k + 2 the block width, in flops of the syrk
+    (a = 1; its triangle is n p m / 2 multiply-adds),
     v and c the weights of one Lanczos product with the formed matrix per :math:`m^2`
     (``pcalib._linalg.eigen.top_eigh`` above order ``constants.NUMPY_MAX_M`` for
     :math:`40k \le m`; 8k + 40 products, more than the benchmark's fits need; where

@@ -42,24 +42,25 @@ ASPECT = 4
 #: [KRYLOV_SHARE, read by pcalib.solvers: measured as said here; value since 32b16cc (2026-11-29), not re-measured since.]
 #: [KRYLOV_MIN_BLOCKS, read by pcalib.solvers: measured as said here; value since 85255df (2026-11-26), not re-measured since.]
 #: The dense Krylov route of "auto" (rule 3 of pcalib.solvers' docstring) is costed in
-#: operations, not in seconds: in multiply-adds of the syrk that forms X_c^T X_c or
-#: X_c X_c^T (the unit), each other operation weighted by what it costs relative to one
+#: operations, not in seconds: in flops of the syrk that forms X_c^T X_c or X_c X_c^T
+#: (the unit: n p m of them, as it fills one triangle with n p m / 2 multiply-adds),
+#: each other operation weighted by what it costs relative to one
 #: of those. The choice depends only on ratios of costs, so a count chooses the same
 #: route on every machine and at every call; a timing taken at first use would make the
 #: route, and with it the last digits of a result, depend on the machine's load at that
 #: moment. The weights are ratios of times measured on one core (OpenBLAS; CPU times,
 #: which a shared machine's load moves less than wall times): the syrk, about 3.5e-11 s
-#: per multiply-add (0.61 s at 2500 x 2500, 0.67 s at 5000 x 2000); a Lanczos product
+#: per unit (0.61 s at 2500 x 2500, 0.67 s at 5000 x 2000); a Lanczos product
 #: with the formed m x m matrix (top_eigh), one dsymv bound by memory, 1.7 ms at
 #: m = 2000 and 2.9 ms at 2500, so FORMED_PRODUCT_COST = 12 per m^2, with 8k + 40
 #: products (ARPACK needed 21 to 200 on the benchmark's spectra, k = 5 to 50, its
 #: deflation probe included); a Krylov block, the two products X_c^T (X_c Q) and the
 #: block's share of the orthogonalization and Rayleigh-Ritz steps, about 3 syrk
-#: multiply-adds per flop of 4 n p b (b = k + 3 columns then, k + 2 now: at 2500 x 2500,
+#: units per flop of 4 n p b (b = k + 3 columns then, k + 2 now: at 2500 x 2500,
 #: 25 ms for the products of 13 columns and 40% more for the rest), so THIN_PRODUCT_COST = 3.
 #: Where LAPACK solves the formed matrix (order 512 or less, or k > m / 40), its solve
 #: costs EIGENSOLVER_COST per m^3 (measured on 2 cores: 4e-11 s per m^3 against 1.1e-11 s
-#: per multiply-add of the syrk, 0.5 s at m = 2500).
+#: per unit of the syrk, 0.5 s at m = 2500).
 #: A machine whose memory is slower than its arithmetic has a larger FORMED_PRODUCT_COST;
 #: the weights are what to re-measure there.
 #: The Krylov route is tried on square-ish data only when KRYLOV_SHARE of the exact
@@ -80,12 +81,13 @@ THIN_PRODUCT_COST = 3.0
 #: [VECTOR_PRODUCT_COST, read by pcalib._routes.dense_krylov: a ratio of the times measured as said here; times since issue 35 (2026-11-29), not re-measured since.]
 #: The dense Krylov route of "auto" runs Lanczos with single vectors first
 #: (pcalib._linalg.lanczos), within the cost of its block budget: a product X_c^T (X_c q)
-#: is two gemv's, VECTOR_PRODUCT_COST per multiply-add relative to the syrk's. Measured
-#: on one core against 1.4e-11 to 1.7e-11 s per multiply-add of the syrk (2.4e-11 s at
+#: is two gemv's, VECTOR_PRODUCT_COST units per multiply-add of the gemv's (2 n p of
+#: them). Measured
+#: on one core against 1.4e-11 to 1.7e-11 s per unit of the syrk (2.4e-11 s at
 #: 2500 x 2500): 4.0e-10 s at 2500 x 2500 (a ratio of 17), 3.4e-10 to 3.8e-10 s at
 #: 10000 x 1000 and 5000 x 2000 (23 and 26), 5.5e-10 s from 200 MB on (5000 x 5000 to
 #: 20000 x 2000: 33 to 41). 17, the smallest: the model underestimates the exact route
-#: where it is cheap (2500 x 2500, k = 10: its 2.5e10 multiply-adds are 81 products at
+#: where it is cheap (2500 x 2500, k = 10: its 2.5e10 units are 81 products at
 #: 24, but the route took the time of 145 products on 2 cores, and Lanczos needed 100 on
 #: a flat spectrum), so a run is never stopped before the exact route's time is spent;
 #: on the larger matrices it allows about twice the products of their cost, and the

@@ -65,10 +65,10 @@ def dense_krylov_block(k: int, m: int) -> int:
 
 def lanczos_products(blocks: int, block: int) -> int:
     r"""How many single-vector products cost as much as `blocks` blocks of `block`
-    columns: :math:`\lfloor 4 c\, b B / (2 g) \rfloor`, with c and g the weights of a
-    multiply-add of a thin block product and of a single-vector product relative to
-    one of the ``syrk`` (``constants.THIN_PRODUCT_COST``,
-    ``constants.VECTOR_PRODUCT_COST``)."""
+    columns: :math:`\lfloor 4 c\, b B / (2 g) \rfloor`, with c the weight of a flop of a
+    thin block product (4 n p b of them per block) and g that of a multiply-add of a
+    single-vector product (2 n p per product), each relative to a flop of the ``syrk``
+    (``constants.THIN_PRODUCT_COST``, ``constants.VECTOR_PRODUCT_COST``)."""
     return int(4 * constants.THIN_PRODUCT_COST * block * blocks / (2 * constants.VECTOR_PRODUCT_COST))
 
 
