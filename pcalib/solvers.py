@@ -28,7 +28,11 @@ formed, stopped by a residual test (below; an integer `n_components` only);
 "randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a
 fixed number of steps, no residual test).
 
-**Dense data: the rules of "auto".** "auto" always takes an exact route. With m = min(n, p):
+**Dense data: the rules of "auto".** With m = min(n, p), "auto" takes a direct route
+(an eigensolver or an SVD) under rules 1 and 2; under rule 3 it may take "krylov",
+iterative, accepted only at the residual test below (each eigenvalue within
+:math:`10^{-12}\lambda_1`; its check for a missed copy of a repeated eigenvalue is a
+probe, a likelihood rather than a proof). The rules:
 
 1. "svd" if :math:`n p m \le 10^6`: small problems, where the most
    accurate route costs at most a few milliseconds.

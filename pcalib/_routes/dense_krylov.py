@@ -80,7 +80,8 @@ def krylov_axes(
     matrix `Xc`, by a Krylov method on the smaller of :math:`X_c^\top X_c` and
     :math:`X_c X_c^\top`, never formed (:func:`krylov_stage`): each step costs the
     products :math:`X_c^\top (X_c q)` (or :math:`X_c (X_c^\top q)`) with one vector,
-    two passes over :math:`X_c`, and block Krylov's each block. The Ritz
+    two passes over :math:`X_c` (block Krylov's step: the same products with a block of
+    vectors). The Ritz
     pairs are accepted when every residual :math:`\|M v_j - \theta_j v_j\| \le
     10^{-12} \theta_1`, the a-posteriori test of the sparse and Dask routes made a
     hundred times tighter (``DENSE_KRYLOV_RTOL``): each :math:`\theta_j` is then within
