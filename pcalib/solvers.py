@@ -20,9 +20,10 @@ estimator. To see which route "auto" takes for a shape::
     >>> dense_route("auto", 6000, 2500, 10, every_component=False)
     'krylov'
 
-**The routes.** "eig": eigendecomposition of the p x p covariance (partial, LAPACK
-``syevr``, for k < p); "gram": of the n x n Gram matrix
-:math:`X_c X_c^\top`; "svd": LAPACK SVD of :math:`X_c`; "krylov": block
+**The routes.** "eig": eigendecomposition of the p x p covariance (LAPACK; for k < p
+above order 512 with :math:`40k \le p`, ARPACK's Lanczos method on the formed matrix
+first, :func:`pcalib._linalg.eigen.top_eigh`); "gram": of the n x n Gram matrix
+:math:`X_c X_c^\top` (the same solver); "svd": LAPACK SVD of :math:`X_c`; "krylov": block
 Krylov on :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never
 formed, stopped by a residual test (below; an integer `n_components` only);
 "randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a

@@ -3,7 +3,9 @@ forming :math:`X_c^\top X_c` or :math:`X_c X_c^\top`.
 
 The chapter *SVD and PCA* finds the axes as eigenvectors of the smaller of the two
 matrices; above about a thousand features forming it (one ``syrk``) and solving it
-(:math:`O(m^3)`) costs more than a few dozen products with single vectors.
+(:math:`O(m^3)` by LAPACK, or :math:`O(k m^2)` by ARPACK's Lanczos method on the
+formed matrix for :math:`40k \le m`) costs more than a few dozen products with single
+vectors.
 :func:`krylov_axes` runs Lanczos with single vectors
 (:func:`pcalib._linalg.lanczos.lanczos_top_vector`) within a budget, stopped by the
 a-posteriori residual test of ``DENSE_KRYLOV_RTOL``, then, if it has not converged,
