@@ -85,7 +85,8 @@ probe, a likelihood rather than a proof). The rules:
    2000 and 2000 x 20000: a block Krylov attempt that gave up cost 0.2-0.5 s more than
    that route), but take "krylov" when the whole estimated cost pays for
    :math:`5k + 20` single-vector products (``lanczos_room``, which square-ish data
-   must pass too); wide data keep
+   must pass too, and which implies their 4 blocks: it needs at least 15 run blocks,
+   so at least 7 in half the cost); wide data keep
    the ``syrk`` of "gram" (Lanczos needed 165 products at 2000 x 20000, k = 10,
    against 35 at 20000 x 2000).
    The route runs Lanczos with single vectors (``pcalib._linalg.lanczos``), whose
