@@ -213,7 +213,7 @@ def test_exact_route_bounds_hold_and_certify_isolated_axes_to_round_off(route, s
 def test_exact_route_certificate_costs_one_product_and_no_random_vector():
     """With the formed spectrum, certify multiplies by M once (the residuals) and never
     draws from the generator: the same bounds whatever the seed."""
-    from pcalib._linalg.certificate import FormedSpectrum
+    from pcalib._linalg.rounding import FormedSpectrum
 
     rng = np.random.default_rng(2)
     p, k = 60, 3
@@ -243,7 +243,7 @@ def test_the_formed_error_is_needed_on_an_adversarial_near_tie():
     M's and its lambda~_{k+1} is 1e-7 below M's. With the error bound the certificate
     certifies nothing on that axis; without it (error 0), it would certify a sine of
     about d / (2 ||E||) = 0.05 for an axis off by a sine of 0.69."""
-    from pcalib._linalg.certificate import FormedSpectrum
+    from pcalib._linalg.rounding import FormedSpectrum
 
     rng = np.random.default_rng(4)
     p, k, d, size = 40, 2, 1e-8, 1e-7
@@ -270,7 +270,7 @@ def test_a_formed_spectrum_bounds_the_next_eigenvalue_not_the_rest_of_the_comple
     (theta = 9.99 and 0), exact spectrum: with U_a and the coupling bound (as before
     this test) the first axis got a sine bound of 0.0099 (true 0.0998) and the
     eigenvalues 9.9e-4 and 0.099 (true errors 0.010 and 9)."""
-    from pcalib._linalg.certificate import FormedSpectrum
+    from pcalib._linalg.rounding import FormedSpectrum
 
     M = np.diag([10.0, 9.0, 0.0])
     c, s = np.cos(0.1), np.sin(0.1)
@@ -292,7 +292,7 @@ def test_formed_spectrum_error_bounds_the_eigenvalue_errors_of_a_formed_matrix()
     formed in float64 from data whose columns span 1e-8 to 1e8 (the sum of squares
     dominated by a few columns), against the SVD of the copy in higher-precision terms:
     the eigenvalues of the exact Gram matrix are the squared singular values."""
-    from pcalib._linalg.certificate import formed_spectrum
+    from pcalib._linalg.rounding import formed_spectrum
 
     rng = np.random.default_rng(6)
     n, p, k = 300, 80, 5
@@ -611,7 +611,7 @@ def test_the_implicit_krylov_routes_certificate_multiplies_the_data_with_the_mea
 
 @pytest.mark.parametrize("standardize", [False, True])
 def test_the_rounding_bound_of_implicit_products_holds_against_exact_arithmetic(standardize):
-    """CenteredProducts.rounding with a mean (certificate.product_rounding's mean_ss):
+    """CenteredProducts.rounding with a mean (rounding.product_rounding's mean_ss):
     against the product computed exactly in rational arithmetic, with the computed mean
     and scales that the products use, on integer data whose column means are one spread
     from 0 (the largest the implicit products accept; 3 columns, 2000 rows, 10 random
@@ -632,7 +632,7 @@ def test_the_rounding_bound_of_implicit_products_holds_against_exact_arithmetic(
     rows = [[(Fraction(int(v)) - mean[j]) * scale[j] for j, v in enumerate(row)] for row in X]
     total_ss = products.total_ss()
     bound = products.rounding(total_ss)
-    from pcalib._linalg.certificate import product_rounding
+    from pcalib._linalg.rounding import product_rounding
 
     plain = product_rounding(total_ss, n, p)
     assert plain <= bound <= 6.0 * plain * (1 + 1e-12)

@@ -161,7 +161,7 @@ def test_blocked_scatter_is_the_centered_cross_product(offset):
     assert len(blocks) > 1
     Xc = X - X.mean(axis=0)
     exact = Xc.T @ Xc
-    C, center, scale, frame = scatter_module.scatter_matrix(X, 1, False)
+    C, center, scale, frame, _ = scatter_module.scatter_matrix(X, 1, False)
     assert int(frame.exponent) == 0 and frame.offset is None
     frame = Frame.of(X)
     e = int(frame.exponent)

@@ -453,7 +453,7 @@ def test_one_pass_keeps_constant_columns_exact():
     C, center, constant = found
     np.testing.assert_array_equal(np.flatnonzero(constant), [2, 5, 9])
     np.testing.assert_array_equal(center.value[[2, 5, 9]], [0.0, 7.25, 1e9])
-    C, _, _, frame = scatter_matrix(X, 1, False)
+    C, _, _, frame, _ = scatter_matrix(X, 1, False)
     assert int(frame.exponent) == 0  # the one pass: X read in its own units
     assert not np.any(C[[2, 5, 9]]) and not np.any(C[:, [2, 5, 9]])
     est = PCA(4).fit(X)

@@ -57,7 +57,7 @@ eigenvalues (:func:`certify`):
    :math:`\max(\theta_{a+1}, \lambda_1(PMP))` plus the norms of the defect and of
    the off-diagonal block (Weyl). :func:`certify` takes the largest a for which the
    conditions of 3 hold, with the computed :math:`\theta_{a+1}` and block norms each
-   raised by the rounding of the residuals (:func:`product_rounding`;
+   raised by the rounding of the residuals (:func:`pcalib._linalg.rounding.product_rounding`;
    :math:`\sqrt{k - a}` times it for a block's 2-norm).
 
 **Columns orthonormal to rounding.** Steps 2 and 4 and the coupling bound below take
@@ -116,54 +116,15 @@ and the term is far below the products' rounding bound, :math:`(\gamma_n + \gamm
 true (two columns at an angle of 0.1 rad to each other, tests/test_certified_tol.py).
 A formed spectrum's bounds (below) need none of this.
 
-**Exact routes** (the formed matrix of the Krylov route's fallback and of the gram
-route, solved by LAPACK): there the k + 1 leading eigenvalues of a formed matrix
-:math:`\tilde M = M + E` are computed, and step 2 needs no random vectors
-(:class:`FormedSpectrum`, :func:`formed_spectrum`). Let
-:math:`u = \varepsilon/2` (the unit round-off), :math:`\gamma_L = Lu/(1 - Lu)`, Y the
-centered data in frame units (so :math:`M = Y^\top Y`) and :math:`\tilde Y` the stored
-copy the route formed its matrix from:
-
-a. the copy: each entry is read in its frame (one rounding: int64 offsets), centered
-   twice (two subtractions) and, standardized, divided by its scale (one rounding), so
-   :math:`|\tilde y_{ij} - y_{ij}| \le 5u|y_{ij}| + u|c_j|` to first order, with
-   :math:`c_j` the mean of the column after the first centering. Taking the first mean
-   within the column's root-mean-square spread (:math:`\sqrt n |c_j| \le \|y_j\|`: its
-   rounding error is at most :math:`\gamma_n` times the mean of :math:`|x_{ij}|`, so
-   this holds unless the mean exceeds about :math:`1/(n u)` times the spread),
-   :math:`\|\tilde Y - Y\|_F \le f = 6u\|\tilde Y\|_F` for the entries' own roundings.
-   The rounding of the second mean is a constant d per column, which this does not
-   count; as :math:`\mathbf 1^\top Y = 0`, it enters :math:`\tilde Y^\top\tilde Y` as
-   :math:`n\mathbf d\mathbf d^\top` plus cross terms with the entries' errors, both of
-   second order in u, so the bound below stands. The assumption on the mean is not
-   checked in the code; it fails only for data whose mean is beyond about
-   :math:`1/(nu)` times their spread, where the routes lose digits anyway. And
-   :math:`\|\tilde Y^\top\tilde Y - Y^\top Y\|_2 \le 2f\|\tilde Y\|_F + f^2`;
-b. the product: each entry of :math:`\tilde M = \mathrm{fl}(\tilde Y^\top\tilde Y)` (or
-   :math:`\tilde Y\tilde Y^\top`) is a dot product of length L (n, or p), so
-   :math:`|\tilde M - \tilde Y^\top\tilde Y| \le \gamma_L |\tilde Y|^\top|\tilde Y|`
-   entrywise (Higham, *Accuracy and Stability of Numerical Algorithms*, section 3.5)
-   and :math:`\|\tilde M - \tilde Y^\top \tilde Y\|_2 \le \gamma_L \||\tilde Y|\|_2^2
-   \le \gamma_L \|\tilde Y\|_F^2`. With a and b, :math:`\|E\|_2 \le \eta_E =
-   (12u + 36u^2 + \gamma_L) \|\tilde Y\|_F^2`;
-c. the eigensolver: LAPACK's symmetric eigensolvers are backward stable, the computed
-   :math:`\tilde\lambda_j` being the eigenvalues of :math:`\tilde M + F` with
-   :math:`\|F\|_2 \le c_m \varepsilon \|\tilde M\|_2` for "a modestly growing
-   function" :math:`c_m` of the order m (LAPACK Users' Guide, section 4.7); we take
-   :math:`c_m = 2m` (observed errors are of order :math:`\sqrt m`), and
-   :math:`\|\tilde M\|_2 \le \max(\tilde\lambda_1/(1 - c_m\varepsilon), \eta_E)`
-   (:math:`\tilde M` has no eigenvalue below :math:`-\eta_E`, M being semi-definite).
-
-So by Weyl's inequality, :math:`|\lambda_j(M) - \tilde\lambda_j| \le \eta = \eta_E +
-c_m\varepsilon\|\tilde M\|_2` for every j (for the gram route's
-:math:`\tilde Y\tilde Y^\top`, of order n < p, the nonzero eigenvalues are those of
-:math:`Y^\top Y` too, whose others are 0). Every bound is rounded up (the sums of squares
-by :math:`2\gamma_{n+p}`, the result by 16u). Then :func:`certify` takes
-:math:`U = \tilde\lambda_{k+1} + \eta` in step 2, :math:`\tilde\lambda_{a+1} + \eta` in
-step 4, and bounds each eigenvalue by :math:`|\theta_j - \tilde\lambda_j| + \eta`: one
-product with M (the residuals, which certify the computed axes themselves), no random
-vectors, and the bounds hold with certainty (up to the assumptions of a and c, which
-also bound the rounding of that product: :func:`product_rounding`). This U bounds
+**Exact routes** (the formed matrix of the Krylov route's fallback, of the gram route and
+of the eig route): there the k + 1 leading eigenvalues of a formed matrix
+:math:`\tilde M = M + E` are computed, within :math:`\eta` of those of M
+(``pcalib._linalg.rounding``, which derives :math:`\eta` and the rounding of the
+products), and :func:`certify` takes :math:`U = \tilde\lambda_{k+1} + \eta` in step 2,
+:math:`\tilde\lambda_{a+1} + \eta` in step 4, and bounds each eigenvalue by
+:math:`|\theta_j - \tilde\lambda_j| + \eta`: one product with M (the residuals, which
+certify the computed axes themselves), no random vectors, and the bounds hold with
+certainty (up to the assumptions stated there). This U bounds
 :math:`\lambda_{k+1}(M)`, which is all that step 3 needs, but not :math:`\lambda_1(PMP)`,
 which :math:`U_a` of step 4 and the coupling bound below need (for M = diag(10, 9, 0),
 V = [e_3] and U = 9 = :math:`\lambda_2`, the coupling bound would give
@@ -191,8 +152,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Certificate", "FormedSpectrum", "block_norm", "certify", "formed_spectrum", "probe_generator",
-           "product_rounding"]
+from .rounding import FormedSpectrum, gamma
+
+__all__ = ["Certificate", "block_norm", "certify", "probe_generator"]
 
 # The randomized bound on lambda_{k+1}: J = _PROBES Gaussian vectors, the factor
 # _SAFETY (rho), powers t = 1, ..., _POWERS of P M P, stopped once the powers left could
@@ -231,105 +193,13 @@ def probe_generator() -> np.random.Generator:
 class Certificate:
     """What :func:`certify` proves about k approximate eigenpairs of a symmetric M, in
     M's units, with probability at least ``1 - FAILURE_PROBABILITY`` (with an exact
-    route's :class:`FormedSpectrum`, with certainty)."""
+    route's :class:`pcalib._linalg.rounding.FormedSpectrum`, with certainty)."""
 
     theta: np.ndarray  #: (k,) the Rayleigh quotients of the axes
     residuals: np.ndarray  #: (k,) ||M v_j - theta_j v_j||
     eigenvalue_bounds: np.ndarray  #: (k,) |theta_j - lambda_j| <= this, lambda_j the j-th largest eigenvalue of M
     axis_bounds: np.ndarray  #: (k,) sine of the angle between v_j and its eigenvector, at most (1: none)
     upper: float  #: U, at least lambda_{k+1}(M)
-
-
-@dataclass(frozen=True)
-class FormedSpectrum:
-    r"""The leading eigenvalues that an exact route computed for its formed matrix
-    :math:`\tilde M`, and a bound on their distance to those of M (module docstring,
-    a to c): :math:`|\lambda_j(M) - \tilde\lambda_j| \le` ``error`` for every j."""
-
-    eigenvalues: np.ndarray  #: (k + 1,) the k + 1 largest computed eigenvalues, decreasing (0 beyond the order)
-    error: float  #: eta
-
-
-def formed_spectrum(computed: np.ndarray, total_ss: float, inner: int, n: int, p: int) -> FormedSpectrum:
-    r"""The :class:`FormedSpectrum` of a matrix formed as :math:`\tilde Y^\top \tilde Y`
-    or :math:`\tilde Y \tilde Y^\top` (products of length `inner`) from the centered
-    copy :math:`\tilde Y` (n x p, :math:`\|\tilde Y\|_F^2` = `total_ss`, computed) and
-    solved by LAPACK: `computed`, its k + 1 leading eigenvalues (0 beyond its order), with
-
-    .. math:: \eta = \big(\eta_E + c_m\varepsilon\max(\tilde\lambda_1/(1 - c_m\varepsilon),
-              \eta_E)\big)(1 + 16u), \qquad
-              \eta_E = (12u + 36u^2 + \gamma_L)\,\|\tilde Y\|_F^2 (1 + 2\gamma_{n+p}),
-
-    :math:`c_m = 2m`, m = n + p - L the order of the formed matrix (p for
-    :math:`\tilde Y^\top \tilde Y`, n for :math:`\tilde Y \tilde Y^\top`), L = `inner`
-    (module docstring, a to c)."""
-    unit = _EPS / 2
-    formed = _copy_and_products(total_ss, n, p, _gamma(inner))
-    solver = 2.0 * (n + p - inner) * _EPS  # c_m = 2m, m the formed matrix's order (p, or n)
-    norm = max(max(float(computed[0]), 0.0) / (1.0 - solver), formed)
-    error = (formed + solver * norm) * (1.0 + 16.0 * unit)
-    return FormedSpectrum(np.asarray(computed, dtype=np.float64), float(error))
-
-
-def product_rounding(total_ss: float, n: int, p: int, mean_ss: float | None = None) -> float:
-    r"""A bound on the rounding of one product :math:`M\mathbf q = Y^\top (Y\mathbf q)`
-    per unit of :math:`\|\mathbf q\|`, Y the n x p centered data (:math:`\|Y\|_F^2`
-    = `total_ss`), each row formed from the data with an error of at most 6u
-    :math:`\|Y\|_F` in Frobenius norm (as in a of the module docstring, under its
-    assumption on the mean), then the two
-    products (lengths p and n, in any order of summation; Higham, section 3.5):
-
-    .. math:: (12u + 36u^2 + \gamma_n + \gamma_p + \gamma_n\gamma_p)\,
-              \|Y\|_F^2\,(1 + 2\gamma_{n+p})(1 + 16u),
-
-    as :math:`|\mathrm{fl}(Y^\top(Y\mathbf q)) - Y^\top Y\mathbf q| \le (\gamma_p +
-    \gamma_n + \gamma_n\gamma_p)\,|Y|^\top|Y||\mathbf q|` entrywise and
-    :math:`\||Y|\|_2^2 \le \|Y\|_F^2`. A bound, not an estimate: it grows with n,
-    where the estimate :math:`\sqrt p\,\varepsilon\theta_1` it replaces did not (and
-    fell short of the error at p = 5, n = 20,000).
-
-    With `mean_ss` :math:`= \|D^{-1}\bar{\mathbf x}\|^2`, the products are taken
-    with the data X themselves and the rank-one correction of the mean, :math:`Y =
-    (X - \mathbf 1\bar{\mathbf x}^\top) D^{-1}` never formed
-    (``pcalib._routes.decomposition.CenteredProducts`` with a mean; Y here is the data
-    centered about the computed mean, whose distance to the exact mean enters
-    :math:`Y^\top Y` at second order, as in a of the module docstring). With
-    :math:`A = |X| + \mathbf 1|\bar{\mathbf x}|^\top`, the scaling of the block (one
-    rounding), the product with X, the correction and the subtraction give
-    :math:`|\mathrm{fl}(Y\mathbf q) - Y\mathbf q| \le \gamma_{p+2} A|D^{-1}||\mathbf
-    q|`, the transposed product likewise with :math:`\gamma_{n+2}` (the column sums,
-    the outer product with the mean, the subtraction and the scaling), so
-
-    .. math:: (\gamma_{n+2} + \gamma_{p+2} + \gamma_{n+2}\gamma_{p+2})\,
-              \|AD^{-1}\|_F^2, \qquad \|AD^{-1}\|_F^2 \le
-              2\big(\|Y\|_F^2 + 2n\|D^{-1}\bar{\mathbf x}\|^2\big),
-
-    as :math:`(|x| + |\bar x|)^2 \le 2x^2 + 2\bar x^2` and :math:`\sum_i x_{ij}^2 =
-    \|\mathbf y_j\|^2 + n\bar x_j^2` (the columns of Y summing to 0), rounded up as
-    the other bound. Where every column has :math:`n\bar x_j^2 \le \|\mathbf y_j\|^2`
-    (the products' condition) this is at most 6 times the bound without a mean."""
-    if mean_ss is not None:
-        gamma_n, gamma_p = _gamma(n + 2), _gamma(p + 2)
-        spread = 2.0 * (total_ss + 2.0 * n * mean_ss) * (1.0 + 2.0 * _gamma(n + p))
-        return (gamma_n + gamma_p + gamma_n * gamma_p) * spread * (1.0 + 8.0 * _EPS)  # 16u
-    gamma_n, gamma_p = _gamma(n), _gamma(p)
-    return _copy_and_products(total_ss, n, p, gamma_n + gamma_p + gamma_n * gamma_p) * (1.0 + 8.0 * _EPS)  # 16u
-
-
-def _copy_and_products(total_ss: float, n: int, p: int, products: float) -> float:
-    r""":math:`(12u + 36u^2 + g)\,\|\tilde Y\|_F^2 (1 + 2\gamma_{n+p})`: the error of the
-    centered copy (a of the module docstring) and of products whose relative error bound
-    is g (`products`), with the computed :math:`\|\tilde Y\|_F^2` (`total_ss`) rounded
-    up; the one sum that :func:`formed_spectrum` and :func:`product_rounding` share."""
-    unit = _EPS / 2
-    return (12.0 * unit + 36.0 * unit**2 + products) * (total_ss * (1.0 + 2.0 * _gamma(n + p)))
-
-
-def _gamma(length: int) -> float:
-    r""":math:`\gamma_L = L u / (1 - L u)`, u the unit round-off: the relative error bound
-    of a sum or dot product of L terms (Higham, lemma 3.1)."""
-    product = length * _EPS / 2
-    return product / (1.0 - product)
 
 
 def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.random.Generator,
@@ -345,7 +215,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     names V when :math:`\omega \ge 1`. `product_error` bounds the rounding of the
     products, :math:`\|\mathrm{fl}(M
     \mathbf q) - M\mathbf q\| \le` `product_error` :math:`\|\mathbf q\|` (see
-    :func:`product_rounding`); without it, the estimate :math:`\sqrt p\,\varepsilon
+    :func:`pcalib._linalg.rounding.product_rounding`); without it, the estimate :math:`\sqrt p\,\varepsilon
     \max_j\theta_j` stands in. The rounding of the quotients and residuals themselves
     is added, :math:`\gamma_{p+4}(\max_j\theta_j + \max_j r_j)`. With the `spectrum`
     of an exact route, one product with M (k columns) and no random vectors; without, at
@@ -366,7 +236,7 @@ def certify(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, rng: np.ra
     residuals = np.linalg.norm(R, axis=0) / np.sqrt(squares)
     top = max(float(theta.max()), 0.0)
     products = np.sqrt(p) * _EPS * top if product_error is None else product_error
-    rounding = (products + _gamma(p + 4) * (top + float(residuals.max()))) * (1.0 + 16.0 * _EPS)
+    rounding = (products + gamma(p + 4) * (top + float(residuals.max()))) * (1.0 + 16.0 * _EPS)
     residuals += rounding
     order = np.argsort(-theta, kind="stable")
     # bounds on lambda_1, ..., lambda_{k+1} of M: the formed spectrum's (Weyl), or none
@@ -491,7 +361,7 @@ def _defect_norm(defect: np.ndarray, columns: np.ndarray, residuals: np.ndarray,
     :math:`V_c^\top` does not enlarge; rounded up by 16u."""
     block = defect[np.ix_(columns, columns)]
     size = len(columns)
-    product = _gamma(length) * np.sqrt(size) * float(np.linalg.norm(residuals[columns]))
+    product = gamma(length) * np.sqrt(size) * float(np.linalg.norm(residuals[columns]))
     return (float(np.linalg.norm(block)) + product + np.sqrt(size) * rounding) * (1.0 + 8.0 * _EPS)
 
 
@@ -514,7 +384,7 @@ def _orthonormality_error(V: np.ndarray, squares: np.ndarray) -> float:
     np.fill_diagonal(unit, 1.0)
     norms = [(float(np.abs(np.linalg.eigvalsh(G - np.eye(k))).max()), float(np.linalg.norm(G - np.eye(k))))
              for G in (gram, unit)]
-    rounding = (_gamma(p) * float(squares.sum()) + _EPS * np.sqrt(k)) / min(1.0, float(squares.min()))
+    rounding = (gamma(p) * float(squares.sum()) + _EPS * np.sqrt(k)) / min(1.0, float(squares.min()))
     omega = max(two + 2.0 * k * _EPS * frobenius for two, frobenius in norms) + rounding
     omega *= 1.0 + 8.0 * _EPS
     if not omega < 1.0:
@@ -585,8 +455,8 @@ def _power_bounds(times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, W: n
     logarithm of its growth summed), so that no power overflows or underflows."""
     p, k = V.shape
     factor = np.log(_SAFETY * np.sqrt(2 / np.pi))
-    projection = ((_gamma(2 * p + k) * np.sqrt(k) + _gamma(p + 2) + _EPS) * (1.0 + omega) + omega) * (1.0 + 16.0 * _EPS)
-    norm_error = np.log1p(2.0 * _gamma(p + 2))  # the computed norms, rounded up
+    projection = ((gamma(2 * p + k) * np.sqrt(k) + gamma(p + 2) + _EPS) * (1.0 + omega) + omega) * (1.0 + 16.0 * _EPS)
+    norm_error = np.log1p(2.0 * gamma(p + 2))  # the computed norms, rounded up
     with np.errstate(divide="ignore"):
         log_y = [np.log(start)]  # log ||y_s||, s = 0, 1, ...
         log_e = [np.log(projection * drawn) + norm_error]  # log of the bound on ||e_s||

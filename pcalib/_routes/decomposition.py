@@ -31,7 +31,8 @@ import numpy as np
 from .._inputs.matrix import Moments
 from .._linalg import constants
 from .._linalg.center import Center
-from .._linalg.certificate import Certificate, FormedSpectrum, product_rounding
+from .._linalg.certificate import Certificate
+from .._linalg.rounding import FormedSpectrum, product_rounding
 from .._linalg.eigen import matrix_times, symmetric_times, transposed_times
 from .._linalg.signs import axis_signs
 from .._linalg.svd import orthonormal_completion
@@ -113,7 +114,7 @@ class CenteredProducts:
     def rounding(self, total_ss: float) -> float:
         r"""A bound on the rounding of one product :meth:`scatter_times` per unit of
         :math:`\|\mathbf q\|`, for Y with :math:`\|Y\|_F^2` = `total_ss`:
-        :func:`pcalib._linalg.certificate.product_rounding`, with the mean's
+        :func:`pcalib._linalg.rounding.product_rounding`, with the mean's
         correction when the products are taken with the data (`mean` not None)."""
         n, p = self.shape
         if self.mean is None:
@@ -125,8 +126,10 @@ class CenteredProducts:
 @dataclass(frozen=True, eq=False)
 class FormedProducts:
     r"""Products with the matrix :math:`\tilde M = \mathrm{fl}(\tilde Y^\top\tilde Y)`
-    (p x p, its lower triangle) that the eig route formed from its centered copy
-    :math:`\tilde Y` (n x p, n >= p), kept for the certificate of ``PCA(tol=...)``:
+    (p x p, its lower triangle) that the Krylov route's fallback formed from its centered
+    copy :math:`\tilde Y` (n x p, n >= p), or with the scatter that the eig route formed
+    in one pass (with `bound`, :func:`pcalib._linalg.rounding.scatter_error`), kept
+    for the certificate of ``PCA(tol=...)``:
     :math:`2p^2` flops a column (``dsymm``) against :math:`4np` for the two passes over
     the copy, which are not read again (measured on :mod:`tests.benchmarks`' 10000 x
     1000, k = 50: the certificate's product took 12% of the fit).
@@ -140,7 +143,10 @@ class FormedProducts:
     q)`."""
 
     lower: np.ndarray  #: (p, p) the formed matrix, its lower triangle read
-    n: int  #: the rows of the centered copy it was formed from
+    n: int  #: the rows of the data it was formed from
+    #: the rounding of a product per unit of ||q||, where the matrix was not formed
+    #: from a centered copy (the one-pass scatter's ``ScatterError.product``)
+    bound: float | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -153,9 +159,9 @@ class FormedProducts:
     def rounding(self, total_ss: float) -> float:
         r"""A bound on the rounding of one product :meth:`scatter_times` per unit of
         :math:`\|\mathbf q\|`, the error of the copy and of forming :math:`\tilde M`
-        included: :func:`pcalib._linalg.certificate.product_rounding` (class
-        docstring)."""
-        return product_rounding(total_ss, *self.shape)
+        included: :func:`pcalib._linalg.rounding.product_rounding` (class
+        docstring), or `bound`."""
+        return product_rounding(total_ss, *self.shape) if self.bound is None else self.bound
 
 
 def column_squares(Yc: np.ndarray) -> np.ndarray:

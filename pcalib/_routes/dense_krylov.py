@@ -104,7 +104,7 @@ def krylov_axes(
     values, the axes, the route that found them ("krylov", "eig" or "gram") and, when
     `certifiable` (``PCA(tol=...)``) and LAPACK solved the formed matrix whole, its
     k + 1 leading computed eigenvalues (for the certificate,
-    :func:`pcalib._linalg.certificate.formed_spectrum`; None otherwise, and with
+    :func:`pcalib._linalg.rounding.formed_spectrum`; None otherwise, and with
     constant columns, solved apart; without `certifiable` the solve asks for k pairs
     only, which keeps the bits of fits without tol as they were), and then, for
     n >= p, a copy of the formed :math:`X_c^\top X_c` for the certificate's product

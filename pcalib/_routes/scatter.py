@@ -32,7 +32,7 @@ from .decomposition import check_variance
 
 def scatter_matrix(
     arr: np.ndarray, ddof: int, standardize: bool, name: str = "X", *, finite_checked: bool = True
-) -> tuple[np.ndarray, Center, np.ndarray, Frame]:
+) -> tuple[np.ndarray, Center, np.ndarray, Frame, bool]:
     r""":math:`C = Y_c^\top Y_c` in one pass over X, without a centered copy.
 
     Y is X read in a frame (:class:`pcalib._linalg.units.Frame`), where C neither
@@ -56,9 +56,10 @@ def scatter_matrix(
     :math:`1 + \bar x_j^2 / s_j^2` (unbounded for a large mean). Rows and
     columns of constant columns are set to exactly 0. With `standardize`,
     :math:`C \leftarrow D^{-1} C D^{-1}`, D the column standard deviations (from
-    the diagonal of C). Returns ``(C, center, scale, frame)``, the mean (the exact
-    pair of :class:`pcalib._linalg.center.Center`: the shift and the mean about it) and
-    scale in the frame's units. Unless `finite_checked`, `arr` is checked for NaN and
+    the diagonal of C). Returns ``(C, center, scale, frame, one_pass)``, the mean (the
+    exact pair of :class:`pcalib._linalg.center.Center`: the shift and the mean about
+    it) and scale in the frame's units, and whether the one-pass branch formed C (whose
+    rounding :func:`pcalib._linalg.rounding.scatter_error` bounds). Unless `finite_checked`, `arr` is checked for NaN and
     infinity before the frame's pass; the one pass needs no check, since its
     finite sums of squares show that every entry is finite.
 
@@ -87,7 +88,7 @@ def scatter_matrix(
         sd = checked_scale(frame.constant, np.diagonal(C).copy(), n, ddof, name)
         C /= sd[:, None]
         C /= sd
-    return C, center, sd, frame
+    return C, center, sd, frame, found is not None
 
 
 def _shifted_scatter(arr: np.ndarray, frame: Frame, blocks: list[slice]) -> tuple[np.ndarray, Center]:
