@@ -59,36 +59,56 @@ V = [e_3] and U = 9 = :math:`\lambda_2`, the coupling bound would give
 
 **The eig route's one-pass scatter** (d; :func:`scatter_error`). A fit with a
 tolerance on the eig route solves the scatter that route forms without a centered copy
-(``pcalib._routes.scatter``, its one-pass branch): with the shift c (0, the mean of the
+(``pcalib._routes.scatter``, its one-pass branch). With the shift c (0, the mean of the
 first rows, or whole numbers for integer data) and :math:`b_{ij} = x_{ij} - c_j`
 (exact), it computes :math:`\tilde b_{ij} = \mathrm{fl}(x_{ij} - c_j)`
-(:math:`|\tilde b_{ij} - b_{ij}| \le u|b_{ij}|`, 0 without a shift),
-:math:`\tilde G = \mathrm{fl}(\sum_i \tilde b_i\tilde b_i^\top)` and :math:`\tilde
-r = \mathrm{fl}(\sum_i \tilde b_i)` by blocks of rows (sums of n terms in some order:
-:math:`\gamma_n`), :math:`\tilde m_j = \mathrm{fl}(\tilde r_j / n)` and
-:math:`\tilde C_{jl} = \mathrm{fl}(\tilde G_{jl} - \mathrm{fl}(\tilde r_j\tilde
-m_l))`, while :math:`M = B^\top B - \mathbf r\mathbf r^\top / n` exactly (r the
-exact column sums of B, whatever c). With :math:`\beta_j = \|\mathbf b_j\|`,
-:math:`a_j = \sum_i |b_{ij}| \le \sqrt n\,\beta_j` (Cauchy and Schwarz), :math:`|r_j|
-\le a_j` and :math:`\rho = u + \gamma_n(1 + u)` (:math:`|\tilde r_j - r_j| \le
-\rho a_j`), each entry's error is at most :math:`\kappa\beta_j\beta_l`: the shift's
-rounding :math:`(2u + u^2)`, the products' :math:`\gamma_n(1 + u)^2`, the outer
-product of the sums :math:`(2\rho + \rho^2)(1 + u)^2 + 2u + u^2` (of
-:math:`a_ja_l/n \le \beta_j\beta_l`) and the subtraction :math:`u(1 + u)^2((1 +
-\gamma_n) + (1 + \rho)^2)`. Rows and columns of constant columns are exactly 0 in
-both; standardizing divides each entry twice (:math:`(2u + u^2)` of :math:`|\tilde
-C_{jl}| \le (1 + \kappa)\beta_j\beta_l`, as :math:`|M_{jl}| \le \beta_j\beta_l`),
-:math:`\kappa_s` in all, with :math:`\beta_j / s_j` in place of :math:`\beta_j`. A
-nonnegative bound :math:`\kappa_s\mathbf w\mathbf w^\top` on :math:`|E|` gives
-:math:`\|E\|_2 \le \kappa_s\|\mathbf w\|^2 = \kappa_s\sum_j \beta_j^2/s_j^2`.
-From the computed values, :math:`\beta_j^2 = M_{jj} + r_j^2/n \le \tilde C_{jj} +
-\kappa\beta_j^2 + (\mu_j + \rho\beta_j)^2` with :math:`\mu_j = \sqrt n|\tilde
-m_j|/(1 - u) \ge |\tilde r_j|/\sqrt n`, so :math:`\beta_j^2(1 - \kappa - \rho -
-\rho^2) \le \tilde C_{jj} + (1 + \rho)\mu_j^2`; no condition on the mean is needed
-(where the mean is large, :math:`\mu_j` is, and the bound grows with it). Products
-:math:`\mathrm{fl}(\tilde C\mathbf q)` add :math:`\gamma_p\||\tilde C|\|_2\|\mathbf
-q\|`. The other branch of the scatter (data read in the frame of their extremes) has
-no such bound here: those fits are certified with random probes.
+(:math:`|\tilde b_{ij} - b_{ij}| \le u|b_{ij}|`; 0 without a shift, and for
+integers below :math:`2^{53}`), :math:`\tilde G = \mathrm{fl}(\sum_i \tilde
+b_i\tilde b_i^\top)` and :math:`\tilde{\mathbf r} = \mathrm{fl}(\sum_i \tilde b_i)`
+by blocks of rows (sums of n terms in some order: :math:`\gamma_n`), :math:`\tilde m_j
+= \mathrm{fl}(\tilde r_j / n)` and :math:`\tilde C_{jl} = \mathrm{fl}(\tilde G_{jl} -
+\mathrm{fl}(\tilde r_j\tilde m_l))`, while :math:`M = B^\top B - \mathbf r\mathbf
+r^\top / n` exactly (r the exact column sums of B, whatever c). Let :math:`\beta_j =
+\|\mathbf b_j\|`, :math:`a_j = \sum_i |b_{ij}| \le \sqrt n\,\beta_j` (Cauchy and
+Schwarz), :math:`\rho = u + \gamma_n(1 + u)`, so that :math:`|\tilde r_j - r_j| \le
+\rho a_j`, and :math:`\mu_j = \sqrt n|\tilde m_j|/(1 - u) \ge |\tilde r_j|/\sqrt n`
+(computed). The error :math:`E = \tilde C - M` is the sum of four parts:
+
+* the shift's rounding in :math:`\tilde B^\top\tilde B - B^\top B`, at most
+  :math:`(2u + u^2)\beta_j\beta_l`;
+* the products' :math:`|\tilde G - \tilde B^\top\tilde B| \le \gamma_n(1 + u)^2
+  \beta_j\beta_l`;
+* the sums' :math:`|\mathrm{fl}(\tilde r_j\tilde m_l) - r_jr_l/n| \le \rho(\mu_j
+  \beta_l + \beta_j\mu_l) + \rho^2\beta_j\beta_l + (2u + u^2)\mu_j\mu_l` (from
+  :math:`\tilde r_j\tilde r_l - r_jr_l = \tilde r_j e_l + e_j r_l`, e the sums'
+  errors, and the two roundings of the product);
+* the subtraction's :math:`u(|\tilde G_{jl}| + |\mathrm{fl}(\tilde r_j\tilde m_l)|)
+  \le u(1 + u)^2((1 + \gamma_n)\beta_j\beta_l + \mu_j\mu_l)`.
+
+So :math:`|E| \le \kappa_0\boldsymbol\beta\boldsymbol\beta^\top +
+\rho(\boldsymbol\mu\boldsymbol\beta^\top + \boldsymbol\beta\boldsymbol\mu^\top) +
+\nu\boldsymbol\mu\boldsymbol\mu^\top` entrywise, with :math:`\kappa_0 = (2u + u^2)
++ \gamma_n(1 + u)^2 + \rho^2 + u(1 + u)^2(1 + \gamma_n)` and :math:`\nu = (2u + u^2)
++ u(1 + u)^2`, and a nonnegative bound on :math:`|E|` bounds its 2-norm by its own:
+:math:`\|E\|_2 \le \kappa_0\|\boldsymbol\beta\|^2 +
+2\rho\|\boldsymbol\mu\|\|\boldsymbol\beta\| + \nu\|\boldsymbol\mu\|^2`. Where the
+mean about the shift is small (the shift is near the mean, or the mean is small), the
+last two terms vanish and the bound is about :math:`(\gamma_n + 3u)\operatorname{tr}
+M`, that of the centered copy (a, b). Rows and columns of constant columns are exactly
+0 in both. Standardizing divides each entry twice: :math:`\boldsymbol\beta /
+\mathbf s`, :math:`\boldsymbol\mu / \mathbf s` in place of :math:`\boldsymbol\beta`,
+:math:`\boldsymbol\mu`, the bound times :math:`(1 + 2u + u^2)`, plus :math:`(2u +
+u^2)\|\boldsymbol\beta / \mathbf s\|^2` (as :math:`|\tilde C_{jl}| \le
+\beta_j\beta_l + |E_{jl}|`). The :math:`\beta_j` are bounded from the computed values:
+:math:`\beta_j^2 = M_{jj} + r_j^2/n`, :math:`M_{jj} \le \tilde C_{jj} + |E_{jj}|` and
+:math:`r_j^2/n \le (\mu_j + \rho\beta_j)^2`, so, with :math:`2\mu_j\beta_j \le
+\mu_j^2 + \beta_j^2`, :math:`\beta_j^2(1 - \kappa_0 - \rho^2 - 2\rho) \le \tilde
+C_{jj} + (1 + \nu + 2\rho)\mu_j^2`. No condition on the mean is needed: where it is
+large, so is :math:`\mu_j`, and the bound grows with it. Products
+:math:`\mathrm{fl}(\tilde C\mathbf q)` (dot products of length p) add
+:math:`\gamma_p\||\tilde C|\|_2\|\mathbf q\| \le \gamma_p(\|\boldsymbol\beta\|^2
++ \|E\|_2)\|\mathbf q\|`. The other branch of the scatter (data read in the frame of
+their extremes) has no such bound here: those fits are certified with random probes.
 """
 
 from __future__ import annotations
@@ -167,8 +187,8 @@ def scatter_error(
     the scales when `standardized`), `offset` the column means about the shift
     (:math:`\tilde m_j`, as subtracted), `scale` the column scales :math:`s_j` (ones
     unless `standardized`), n the rows. With :math:`\rho = u + \gamma_n(1 + u)`,
-    :math:`q = (1 - u)^{-2}`, :math:`\mu_j^2 = q\,n\tilde m_j^2` and :math:`\kappa_0`,
-    :math:`\rho_1 = 2\rho(1 + u)^2` and :math:`\nu = u(1 + u)^2` the constants of d,
+    :math:`q = (1 - u)^{-2}`, :math:`\mu_j^2 = q\,n\tilde m_j^2`, :math:`\rho_1 =
+    2\rho` and :math:`\kappa_0`, :math:`\nu` the constants of d,
 
     .. math::
 
@@ -186,9 +206,9 @@ def scatter_error(
     g = gamma(n)
     rho = unit + g * (1.0 + unit)
     up = (1.0 + unit) ** 2
-    kappa = 2.0 * (2.0 * unit + unit**2) + g * up + rho**2 * up + unit * up * (1.0 + g)
-    rho_1 = 2.0 * rho * up
-    nu = unit * up
+    kappa = (2.0 * unit + unit**2) + g * up + rho**2 + unit * up * (1.0 + g)
+    rho_1 = 2.0 * rho
+    nu = (2.0 * unit + unit**2) + unit * up
     denominator = 1.0 - kappa - rho**2 - rho_1
     if not denominator > 0.0:
         return None
