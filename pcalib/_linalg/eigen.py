@@ -46,10 +46,11 @@ import scipy.sparse.linalg
 from scipy.linalg import blas
 
 from . import constants
+from .forecast import decay_rates, misses_budget
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "lapack_top_eigh",
-    "decay_rates", "misses_budget", "rows_gram", "symmetric_times",
+    "rows_gram", "symmetric_times",
     "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 
@@ -247,26 +248,11 @@ _TRUST_LATEST_RATE = 0.25
 _ACCELERATION = 2.0
 
 
-def decay_rates(history: list[tuple[int, float]]) -> list[float]:
-    r"""The decay rates :math:`\rho_j = (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})` of
-    the residuals ``history`` (dimension d, residual r), over steps two entries apart:
-    what the failure forecasts of block Krylov (:func:`_predicted_to_fail`) and of
-    single-vector Lanczos (``pcalib._linalg.lanczos``) extrapolate."""
-    return [np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:])]
-
-
-def misses_budget(d: int, residual: float, rtol: float, rate: float, budget: int) -> bool:
-    r"""Whether a residual `residual` at dimension d, falling at `rate` per dimension,
-    reaches `rtol` only past `budget`, :math:`d + \log(\mathrm{rtol}/r)/\rho >
-    \text{budget}`, or never (:math:`\rho \ge 0`)."""
-    return rate >= 0 or d + np.log(rtol / residual) / rate > budget
-
-
 def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_dim: int) -> bool:
     r"""Whether block Krylov, with residuals ``history`` (dimension d, residual r) at
     its Rayleigh-Ritz steps, will not reach `rtol` within `max_dim` columns. With the
-    rates of :func:`decay_rates`, the forecast
-    :math:`d + \log(\mathrm{rtol}/r) / \rho` (:func:`misses_budget`): Krylov methods
+    rates of :func:`pcalib._linalg.forecast.decay_rates`, the forecast
+    :math:`d + \log(\mathrm{rtol}/r) / \rho` (:func:`pcalib._linalg.forecast.misses_budget`): Krylov methods
     converge faster as the space grows, so the best rate seen gives an optimistic
     forecast, and the method gives up when even that one passes `max_dim`; once
     ``_TRUST_LATEST_RATE`` of `max_dim` is spent, also when the forecast at the latest

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .eigen import decay_rates, misses_budget
+from .forecast import decay_rates, misses_budget
 
 __all__ = ["LanczosRun", "lanczos_top_vector", "missed_eigenvalue"]
 
@@ -91,9 +91,9 @@ def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_produc
     r"""Whether Lanczos, with residual estimates ``history`` (products d, estimate r),
     will not reach `rtol` within `max_products`: once ``_FORECAST_FROM`` of them are
     spent, when even the best rate seen over ``2 * _FORECAST_EVERY`` products
-    (:func:`pcalib._linalg.eigen.decay_rates`), times ``_ACCELERATION``, leaves
+    (:func:`pcalib._linalg.forecast.decay_rates`), times ``_ACCELERATION``, leaves
     :math:`d + \log(\mathrm{rtol} / r) / \rho` above `max_products`
-    (:func:`pcalib._linalg.eigen.misses_budget`)."""
+    (:func:`pcalib._linalg.forecast.misses_budget`)."""
     d, res = history[-1]
     if d < _FORECAST_FROM * max_products or len(history) < 3:
         return False
