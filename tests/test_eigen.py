@@ -215,3 +215,35 @@ def test_rows_gram_and_transposed_times_in_either_order(order, rows):
     B = np.random.default_rng(5).standard_normal((rows, 4))
     np.testing.assert_allclose(transposed_times(Y, B), Y.T @ B, rtol=1e-12, atol=1e-11)
     np.testing.assert_array_equal(Y, before)  # not modified
+
+
+def shuffled_diagonal(values, seed=0):
+    """The product with a diagonal matrix of `values` in a seeded order, and that
+    diagonal (the reference). Equal values are exact copies: rounding cannot turn the
+    start vector within their eigenspace, so ARPACK finds one copy of each."""
+    d = np.asarray(values)[np.random.default_rng(seed).permutation(len(values))]
+    return (lambda Q: d[:, None] * Q), d
+
+
+TWICE = 10.0 * 0.999 ** np.arange(500)  # every eigenvalue twice, 1e-3 apart
+
+
+@pytest.mark.parametrize(
+    "values, k",
+    [
+        (np.r_[TWICE, TWICE], 2),  # 10, 10 wanted; 10, 9.99 found first
+        (np.r_[TWICE, TWICE], 3),
+        (np.r_[10.0 * 0.9 ** np.arange(3), 1.003, 1.003, 0.999 ** np.arange(995)], 5),
+    ],
+)
+def test_lanczos_finds_a_copy_missed_just_above_theta_k(values, k):
+    """Review s14: the probe of lanczos_top_operator was ARPACK stopped at a relative
+    residual of 3e-2, whose Ritz value, in a cluster 1e-3 to 3e-3 wide, stayed below
+    theta_k: the missed copy was returned as theta_k (10, 9.99 for 10, 10 above; 1 for
+    1.003 in the third case), 1e-3 to 3e-3 wrong, with no warning. The eigenvalues are
+    the diagonal's, and the axes lie in the eigenspaces of the k largest."""
+    times, d = shuffled_diagonal(values)
+    w, V = lanczos_top_operator(times, d.size, k)
+    expected = np.sort(d)[::-1][:k]
+    np.testing.assert_allclose(w, expected, rtol=0, atol=1e-10 * expected[0])
+    assert np.linalg.norm(V[d < expected[-1]]) <= 1e-8  # no weight off those coordinates

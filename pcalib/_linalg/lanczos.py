@@ -127,14 +127,17 @@ class LanczosRun:
 
 
 class _Lanczos:
-    """The state of one run: the basis Q (m, d + 1), the products M Q (m, d) and the
-    tridiagonal T_d (alpha, beta)."""
+    """The state of one run: the basis Q (m, d + 1), the products M Q (m, d) unless
+    `keep_products` is False (the probe, which reads only residual estimates: half the
+    memory), and the tridiagonal T_d (alpha, beta)."""
 
-    def __init__(self, times: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int) -> None:
+    def __init__(
+        self, times: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int, keep_products: bool = True
+    ) -> None:
         m = start.shape[0]
         self.times = times
         self.Q = np.empty((m, steps + 1), order="F")
-        self.MQ = np.empty((m, steps), order="F")
+        self.MQ = np.empty((m, steps if keep_products else 0), order="F")
         self.alpha = np.empty(steps)
         self.beta = np.empty(steps)
         self.Q[:, 0] = start / np.linalg.norm(start)
@@ -146,7 +149,8 @@ class _Lanczos:
         j = self.d
         Qj = self.Q[:, : j + 1]
         w = self.times(self.Q[:, j])
-        self.MQ[:, j] = w
+        if self.MQ.shape[1]:
+            self.MQ[:, j] = w
         h = Qj.T @ w
         w = w - Qj @ h
         correction = Qj.T @ w  # the second pass of Gram-Schmidt
@@ -254,7 +258,7 @@ def lanczos_top_vector(
 
 def missed_eigenvalue(
     times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, theta: np.ndarray, rtol: float,
-    zero: np.ndarray | None = None,
+    zero: np.ndarray | None = None, max_steps: int = _PROBE_STEPS,
 ) -> tuple[bool, int]:
     r"""Whether the matrix M of ``times`` may have an eigenvalue above
     :math:`b = \theta_k + \mathrm{rtol}\,\theta_1` that the k pairs (`theta`, V) miss,
@@ -268,9 +272,10 @@ def missed_eigenvalue(
     a converged top Ritz value that far below c is taken for :math:`\lambda_1(M')`, as
     Lanczos from a random vector finds the top eigenvalue first (a likelihood, not a
     proof). Also False when the probe's space is invariant or spans the complement of
-    V (its Ritz values are then eigenvalues of M'). True after ``_PROBE_STEPS``
-    products without a verdict: the caller then solves the formed matrix. Returns the
-    answer and the products spent."""
+    V (its Ritz values are then eigenvalues of M'). True after `max_steps` (default
+    ``_PROBE_STEPS``) products without a verdict: the caller then solves the formed
+    matrix, or looks for the copies another way. Returns the answer and the products
+    spent."""
     m, k = V.shape
     bound = theta[-1] + rtol * theta[0]
 
@@ -281,12 +286,12 @@ def missed_eigenvalue(
 
     above = theta[:-1][theta[:-1] > bound]
     target = above.min() - rtol * theta[0] if above.size else np.inf
-    steps = min(_PROBE_STEPS, m - k)
+    steps = min(max_steps, m - k)
     if steps <= 0:
         return False, 0
     start = _seeded_start(m, 1, zero)
     start -= V @ (V.T @ start)
-    probe = _Lanczos(deflated, start, steps)
+    probe = _Lanczos(deflated, start, steps, keep_products=False)
     while probe.d < steps:
         beta = probe.step()
         top, s = probe.ritz(1)
