@@ -145,14 +145,11 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         filled entries and the change still to come if it shrinks geometrically is at
         most ``tol`` times the norm of the centered completed matrix. Ignored otherwise.
     tol : float in (0, 1) or None, default None
-        None: exact. A float: the Krylov routes ("auto" takes them for an integer
-        ``n_components`` < min(n, p) when n and p are within a factor 4 of each other;
-        tall and wide data take the exact fit's route) stop when every residual
-        :math:`\|M\mathbf v_j - \theta_j\mathbf v_j\| \le \text{tol}\cdot\theta_1` (M
-        the scatter matrix), and the fit reports the bounds it certifies, with certainty
-        where LAPACK solved a formed matrix, else with probability at least
-        :math:`1 - 10^{-4}` (chapter *PCA at scale*): ``explained_variance_bound_``,
-        ``components_bound_``.
+        None: exact. A float: the Krylov routes (for an integer ``n_components`` < min(n, p)
+        and n, p within a factor 4; other shapes take the exact route) stop at residuals
+        :math:`\|M\mathbf v_j - \theta_j\mathbf v_j\| \le \text{tol}\cdot\theta_1`, and
+        the fit reports the bounds it certifies (chapter *PCA at scale*):
+        ``explained_variance_bound_``, ``components_bound_``.
 
     Attributes
     ----------

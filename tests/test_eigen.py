@@ -210,3 +210,55 @@ def test_rows_gram_and_transposed_times_in_either_order(order, rows):
     B = np.random.default_rng(5).standard_normal((rows, 4))
     np.testing.assert_allclose(transposed_times(Y, B), Y.T @ B, rtol=1e-12, atol=1e-11)
     np.testing.assert_array_equal(Y, before)  # not modified
+
+
+def shuffled_diagonal(values, seed=0):
+    """The product with a diagonal matrix of `values` in a seeded order, and that
+    diagonal (the reference). Equal values are exact copies: rounding cannot turn the
+    start vector within their eigenspace, so ARPACK finds one copy of each."""
+    d = np.asarray(values)[np.random.default_rng(seed).permutation(len(values))]
+    return (lambda Q: d[:, None] * Q), d
+
+
+TWICE = 10.0 * 0.999 ** np.arange(500)  # every eigenvalue twice, 1e-3 apart
+
+
+@pytest.mark.parametrize(
+    "values, k",
+    [
+        (np.r_[TWICE, TWICE], 2),  # 10, 10 wanted; 10, 9.99 found first
+        (np.r_[TWICE, TWICE], 3),
+        (np.r_[10.0 * 0.9 ** np.arange(3), 1.003, 1.003, 0.999 ** np.arange(995)], 5),
+    ],
+)
+def test_lanczos_finds_a_copy_missed_just_above_theta_k(values, k):
+    """Review s14: the probe of lanczos_top_operator was ARPACK stopped at a relative
+    residual of 3e-2, whose Ritz value, in a cluster 1e-3 to 3e-3 wide, stayed below
+    theta_k: the missed copy was returned as theta_k (10, 9.99 for 10, 10 above; 1 for
+    1.003 in the third case), 1e-3 to 3e-3 wrong, with no warning. The eigenvalues are
+    the diagonal's, and the axes lie in the eigenspaces of the k largest."""
+    times, d = shuffled_diagonal(values)
+    w, V = lanczos_top_operator(times, d.size, k)
+    expected = np.sort(d)[::-1][:k]
+    np.testing.assert_allclose(w, expected, rtol=0, atol=1e-10 * expected[0])
+    assert np.linalg.norm(V[d < expected[-1]]) <= 1e-8  # no weight off those coordinates
+
+
+def test_a_capped_search_gives_up_when_its_probe_is_in_doubt():
+    """With max_products (a formed matrix, which the caller then solves by LAPACK), a
+    probe that finds a miss returns None at once, without the deflated ARPACK run that
+    the uncapped search makes to find the copy: every eigenvalue twice, k = 2."""
+    values = np.repeat(10.0 * 0.999 ** np.arange(500), 2)
+    times, d = shuffled_diagonal(values)
+    spent = []
+
+    def counted(Q):
+        spent.append(Q.shape[1])
+        return times(Q)
+
+    assert lanczos_top_operator(counted, d.size, 2, max_products=10_000) is None
+    capped = sum(spent)
+    spent.clear()
+    w, _ = lanczos_top_operator(counted, d.size, 2)
+    np.testing.assert_allclose(w, [10.0, 10.0], rtol=0, atol=1e-9)
+    assert capped < sum(spent) and capped < 10_000

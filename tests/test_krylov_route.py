@@ -97,11 +97,13 @@ def test_flat_spectrum_falls_back_to_the_exact_route(small_auto_krylov, monkeypa
     assert np.abs(np.sum(pca.components_ * Vt, axis=1)).min() > 1 - 1e-8
 
 
-def test_the_chapters_flat_case_gives_up_on_the_forecast_and_arpack_solves_the_gram(monkeypatch):
+def test_the_chapters_flat_case_gives_up_on_the_forecast_and_lapack_solves_the_gram(monkeypatch):
     # The chapter SVD and PCA says of 1000 x 3000 noise, k = 2: Lanczos gives up on the
-    # forecast of its residual (not on an exhausted budget, nor on its probe), and the
-    # formed 1000 x 1000 Gram matrix is solved by ARPACK (order > 512, 40 k <= m), not
-    # LAPACK. Its eigenvalues against SciPy's eigh are the chapter's own check.
+    # forecast of its residual (not on an exhausted budget, nor on its probe), and on
+    # the formed 1000 x 1000 Gram matrix ARPACK runs first (order > 512, 40 k <= m) but
+    # its probe cannot rule out a missed copy of the second eigenvalue, so LAPACK
+    # solves it (lapack_top_eigh). Its eigenvalues against SciPy's eigh are the
+    # chapter's own check.
     import pcalib._linalg.lanczos as lanczos_module
     import pcalib._routes.dense_krylov as dense_krylov
 
@@ -115,11 +117,14 @@ def test_the_chapters_flat_case_gives_up_on_the_forecast_and_arpack_solves_the_g
     arpack = eigen_module.lanczos_top_operator
     monkeypatch.setattr(eigen_module, "lanczos_top_operator",
                         lambda *a, **o: formed.append(arpack(*a, **o)) or formed[-1])
+    lapack, solved = eigen_module.lapack_top_eigh, []
+    monkeypatch.setattr(eigen_module, "lapack_top_eigh",
+                        lambda M, *a: solved.append(M.shape[0]) or lapack(M, *a))
     pca = PCA(2).fit(np.random.default_rng(0).standard_normal((1000, 3000)))
     assert pca.solver_ == "gram" and len(runs) == 1
     budget, run = runs[0]
     assert run.found is None and run.products < budget and forecasts[-1]  # the forecast
-    assert len(formed) == 1 and formed[0] is not None  # ARPACK on the formed matrix
+    assert len(formed) == 1 and formed[0] is None and solved == [1000]  # ARPACK in doubt
 
 
 def test_explicit_krylov_says_when_it_does_not_converge():

@@ -619,3 +619,27 @@ def test_cores_respect_a_container_cpu_quota(tmp_path, monkeypatch):
     assert _threads.cores() == 2
     monkeypatch.setattr(_threads, "_cgroup_cpu_limit", lambda: None)
     assert _threads.cores() == 64
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_lanczos_finds_a_copy_within_a_small_gap(k):
+    """Review s14: 600 x 500 CSR data whose centered scatter has every eigenvalue twice
+    (two copies of a mean-free 300 x 250 block, singular values 10 * 0.9995^j: copies
+    1e-3 apart). Lanczos's probe for missed copies stopped at ARPACK's residual 3e-2,
+    and PCA(2) returned sigma_2 = s_3 (5e-4 off, the second axis off the top plane),
+    PCA(3) sigma_3 1e-3 off, silently. Reference: NumPy's SVD of the dense centered
+    data."""
+    rng = np.random.default_rng(3)
+    U = np.linalg.qr(rng.standard_normal((300, 250)))[0]
+    U -= U.mean(axis=0)
+    W = np.linalg.qr(rng.standard_normal((250, 250)))[0]
+    B = (U * (10.0 * 0.9995 ** np.arange(250))) @ W.T
+    X = sp.block_diag([B, B], format="csr")
+    dense = X.toarray()
+    _, s, Vt = np.linalg.svd(dense - dense.mean(axis=0), full_matrices=False)
+    pca = PCA(k, solver="randomized").fit(X)
+    assert pca.solver_ == "randomized"
+    np.testing.assert_allclose(pca.singular_values_, s[:k], rtol=1e-10)
+    if k == 2:  # s_1 = s_2 > s_3: the top plane, through its projector
+        found, top = pca.components_.T, Vt[:2].T
+        np.testing.assert_allclose(found @ found.T, top @ top.T, atol=1e-6)

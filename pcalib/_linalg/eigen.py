@@ -46,10 +46,12 @@ import scipy.sparse.linalg
 from scipy.linalg import blas
 
 from . import constants
+from .forecast import decay_rates, misses_budget
+from .lanczos import KEPT_DIRECTION, missed_eigenvalue
 
 __all__ = [
     "cholesky_qr", "krylov_block", "krylov_top", "krylov_top_operator", "lanczos_top_operator", "lapack_top_eigh",
-    "decay_rates", "misses_budget", "rows_gram", "symmetric_times",
+    "rows_gram", "symmetric_times",
     "top_eigh", "top_eigh_and_next", "top_eigh_of_varying", "transposed_times",
 ]
 
@@ -65,13 +67,6 @@ KRYLOV_MAX_BLOCKS = 40
 # Krylov route needs 1e-12 for its axes to be within 1e-10: largest axis error 1.7e-11);
 # its products are cheap (one pass over a triangle of m^2 / 2 entries).
 FORMED_RTOL = 1e-11
-# A new direction of the Krylov space is kept when its norm, after orthogonalization
-# against the space, exceeds this times the largest Ritz value (block Krylov here; the
-# Lanczos method of pcalib._linalg.lanczos stops there, its space invariant): below
-# the strictest residual test (1e-12, the dense Krylov route's) so that a direction
-# it needs is not dropped (at 1e-8, a rank-8 signal over noise 1e-5 times smaller
-# stalled at a residual of 1.5e-10 against a test of 1e-10).
-KEPT_DIRECTION = 1e-13
 
 
 def krylov_top(
@@ -249,26 +244,11 @@ _TRUST_LATEST_RATE = 0.25
 _ACCELERATION = 2.0
 
 
-def decay_rates(history: list[tuple[int, float]]) -> list[float]:
-    r"""The decay rates :math:`\rho_j = (\log r_j - \log r_{j-2}) / (d_j - d_{j-2})` of
-    the residuals ``history`` (dimension d, residual r), over steps two entries apart:
-    what the failure forecasts of block Krylov (:func:`_predicted_to_fail`) and of
-    single-vector Lanczos (``pcalib._linalg.lanczos``) extrapolate."""
-    return [np.log(r1 / r0) / (d1 - d0) for (d0, r0), (d1, r1) in zip(history, history[2:])]
-
-
-def misses_budget(d: int, residual: float, rtol: float, rate: float, budget: int) -> bool:
-    r"""Whether a residual `residual` at dimension d, falling at `rate` per dimension,
-    reaches `rtol` only past `budget`, :math:`d + \log(\mathrm{rtol}/r)/\rho >
-    \text{budget}`, or never (:math:`\rho \ge 0`)."""
-    return rate >= 0 or d + np.log(rtol / residual) / rate > budget
-
-
 def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_dim: int) -> bool:
     r"""Whether block Krylov, with residuals ``history`` (dimension d, residual r) at
     its Rayleigh-Ritz steps, will not reach `rtol` within `max_dim` columns. With the
-    rates of :func:`decay_rates`, the forecast
-    :math:`d + \log(\mathrm{rtol}/r) / \rho` (:func:`misses_budget`): Krylov methods
+    rates of :func:`pcalib._linalg.forecast.decay_rates`, the forecast
+    :math:`d + \log(\mathrm{rtol}/r) / \rho` (:func:`pcalib._linalg.forecast.misses_budget`): Krylov methods
     converge faster as the space grows, so the best rate seen gives an optimistic
     forecast, and the method gives up when even that one passes `max_dim`; once
     ``_TRUST_LATEST_RATE`` of `max_dim` is spent, also when the forecast at the latest
@@ -351,28 +331,34 @@ def lanczos_top_operator(
     The residual check cannot see an eigenvalue that Lanczos missed. From one start
     vector, the Krylov space holds one direction of each eigenspace: of an
     eigenvalue of multiplicity r, Lanczos finds one copy (more only through
-    rounding errors). So the k pairs found, V, are deflated: a probe runs Lanczos
-    (one eigenvalue, relative accuracy ``_PROBE_TOL``, ``_PROBE_VECTORS`` Lanczos
-    vectors, another seeded start) on
+    rounding errors). So the k pairs found, V, are deflated: a probe
+    (:func:`pcalib._linalg.lanczos.missed_eigenvalue`, at most ``_PROBE_STEPS``
+    single-vector Lanczos steps from another seeded vector) runs on
 
     .. math:: M' = (I - V V^\top) M (I - V V^\top),
 
-    whose eigenvalues are those of M not yet found (and 0 on the span of V).
-    A probe's Ritz value is a lower bound of the largest of them: if it exceeds
-    :math:`\theta_k + \mathrm{rtol}\,\theta_1`, an eigenvalue above
-    :math:`\theta_k` was missed, and Lanczos runs on :math:`M'` for k more pairs;
-    Rayleigh-Ritz on the union of the two sets keeps the k largest, and the probe
-    runs again (each round finds at least one more copy). A probe that finds
-    nothing, finds :math:`M' = 0` (every eigenvalue not 0 was found), or does not
-    converge within ``_PROBE_RESTARTS`` restarts (a flat
-    spectrum below :math:`\theta_k`, where no eigenvalue stands out), ends the
-    search: a missed eigenvalue is then below, or within ``_PROBE_TOL`` of, the
-    probe's Ritz value.
+    whose eigenvalues are those of M not yet found (and 0 on the span of V). A
+    probe's Ritz value is a lower bound of the largest of them: one above
+    :math:`b = \theta_k + \mathrm{rtol}\,\theta_1` proves that an eigenvalue above
+    :math:`\theta_k` was missed. The probe clears the pairs only once its top Ritz
+    value :math:`\mu` has a residual estimate below 0.3 :math:`\min(\mu, c - \mu)`, c the
+    least value a missed copy can have (the smallest :math:`\theta_j` above b, less
+    :math:`\mathrm{rtol}\,\theta_1`), or its space is invariant. Otherwise (a miss,
+    or no verdict) ARPACK runs on :math:`M'` for k more pairs; if the largest is
+    above b, Rayleigh-Ritz on the union of the two sets keeps the k largest, and the
+    probe runs again (each round finds at least one more copy); if not, nothing was
+    missed. A probe that clears the pairs is a likelihood, not a proof: Lanczos from
+    a random vector finds the top eigenvalue of :math:`M'` first.
 
     `max_products`, if given, caps the work: the search gives up (``None``) once that
     many vectors have been multiplied, counting the main run, its retry, the probes
     and the deflated runs (a cluster of wanted eigenvalues can otherwise keep ARPACK
-    restarting 1000 times: 28,000 products, minutes, at m = 1000).
+    restarting 1000 times: 28,000 products, minutes, at m = 1000). With a cap (the
+    callers then solve a formed matrix by LAPACK instead), a probe that finds a miss or
+    no verdict also gives up at once, without the deflated run: at 1000 x 3000 Gaussian
+    noise, k = 2, the probe has no verdict on the 1000 x 1000 Gram matrix (the third
+    eigenvalue is near the second), and the deflated run until the cap took the fit from
+    0.28 to 0.40 s of CPU.
 
     Returns
     -------
@@ -382,7 +368,7 @@ def lanczos_top_operator(
         or `max_products` products, or the residual test fails. Needs ``1 <= k < m``.
     """
     if max_products is None:
-        return _lanczos_top(times, m, k, rtol)
+        return _lanczos_top(times, m, k, rtol, deflate=True)
     spent = 0
 
     def counted(Q: np.ndarray) -> np.ndarray:
@@ -393,7 +379,7 @@ def lanczos_top_operator(
         return times(Q)
 
     try:
-        return _lanczos_top(counted, m, k, rtol)
+        return _lanczos_top(counted, m, k, rtol, deflate=False)
     except _BudgetSpent:
         return None
 
@@ -403,32 +389,33 @@ class _BudgetSpent(Exception):
 
 
 def _lanczos_top(
-    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float
+    times: Callable[[np.ndarray], np.ndarray], m: int, k: int, rtol: float, deflate: bool
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The search of :func:`lanczos_top_operator`, without a budget."""
+    """The search of :func:`lanczos_top_operator`, without a budget; `deflate` False:
+    None as soon as the probe finds a miss or no verdict."""
     found = _arpack(times, m, k, rtol, np.random.default_rng(0).uniform(-1.0, 1.0, m))
-    probes = np.random.default_rng(1)
+    starts = np.random.default_rng(1)
+
+    def vector_times(q: np.ndarray) -> np.ndarray:
+        return times(q[:, None])[:, 0]
+
     while found is not None and m - k >= 2:
         w, V = found
+        if not missed_eigenvalue(vector_times, V, w, rtol, max_steps=_PROBE_STEPS)[0]:
+            break
+        if not deflate:
+            return None
 
         def deflated(Q: np.ndarray, V: np.ndarray = V) -> np.ndarray:
             Q = Q - V @ (V.T @ Q)
             Y = times(np.asfortranarray(Q))
             return Y - V @ (V.T @ Y)
 
-        start = probes.uniform(-1.0, 1.0, m)
-        try:
-            top = scipy.sparse.linalg.eigsh(
-                _operator(deflated, m), 1, which="LA", v0=start, ncv=min(m, _PROBE_VECTORS), tol=_PROBE_TOL,
-                maxiter=_PROBE_RESTARTS, return_eigenvectors=False,
-            )[0]
-        except scipy.sparse.linalg.ArpackError:  # no convergence, or M' = 0 (error -9)
-            break
-        if top <= w[-1] + rtol * w[0]:
-            break
-        extra = _arpack(deflated, m, min(k, m - k - 1), rtol, start)
+        extra = _arpack(deflated, m, min(k, m - k - 1), rtol, starts.uniform(-1.0, 1.0, m))
         if extra is None:
             return None
+        if extra[0][0] <= w[-1] + rtol * w[0]:  # the probe had no verdict; nothing missed
+            break
         basis = scipy.linalg.qr(np.hstack([V, extra[1]]), mode="economic", check_finite=False)[0]
         MB = times(np.asfortranarray(basis))
         theta, S = scipy.linalg.eigh(basis.T @ MB, check_finite=False)
@@ -440,16 +427,18 @@ def _lanczos_top(
     return found
 
 
-# The probe for missed eigenvalues of lanczos_top_operator: ARPACK's relative accuracy,
-# its number of Lanczos vectors and its restarts. Measured on the benchmark's
-# 100,000 x 20,000 sparse matrix, k = 10: the probe adds 11 products to the 129 of the
-# main run (21 with tol 1e-2, 31 with 1e-3 or 20 vectors): 140 products in all against
-# 139 without a probe and ncv = max(2k + 1, 20), fit 0.80-0.88 s of CPU against
-# 0.86-0.89 s (2 cores, medians of 5); a block Krylov probe (11 vectors a block, 6
-# blocks) cost more and missed the copies of the tests.
-_PROBE_TOL = 3e-2
-_PROBE_VECTORS = 10
-_PROBE_RESTARTS = 50
+# The most products of lanczos_top_operator's probe for missed copies
+# (pcalib._linalg.lanczos.missed_eigenvalue; its rule since review s14: before, an ARPACK
+# probe stopped at a relative residual of 3e-2, and on a diagonal matrix with every
+# eigenvalue twice, 10 * 0.999^j, k = 2, returned 10, 9.99 for 10, 10: tests/test_eigen.py).
+# More than the dense route's 40, as no verdict costs here a deflated ARPACK run of k
+# pairs, about the main run's products: measured on tests/benchmarks.py's sparse CA
+# (20,000 x 5,000 term-document, k = 10, a flat spectrum), the probe clears the pairs
+# after 50 products (main run 306; with 40 steps, no verdict and a deflated run of 408
+# products); on its sparse PCA (100,000 x 20,000, k = 10), after 15. Not more: the
+# probe keeps its basis, steps + 1 vectors of order m, beside ARPACK's max(2k + 1, 30)
+# (tests/test_sparse.py bounds the wide route's memory by 64 vectors of n + p).
+_PROBE_STEPS = 60
 
 
 def _operator(times: Callable[[np.ndarray], np.ndarray], m: int) -> scipy.sparse.linalg.LinearOperator:

@@ -60,9 +60,17 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .eigen import KEPT_DIRECTION, decay_rates, misses_budget
+from .forecast import decay_rates, misses_budget
 
 __all__ = ["LanczosRun", "lanczos_top_vector", "missed_eigenvalue"]
+
+# A new direction of the Krylov space is kept when its norm, after orthogonalization
+# against the space, exceeds this times the largest Ritz value (block Krylov,
+# pcalib._linalg.eigen; the Lanczos method here stops there, its space invariant): below
+# the strictest residual test (1e-12, the dense Krylov route's) so that a direction
+# it needs is not dropped (at 1e-8, a rank-8 signal over noise 1e-5 times smaller
+# stalled at a residual of 1.5e-10 against a test of 1e-10).
+KEPT_DIRECTION = 1e-13
 
 # The residual estimate enters the forecast every _FORECAST_EVERY products (the estimate
 # of one step to the next is noisy: at 5000 x 5000, flat spectrum, k = 10, it went
@@ -87,9 +95,9 @@ def _predicted_to_fail(history: list[tuple[int, float]], rtol: float, max_produc
     r"""Whether Lanczos, with residual estimates ``history`` (products d, estimate r),
     will not reach `rtol` within `max_products`: once ``_FORECAST_FROM`` of them are
     spent, when even the best rate seen over ``2 * _FORECAST_EVERY`` products
-    (:func:`pcalib._linalg.eigen.decay_rates`), times ``_ACCELERATION``, leaves
+    (:func:`pcalib._linalg.forecast.decay_rates`), times ``_ACCELERATION``, leaves
     :math:`d + \log(\mathrm{rtol} / r) / \rho` above `max_products`
-    (:func:`pcalib._linalg.eigen.misses_budget`)."""
+    (:func:`pcalib._linalg.forecast.misses_budget`)."""
     d, res = history[-1]
     if d < _FORECAST_FROM * max_products or len(history) < 3:
         return False
@@ -123,14 +131,17 @@ class LanczosRun:
 
 
 class _Lanczos:
-    """The state of one run: the basis Q (m, d + 1), the products M Q (m, d) and the
-    tridiagonal T_d (alpha, beta)."""
+    """The state of one run: the basis Q (m, d + 1), the products M Q (m, d) unless
+    `keep_products` is False (the probe, which reads only residual estimates: half the
+    memory), and the tridiagonal T_d (alpha, beta)."""
 
-    def __init__(self, times: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int) -> None:
+    def __init__(
+        self, times: Callable[[np.ndarray], np.ndarray], start: np.ndarray, steps: int, keep_products: bool = True
+    ) -> None:
         m = start.shape[0]
         self.times = times
         self.Q = np.empty((m, steps + 1), order="F")
-        self.MQ = np.empty((m, steps), order="F")
+        self.MQ = np.empty((m, steps if keep_products else 0), order="F")
         self.alpha = np.empty(steps)
         self.beta = np.empty(steps)
         self.Q[:, 0] = start / np.linalg.norm(start)
@@ -142,7 +153,8 @@ class _Lanczos:
         j = self.d
         Qj = self.Q[:, : j + 1]
         w = self.times(self.Q[:, j])
-        self.MQ[:, j] = w
+        if self.MQ.shape[1]:
+            self.MQ[:, j] = w
         h = Qj.T @ w
         w = w - Qj @ h
         correction = Qj.T @ w  # the second pass of Gram-Schmidt
@@ -250,7 +262,7 @@ def lanczos_top_vector(
 
 def missed_eigenvalue(
     times: Callable[[np.ndarray], np.ndarray], V: np.ndarray, theta: np.ndarray, rtol: float,
-    zero: np.ndarray | None = None,
+    zero: np.ndarray | None = None, max_steps: int = _PROBE_STEPS,
 ) -> tuple[bool, int]:
     r"""Whether the matrix M of ``times`` may have an eigenvalue above
     :math:`b = \theta_k + \mathrm{rtol}\,\theta_1` that the k pairs (`theta`, V) miss,
@@ -264,9 +276,10 @@ def missed_eigenvalue(
     a converged top Ritz value that far below c is taken for :math:`\lambda_1(M')`, as
     Lanczos from a random vector finds the top eigenvalue first (a likelihood, not a
     proof). Also False when the probe's space is invariant or spans the complement of
-    V (its Ritz values are then eigenvalues of M'). True after ``_PROBE_STEPS``
-    products without a verdict: the caller then solves the formed matrix. Returns the
-    answer and the products spent."""
+    V (its Ritz values are then eigenvalues of M'). True after `max_steps` (default
+    ``_PROBE_STEPS``) products without a verdict: the caller then solves the formed
+    matrix, or looks for the copies another way. Returns the answer and the products
+    spent."""
     m, k = V.shape
     bound = theta[-1] + rtol * theta[0]
 
@@ -277,12 +290,12 @@ def missed_eigenvalue(
 
     above = theta[:-1][theta[:-1] > bound]
     target = above.min() - rtol * theta[0] if above.size else np.inf
-    steps = min(_PROBE_STEPS, m - k)
+    steps = min(max_steps, m - k)
     if steps <= 0:
         return False, 0
     start = _seeded_start(m, 1, zero)
     start -= V @ (V.T @ start)
-    probe = _Lanczos(deflated, start, steps)
+    probe = _Lanczos(deflated, start, steps, keep_products=False)
     while probe.d < steps:
         beta = probe.step()
         top, s = probe.ritz(1)

@@ -32,8 +32,8 @@ from .._inputs.matrix import Moments
 from .._linalg import constants
 from .._linalg.center import Center
 from .._linalg.certificate import Certificate
-from .._linalg.rounding import FormedSpectrum, product_rounding
 from .._linalg.eigen import matrix_times, symmetric_times, transposed_times
+from .._linalg.rounding import FormedSpectrum, product_rounding
 from .._linalg.signs import axis_signs
 from .._linalg.svd import orthonormal_completion
 from .._linalg.units import Centered, Frame, rescale, rescale_squares, unresolved_columns

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._inputs.route_table import IN_MEMORY
-from .._linalg.rounding import FormedSpectrum, formed_spectrum, scatter_error
 from .._linalg.eigen import KRYLOV_RTOL, rows_gram, top_eigh_and_next, top_eigh_of_varying
+from .._linalg.rounding import FormedSpectrum, formed_spectrum, scatter_error
 from .._linalg.svd import auto_n_iter, exact_svd, randomized_svd_f64
 from .._linalg.units import Centered, center_array, rescale
 from .._utils.validation import checked_finite
