@@ -364,9 +364,14 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     :func:`tol_blocks`, decides whether the Krylov stage runs at all; a stage that
     gives up leaves the formed matrix, which certifies the fit without random
     probes), else the one ``syrk`` of "eig" (tall data) or "gram" (wide data), which
-    the exact fit takes too and which costs less than a Krylov stage at any
-    tolerance there (tests/benchmarks.py, 1000 x 10000, 10000 x 1000 and 100 x 50000:
-    the Krylov attempts took 1.3 to 2.3 times the exact fit's time, one thread)."""
+    costs less than a Krylov stage at any tolerance there (tests/benchmarks.py,
+    1000 x 10000, 10000 x 1000 and 100 x 50000: the Krylov attempts took 1.3 to 2.3
+    times the exact fit's time, one thread). The exact fit takes it too, except on tall
+    data above ``constants.KEPT_MOMENTS_MAX_FEATURES`` features where it runs Lanczos
+    on the data ("krylov"): there the fit with a tolerance forms the p x p matrix all
+    the same, and pays for its certificate (8000 x 2000, k = 5, one thread, decaying
+    spectrum of 30 scales over unit noise: exact "krylov" 0.46-0.63 s, tol = 1e-2
+    "eig" 1.10-1.16 s, two runs each)."""
     if solver != "auto":
         return solver
     m = min(n, p)
