@@ -23,9 +23,10 @@ estimator. To see which route "auto" takes for a shape::
 **The routes.** "eig": eigendecomposition of the p x p covariance (LAPACK; for k < p
 above order 512 with :math:`40k \le p`, ARPACK's Lanczos method on the formed matrix
 first, :func:`pcalib._linalg.eigen.top_eigh`); "gram": of the n x n Gram matrix
-:math:`X_c X_c^\top` (the same solver); "svd": LAPACK SVD of :math:`X_c`; "krylov": block
-Krylov on :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never
-formed, stopped by a residual test (below; an integer `n_components` only);
+:math:`X_c X_c^\top` (the same solver); "svd": LAPACK SVD of :math:`X_c`; "krylov": the
+Lanczos method with single vectors (block Krylov when named, or with a tolerance) on
+:math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never formed, stopped by a
+residual test (below; an integer `n_components` only);
 "randomized": :func:`pcalib.randomized_svd` of :math:`X_c` (approximate: a
 fixed number of steps, no residual test).
 
@@ -44,9 +45,9 @@ probe, a likelihood rather than a proof). The rules:
    of a general product; "eig" by blocks of rows in one pass with the
    column sums, without a centered copy of X: :math:`X^\top X - n \bar x
    \bar x^\top` when every column's mean is at most its spread, checked
-   per column, shifted blocks otherwise) and solve for the eigenpairs
-   (LAPACK ``syevd`` up to order 512, ``syevr`` above, or ARPACK's Lanczos
-   method with a residual test above order 512 for small k): 3 to 10
+   per column, shifted blocks otherwise) and solve for every eigenpair
+   (LAPACK ``syevd``; ``syevr`` for k < m, and ARPACK's Lanczos method above
+   order 512 for :math:`40k \le m`, belong to rule 3): 3 to 10
    times faster than the SVD at every shape measured, and exact at any
    offset (unlike scikit-learn's ``covariance_eigh``, which forms
    :math:`X^\top X - n \bar x \bar x^\top` at every offset). The price

@@ -98,7 +98,8 @@ def test_flat_spectrum_falls_back_to_the_exact_route(small_auto_krylov, monkeypa
 
 
 def test_the_chapters_flat_case_gives_up_on_the_forecast_and_lapack_solves_the_gram(monkeypatch):
-    # The chapter SVD and PCA says of 1000 x 3000 noise, k = 2: Lanczos gives up on the
+    # The chapter SVD and PCA says of this 1000 x 3000 noise (it draws the same matrix,
+    # default_rng(0)), k = 2: Lanczos gives up on the
     # forecast of its residual (not on an exhausted budget, nor on its probe), and on
     # the formed 1000 x 1000 Gram matrix ARPACK runs first (order > 512, 40 k <= m) but
     # its probe cannot rule out a missed copy of the second eigenvalue, so LAPACK

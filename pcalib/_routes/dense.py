@@ -87,8 +87,8 @@ def eig_route(
        keeps the count, mean and C for a later ``PCA.partial_fit`` (p <= 1024);
     2. eigensolve: :func:`pcalib._linalg.eigen.top_eigh_of_varying`, the k leading
        eigenpairs of C solved on its varying columns, so constant columns get
-       loadings of exactly 0 (LAPACK, or block Krylov for large p:
-       :func:`pcalib._linalg.eigen.top_eigh`); :math:`\sigma_j` by
+       loadings of exactly 0 (LAPACK, or first ARPACK's Lanczos method above order
+       512 for :math:`40k \le p`: :func:`pcalib._linalg.eigen.top_eigh`); :math:`\sigma_j` by
        :func:`pcalib._routes.decomposition.sqrt_eigenvalues`, 0 below the rank tolerance;
     3. scores: :func:`pcalib._routes.scatter.scores_by_row_blocks`, :math:`Y_c V_k` block
        by block (with `need_scores`);
