@@ -177,7 +177,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         its rules chose, ``"svd"`` when the accuracy guard recomputed.
     explained_variance_bound_, components_bound_ : ndarray (k,) or None
         With ``tol``: certified bounds on the error of each eigenvalue and on the sine of
-        each axis's angle to its eigenvector (1: not determined). None without ``tol``.
+        each axis's angle to its eigenvector (1: not determined), of the values as
+        stored (float32 input: the rounding to float32 included). None without ``tol``.
 
     Examples
     --------
@@ -454,12 +455,43 @@ def _fitted_attributes(
     certificate = found.certificate
     if certificate is not None:  # frame units: |s_j^2 - theta_j| + the bound on |theta_j - lambda_j|
         bound = np.abs(s**2 - certificate.theta) + certificate.eigenvalue_bounds
-        fitted["explained_variance_bound_"] = rescale(bound / (n - ddof), 2 * found.exponent,
-                                                      "explained_variance_bound_")
-        fitted["components_bound_"] = certificate.axis_bounds.copy()
+        ev_bound = rescale(bound / (n - ddof), 2 * found.exponent, "explained_variance_bound_")
+        fitted["explained_variance_bound_"], fitted["components_bound_"] = _stored_bounds(
+            ev, fitted["explained_variance_"], ev_bound, found.components, fitted["components_"],
+            certificate.axis_bounds,
+        )
     fitted["n_components_"] = int(k)
     fitted["noise_variance_"] = float(rescale(np.asarray(noise), 2 * found.exponent, "noise_variance_"))
     return fitted
+
+
+def _stored_bounds(
+    ev: np.ndarray, stored_ev: np.ndarray, ev_bound: np.ndarray,
+    V: np.ndarray, stored_V: np.ndarray, axis_bounds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The certificate's bounds (float64 eigenvalues `ev` within `ev_bound`, float64 axes
+    `V`, rows, within `axis_bounds`) made to hold for the values stored as fitted
+    attributes, `stored_ev` and `stored_V` (float32 for float32 input: a rounding of
+    relative size :math:`2^{-24}`, far above the bounds of an exact route). With
+    :math:`	ilde v` the stored axis and :math:`\mathbf u` a unit eigenvector,
+    :math:`\operatorname{dist}(	ilde v, \operatorname{span}\mathbf u) \le
+    \|v\|\sinngle(v, \mathbf u) + \|	ilde v - v\|`, so
+
+    .. math:: \sinngle(	ilde v, \mathbf u) \le ig(\|v\|\,b_j + \|	ilde v - v\|ig)
+              \max(1, \|	ilde v\|^{-1}),
+              \qquad |	ilde\ell_j - \lambda_j| \le b'_j + |	ilde\ell_j - \ell_j|,
+
+    (the first also bounding the distance itself), each rounded up by 16u. The bounds
+    themselves stay float64. Unchanged where nothing was rounded (float64 input)."""
+    stored_ev64, stored_V64 = stored_ev.astype(np.float64), stored_V.astype(np.float64)
+    if np.array_equal(stored_ev64, ev) and np.array_equal(stored_V64, V):
+        return ev_bound, axis_bounds.copy()
+    up = 1.0 + 8.0 * float(np.finfo(np.float64).eps)  # 16u
+    ev_bound = (ev_bound + np.abs(stored_ev64 - ev)) * up
+    norms, stored_norms = np.linalg.norm(V, axis=1), np.linalg.norm(stored_V64, axis=1)
+    moved = np.linalg.norm(stored_V64 - V, axis=1)
+    axes = (norms * axis_bounds + moved) * np.maximum(1.0, 1.0 / stored_norms) * up
+    return ev_bound, np.minimum(axes, 1.0)  # 1: no bound, as the certificate says
 
 
 def _warn_if_unresolved(found: Decomposition, n: int, p: int) -> None:

@@ -125,3 +125,19 @@ def test_tol_fits_on_the_eig_route_hold_their_bounds(kind):
     assert np.all(fit.components_bound_ >= _sines(fit.components_, Vt[:k]))
     assert np.all(fit.explained_variance_bound_ >= np.abs(fit.explained_variance_ - s[:k] ** 2 / 2999))
     assert fit.components_bound_[0] < 1e-6
+
+
+@pytest.mark.parametrize("shape", [(3000, 200), (120, 3000)], ids=["tall", "wide"])
+def test_tol_fits_of_float32_data_bound_the_stored_float32_attributes(shape):
+    """float32 input: components_ and explained_variance_ are stored as float32 (a
+    rounding of 2^-24, 10^4 times the exact routes' bounds here), and the bounds are
+    those of the stored values: they hold against NumPy's float64 SVD of the same
+    (exactly converted) entries, and stay near float32's round-off."""
+    X = (_decaying(*shape, seed=8) + 40.0).astype(np.float32)
+    k = 5
+    ev, Vt = _truth(X.astype(np.float64), k)
+    fit = PCA(k, tol=1e-8).fit(X)
+    assert fit.components_.dtype == np.float32
+    assert np.all(fit.components_bound_ >= _sines(fit.components_.astype(np.float64), Vt))
+    assert np.all(fit.explained_variance_bound_ >= np.abs(fit.explained_variance_.astype(np.float64) - ev))
+    assert fit.components_bound_.max() < 1e-5

@@ -95,7 +95,8 @@ So :math:`|E| \le \kappa_0\boldsymbol\beta\boldsymbol\beta^\top +
 mean about the shift is small (the shift is near the mean, or the mean is small), the
 last two terms vanish and the bound is about :math:`(\gamma_n + 3u)\operatorname{tr}
 M`, that of the centered copy (a, b). Rows and columns of constant columns are exactly
-0 in both. Standardizing divides each entry twice: :math:`\boldsymbol\beta /
+0 in both. Standardizing divides each entry twice (M is then :math:`D^{-1}MD^{-1}`,
+D the computed scales, ``scale_``, as in a): :math:`\boldsymbol\beta /
 \mathbf s`, :math:`\boldsymbol\mu / \mathbf s` in place of :math:`\boldsymbol\beta`,
 :math:`\boldsymbol\mu`, the bound times :math:`(1 + 2u + u^2)`, plus :math:`(2u +
 u^2)\|\boldsymbol\beta / \mathbf s\|^2` (as :math:`|\tilde C_{jl}| \le
