@@ -176,9 +176,8 @@ class PCA(StreamingFit, PPCAScoring, MissingValueHooks, EstimatorBase):
         The route that computed the fit: `solver`, or for ``"auto"`` the route
         its rules chose, ``"svd"`` when the accuracy guard recomputed.
     explained_variance_bound_, components_bound_ : ndarray (k,) or None
-        With ``tol``: certified bounds on the error of each eigenvalue and on the sine of
-        each axis's angle to its eigenvector (1: not determined), of the values as
-        stored (float32 input: the rounding to float32 included). None without ``tol``.
+        With ``tol``: certified bounds on each eigenvalue's error and each axis's sine to
+        its eigenvector (1: none), float32 rounding included. None without ``tol``.
 
     Examples
     --------
@@ -473,13 +472,13 @@ def _stored_bounds(
     `V`, rows, within `axis_bounds`) made to hold for the values stored as fitted
     attributes, `stored_ev` and `stored_V` (float32 for float32 input: a rounding of
     relative size :math:`2^{-24}`, far above the bounds of an exact route). With
-    :math:`	ilde v` the stored axis and :math:`\mathbf u` a unit eigenvector,
-    :math:`\operatorname{dist}(	ilde v, \operatorname{span}\mathbf u) \le
-    \|v\|\sinngle(v, \mathbf u) + \|	ilde v - v\|`, so
+    :math:`\tilde v` the stored axis and :math:`\mathbf u` a unit eigenvector,
+    :math:`\operatorname{dist}(\tilde v, \operatorname{span}\mathbf u) \le
+    \|v\|\sin\angle(v, \mathbf u) + \|\tilde v - v\|`, so
 
-    .. math:: \sinngle(	ilde v, \mathbf u) \le ig(\|v\|\,b_j + \|	ilde v - v\|ig)
-              \max(1, \|	ilde v\|^{-1}),
-              \qquad |	ilde\ell_j - \lambda_j| \le b'_j + |	ilde\ell_j - \ell_j|,
+    .. math:: \sin\angle(\tilde v, \mathbf u) \le \big(\|v\|\,b_j + \|\tilde v - v\|\big)
+              \max(1, \|\tilde v\|^{-1}),
+              \qquad |\tilde\ell_j - \lambda_j| \le b'_j + |\tilde\ell_j - \ell_j|,
 
     (the first also bounding the distance itself), each rounded up by 16u. The bounds
     themselves stay float64. Unchanged where nothing was rounded (float64 input)."""

@@ -364,15 +364,15 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     "krylov" for n and p within a factor 4 of each other (its budget,
     :func:`tol_blocks`, decides whether the Krylov stage runs at all; a stage that
     gives up leaves the formed matrix, which certifies the fit without random
-    probes), else the one ``syrk`` of "eig" (tall data) or "gram" (wide data), which
-    costs less than a Krylov stage at any tolerance there (tests/benchmarks.py,
-    1000 x 10000, 10000 x 1000 and 100 x 50000: the Krylov attempts took 1.3 to 2.3
-    times the exact fit's time, one thread). The exact fit takes it too, except on tall
-    data above ``constants.KEPT_MOMENTS_MAX_FEATURES`` features where it runs Lanczos
-    on the data ("krylov"): there the fit with a tolerance forms the p x p matrix all
-    the same, and pays for its certificate (8000 x 2000, k = 5, one thread, decaying
-    spectrum of 30 scales over unit noise: exact "krylov" 0.46-0.63 s, tol = 1e-2
-    "eig" 1.10-1.16 s, two runs each)."""
+    probes); on tall and wide data, the exact fit's route: the one ``syrk`` of "eig"
+    or "gram", which costs less than a Krylov stage at any tolerance there
+    (tests/benchmarks.py, 1000 x 10000, 10000 x 1000 and 100 x 50000: the Krylov
+    attempts took 1.3 to 2.3 times the exact fit's time, one thread), or "krylov"
+    where the exact fit runs Lanczos on tall data above
+    ``constants.KEPT_MOMENTS_MAX_FEATURES`` features (forming the p x p matrix there
+    instead doubled the time: 8000 x 2000, k = 5, decaying spectrum, one thread, CPU:
+    exact "krylov" 0.43 s, tol = 1e-2 "eig" 0.84 s, "krylov" 0.51 s; 20000 x 2000:
+    1.03, 1.78 and 1.38 s)."""
     if solver != "auto":
         return solver
     m = min(n, p)
@@ -381,8 +381,8 @@ def dense_route(solver: str, n: int, p: int, k: int, every_component: bool, tol:
     if every_component or k == m:
         return "eig" if n >= constants.ASPECT * p else "gram" if p >= constants.ASPECT * n else "svd"
     square_ish = n < constants.ASPECT * p and p < constants.ASPECT * n  # tall and wide data keep their one syrk
-    if tol is not None:
-        return "krylov" if square_ish else "eig" if n >= p else "gram"  # krylov: tol_blocks
+    if tol is not None and square_ish:
+        return "krylov"  # its stage within tol_blocks
     tall = n >= constants.ASPECT * p and p > constants.KEPT_MOMENTS_MAX_FEATURES  # Lanczos only
     if (tall or square_ish and krylov_budget(n, p, k) >= constants.KRYLOV_MIN_BLOCKS) and lanczos_room(n, p, k):
         return "krylov"
