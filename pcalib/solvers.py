@@ -22,7 +22,7 @@ estimator. To see which route "auto" takes for a shape::
 
 **The routes.** "eig": eigendecomposition of the p x p covariance (LAPACK; for k < p
 above order 512 with :math:`40k \le p`, ARPACK's Lanczos method on the formed matrix
-first, :func:`pcalib._linalg.eigen.top_eigh`); "gram": of the n x n Gram matrix
+first, ``pcalib._linalg.eigen.top_eigh``); "gram": of the n x n Gram matrix
 :math:`X_c X_c^\top` (the same solver); "svd": LAPACK SVD of :math:`X_c`; "krylov": the
 Lanczos method with single vectors (block Krylov when named, or with a tolerance) on
 :math:`X_c^\top X_c` (or :math:`X_c X_c^\top` if n < p), never formed, stopped by a
