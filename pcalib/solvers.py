@@ -142,8 +142,10 @@ when the eig, gram or krylov route finds
 n - 1), the k-th eigenvalue has kept fewer than half its digits, and
 the fit is recomputed by the "svd" route (accurate to about
 :math:`\varepsilon \sigma_1` in each singular value). ``solver_``
-records the route that finally ran. A solver passed explicitly is
-never replaced.
+records the route that finally ran. The guard never replaces a solver
+passed explicitly; a forced "krylov" runs the eig route only on data with
+n >= p whose varying columns are at most k, where a Krylov space has
+nothing to find.
 
 **Sparse and Dask data.** Sparse (``scipy.sparse``, never densified) and Dask input (chunked by rows,
 out of core or distributed; Dask is imported only when such an array comes
