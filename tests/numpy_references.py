@@ -23,3 +23,23 @@ def symmetric_with_spectrum(values, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     Q = np.linalg.qr(rng.standard_normal((len(values), len(values))))[0]
     return (Q * values) @ Q.T
+
+
+def exact_scatter(X: np.ndarray, scale: np.ndarray) -> list[list]:
+    r""":math:`M = D^{-1}(X - \mathbf 1\bar x^\top)^\top(X - \mathbf 1\bar x^\top)D^{-1}` in
+    rational arithmetic (``fractions.Fraction``): the exact mean of the float64 (or
+    integer) entries of X, D the diagonal of `scale` (each entry a float64, taken
+    exactly: the scales a fit computed, or a power of two for a frame's units)."""
+    from fractions import Fraction
+
+    n, p = X.shape
+    rows = [[Fraction(v.item()) for v in row] for row in X]
+    means = [sum(row[j] for row in rows) / n for j in range(p)]
+    centered = [[(row[j] - means[j]) / Fraction(float(scale[j])) for j in range(p)] for row in rows]
+    return [[sum(row[j] * row[l] for row in centered) for l in range(p)] for j in range(p)]
+
+
+def exact_times(matrix: list[list]):
+    """The product ``q -> matrix @ q`` in rational arithmetic, for a square `matrix` of
+    Fractions (from :func:`exact_scatter`) and q a list of Fractions."""
+    return lambda q: [sum(entry * value for entry, value in zip(row, q)) for row in matrix]

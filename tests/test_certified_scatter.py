@@ -14,17 +14,8 @@ from pcalib._linalg.rounding import scatter_error
 from pcalib._routes import dense, dense_krylov
 from pcalib._routes.decomposition import FormedProducts
 from pcalib._routes.scatter import scatter_matrix
+from tests.numpy_references import exact_scatter, exact_times
 from tests.test_certified_tol import _decaying, _sines, _truth, _worst_rounding
-
-
-def _exact_scatter(X: np.ndarray, scale: np.ndarray) -> list[list[Fraction]]:
-    """M = D^-1 (X - 1 xbar^T)^T (X - 1 xbar^T) D^-1 in rational arithmetic: the exact
-    mean of the float64 (or integer) entries, D the scales as the fit computed them."""
-    n, p = X.shape
-    rows = [[Fraction(v.item()) for v in row] for row in X]
-    means = [sum(row[j] for row in rows) / n for j in range(p)]
-    centered = [[(row[j] - means[j]) / Fraction(float(scale[j])) for j in range(p)] for row in rows]
-    return [[sum(row[j] * row[l] for row in centered) for l in range(p)] for j in range(p)]
 
 
 def _cases() -> dict[str, tuple[np.ndarray, bool]]:
@@ -52,13 +43,12 @@ def test_the_one_pass_scatter_is_within_its_bound_in_exact_arithmetic(case):
     C, center, scale, _, one_pass = scatter_matrix(X, 1, standardize)
     assert one_pass
     bound = scatter_error(np.diagonal(C).copy(), center.offset, scale, X.shape[0], standardize)
-    exact = _exact_scatter(X, scale)
+    exact = exact_scatter(X, scale)
     error = np.array([[float(Fraction(float(C[j, l])) - exact[j][l]) for l in range(5)] for j in range(5)])
     measured = np.linalg.norm(error, 2)
     assert 0.0 < measured <= bound.matrix < 1e4 * measured, (measured, bound.matrix)
     products = FormedProducts(np.tril(C), X.shape[0], bound.product)
-    rounding = _worst_rounding(products.scatter_times, lambda q: [sum(r[l] * q[l] for l in range(5)) for r in exact],
-                               5, np.random.default_rng(0))
+    rounding = _worst_rounding(products.scatter_times, exact_times(exact), 5, np.random.default_rng(0))
     assert 0.0 < rounding <= bound.product
 
 

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from pcalib import PCA
 from pcalib._linalg.certificate import FAILURE_PROBABILITY, certify
+from tests.numpy_references import exact_scatter, exact_times
 
 
 def _decaying(n: int, p: int, seed: int) -> np.ndarray:
@@ -521,8 +522,6 @@ def test_the_rounding_bound_of_the_formed_matrixs_products_holds_against_exact_a
     exact mean (means about one spread from 0; 3 columns, 2000 rows, 10 random
     vectors), the rounding of the copy, of forming M and of M q stays below the bound,
     and a bound of 0 fails."""
-    from fractions import Fraction
-
     from pcalib._routes.dense import centered_copy, krylov_route
 
     rng = np.random.default_rng(5)
@@ -533,16 +532,10 @@ def test_the_rounding_bound_of_the_formed_matrixs_products_holds_against_exact_a
     route = krylov_route(centered, 2, max_blocks=0, certifiable=True)
     products = route.copy_products
     assert products.shape == (n, p) and np.all(centered.scale == 1.0)
-    means = [sum(Fraction(int(v)) for v in X[:, j]) / n for j in range(p)]
-    unit = Fraction(2) ** -centered.exponent  # the copy is in frame units, 2^-f times the data
-    rows = [[(Fraction(int(v)) - means[j]) * unit for j, v in enumerate(row)] for row in X]
-    gram = [[sum(r[i] * r[j] for r in rows) for j in range(p)] for i in range(p)]
+    # the copy is in frame units, 2^-f times the data: the scale 2^f, exact
+    gram = exact_scatter(X, np.full(p, 2.0**centered.exponent))
     bound = products.rounding(route.total_ss)
-
-    def exact(q):
-        return [sum(gram[i][j] * q[j] for j in range(p)) for i in range(p)]
-
-    assert 0.0 < _worst_rounding(products.scatter_times, exact, p, rng) <= bound
+    assert 0.0 < _worst_rounding(products.scatter_times, exact_times(gram), p, rng) <= bound
 
 
 def test_the_probe_powers_stop_when_no_smaller_bound_could_help(monkeypatch):
